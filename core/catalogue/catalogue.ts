@@ -1,0 +1,76 @@
+// The catalogue in memory: models from the configuration, each with the provider
+// routes that serve it and their prices parsed into exact money.
+import { parseMoney } from "../billing/money.ts";
+import type { TokenPrices } from "../billing/cost.ts";
+import type { ModelConfig, ModelProviderConfig, ProviderConfig, RouterConfig } from "../config/schema.ts";
+
+export interface ProviderRoute {
+  model: ModelConfig;
+  provider: ProviderConfig;
+  route: ModelProviderConfig;
+  prices: TokenPrices;
+  /** Usable now: active, and the provider's key is present (the simulator needs none). */
+  enabled: boolean;
+  apiKey: string;
+  contextLength: number;
+  maxCompletionTokens: number;
+}
+
+export interface CatalogueModel {
+  config: ModelConfig;
+  /** Cheapest first (prompt + completion price), config order on ties. */
+  routes: ProviderRoute[];
+}
+
+export interface Catalogue {
+  idPrefix: string;
+  models: CatalogueModel[];
+  get(id: string): CatalogueModel | undefined;
+  provider(id: string): ProviderConfig | undefined;
+}
+
+export type Environment = Record<string, string | undefined>;
+
+export function createCatalogue(config: RouterConfig, env: Environment): Catalogue {
+  const providers = new Map(config.providers.map((p) => [p.id, p]));
+  const models = config.models.map((model) => ({
+    config: model,
+    routes: sortCheapestFirst(model.providers.map((route) => toRoute(model, providers.get(route.provider)!, route, env))),
+  }));
+  const byId = new Map(models.map((m) => [m.config.id, m]));
+  return {
+    idPrefix: config.id_prefix,
+    models,
+    get: (id) => byId.get(id),
+    provider: (id) => providers.get(id),
+  };
+}
+
+function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProviderConfig, env: Environment): ProviderRoute {
+  const prompt = parseMoney(route.pricing.prompt);
+  const apiKey = provider.api_key_env ? (env[provider.api_key_env] ?? "") : "";
+  const keyPresent = provider.protocol === "simulator" || apiKey !== "";
+  return {
+    model,
+    provider,
+    route,
+    prices: {
+      prompt,
+      completion: parseMoney(route.pricing.completion),
+      request: parseMoney(route.pricing.request),
+      // Without a cache price, cached tokens cost what prompt tokens cost: never a silent discount.
+      inputCacheRead: route.pricing.input_cache_read ? parseMoney(route.pricing.input_cache_read) : prompt,
+      inputCacheWrite: route.pricing.input_cache_write ? parseMoney(route.pricing.input_cache_write) : prompt,
+    },
+    enabled: route.is_active && keyPresent,
+    apiKey,
+    contextLength: route.context_length ?? model.context_length,
+    maxCompletionTokens: route.max_completion_tokens ?? model.max_completion_tokens,
+  };
+}
+
+function sortCheapestFirst(routes: ProviderRoute[]): ProviderRoute[] {
+  const price = (r: ProviderRoute) => r.prices.prompt + r.prices.completion;
+  // Array.prototype.sort is stable, so equal prices keep the configuration's order.
+  return routes.sort((a, b) => (price(a) < price(b) ? -1 : price(a) > price(b) ? 1 : 0));
+}

@@ -1,0 +1,169 @@
+// The shape of the router's configuration file (YAML or JSON), validated at start.
+// Field names are snake_case like the public API; see docs/configuration.md.
+import { z } from "zod";
+
+/** A price in USD per token (or per request), as an exact decimal string. */
+const decimalString = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal string such as \"0.0000025\"");
+
+const modality = z.enum(["text", "image", "file", "audio", "video", "pdf"]);
+
+const supportedParameter = z.string().min(1);
+
+export const providerProtocolSchema = z.enum(["openai-compatible", "simulator"]);
+
+const openAiQuirksSchema = z
+  .object({
+    /** Which field carries the completion limit upstream. */
+    max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).default("max_tokens"),
+    /** Whether the upstream accepts `stream_options.include_usage`. */
+    stream_usage: z.boolean().default(true),
+  })
+  .strict();
+
+export const providerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "must be lowercase letters, digits and dashes"),
+    label: z.string().min(1),
+    protocol: providerProtocolSchema,
+    /** Base URL of the upstream API (required except for the simulator). */
+    base_url: z.url().optional(),
+    /** Environment variable holding the API key; the provider is enabled only when it is set. */
+    api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    /** Time to the upstream's response headers before the attempt counts as failed. */
+    timeout_ms: z.number().int().positive().default(60_000),
+    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", stream_usage: true }),
+    /** Simulator only: milliseconds between streamed chunks. */
+    chunk_delay_ms: z.number().int().nonnegative().default(0),
+  })
+  .strict()
+  .superRefine((provider, ctx) => {
+    if (provider.protocol !== "simulator" && !provider.base_url) {
+      ctx.addIssue({ code: "custom", path: ["base_url"], message: "required for protocol " + provider.protocol });
+    }
+  });
+
+const pricingSchema = z
+  .object({
+    prompt: decimalString,
+    completion: decimalString,
+    request: decimalString.default("0"),
+    input_cache_read: decimalString.optional(),
+    input_cache_write: decimalString.optional(),
+    image: decimalString.optional(),
+    web_search_per_1000_requests_low: decimalString.optional(),
+    web_search_per_1000_requests_medium: decimalString.optional(),
+    web_search_per_1000_requests_high: decimalString.optional(),
+  })
+  .strict();
+
+const reasoningEffortMapSchema = z.partialRecord(
+  z.enum(["none", "minimal", "low", "medium", "high"]),
+  z.string(),
+);
+
+export const modelProviderSchema = z
+  .object({
+    provider: z.string().min(1),
+    provider_model_id: z.string().min(1),
+    pricing: pricingSchema,
+    /** Defaults to the model's supported_parameters. */
+    supported_parameters: z.array(supportedParameter).optional(),
+    reasoning_effort_map: reasoningEffortMapSchema.optional(),
+    /** Defaults to the model's context_length. */
+    context_length: z.number().int().positive().optional(),
+    /** Defaults to the model's max_completion_tokens. */
+    max_completion_tokens: z.number().int().positive().optional(),
+    supports_web_search: z.boolean().default(false),
+    /** Free-tier opt-in: `:free` requests may be served here from the daily quota. */
+    free: z
+      .object({ enabled: z.boolean(), daily_quota: z.number().int().positive().default(10) })
+      .strict()
+      .optional(),
+    is_active: z.boolean().default(true),
+  })
+  .strict();
+
+export const modelSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, "must be <provider>/<model>"),
+    name: z.string().min(1),
+    description: z.string().default(""),
+    created: z.number().int().nonnegative(),
+    creator: z.string().min(1),
+    context_length: z.number().int().positive(),
+    max_completion_tokens: z.number().int().positive(),
+    is_moderated: z.boolean().default(false),
+    input_modalities: z.array(modality).min(1),
+    output_modalities: z.array(modality).min(1),
+    tokenizer: z.string().default(""),
+    supported_parameters: z.array(supportedParameter),
+    supported_params_details: z.record(z.string(), z.unknown()).default({}),
+    providers: z.array(modelProviderSchema).min(1),
+  })
+  .strict();
+
+export const apiKeySchema = z
+  .object({
+    id: z.string().min(1),
+    /** SHA-256 of the key, hex. */
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    /** Environment variable holding the key in clear (development keys). */
+    env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    disabled: z.boolean().default(false),
+  })
+  .strict()
+  .refine((key) => Boolean(key.sha256) !== Boolean(key.env), {
+    message: "give exactly one of sha256 and env",
+  });
+
+export const organizationSchema = z
+  .object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    keys: z.array(apiKeySchema).default([]),
+  })
+  .strict();
+
+export const routerConfigSchema = z
+  .object({
+    /** Prefix of service-issued ids (`rtr_...`). */
+    id_prefix: z.string().regex(/^[a-z][a-z0-9]*$/).default("rtr"),
+    providers: z.array(providerSchema).min(1),
+    models: z.array(modelSchema),
+    organizations: z.array(organizationSchema).default([]),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    reportDuplicates(config.providers.map((p) => p.id), ["providers"], "provider id", ctx);
+    reportDuplicates(config.models.map((m) => m.id), ["models"], "model id", ctx);
+    const providerIds = new Set(config.providers.map((p) => p.id));
+    config.models.forEach((model, modelIndex) => {
+      model.providers.forEach((entry, entryIndex) => {
+        if (!providerIds.has(entry.provider)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["models", modelIndex, "providers", entryIndex, "provider"],
+            message: `unknown provider "${entry.provider}"`,
+          });
+        }
+      });
+    });
+    const keyIds = config.organizations.flatMap((org) => org.keys.map((key) => key.id));
+    reportDuplicates(keyIds, ["organizations"], "key id", ctx);
+  });
+
+function reportDuplicates(values: string[], path: (string | number)[], what: string, ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  values.forEach((value, index) => {
+    if (seen.has(value)) ctx.addIssue({ code: "custom", path: [...path, index], message: `duplicate ${what} "${value}"` });
+    seen.add(value);
+  });
+}
+
+export type RouterConfig = z.infer<typeof routerConfigSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ModelConfig = z.infer<typeof modelSchema>;
+export type ModelProviderConfig = z.infer<typeof modelProviderSchema>;
+export type OrganizationConfig = z.infer<typeof organizationSchema>;

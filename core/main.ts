@@ -1,0 +1,13 @@
+// `npm run start:core`: the core alone, serving Connect, gRPC and gRPC-Web on GRPC_PORT.
+import { createCore } from "./create-core.ts";
+import { createCoreServer } from "./server.ts";
+import { closeOnSignals, startup } from "./startup.ts";
+
+const { config, env, host, grpcPort, logger } = startup();
+const core = createCore({ config, env });
+const server = await createCoreServer(core, { host, port: grpcPort });
+logger.info({ url: server.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
+closeOnSignals(async () => {
+  await server.close();
+  await core.close();
+});

@@ -1,0 +1,151 @@
+// GenerateRequest -> the body of POST {base_url}/chat/completions.
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import {
+  ResponseFormat_Type,
+  Role,
+  ToolChoice_Mode,
+  type ContentPart,
+  type GenerateRequest,
+  type Message,
+} from "../../../gen/router/v1/inference_pb.js";
+import type { UpstreamCall } from "../types.ts";
+
+const ROLE_NAMES: Record<Role, string> = {
+  [Role.UNSPECIFIED]: "user",
+  [Role.SYSTEM]: "system",
+  [Role.DEVELOPER]: "developer",
+  [Role.USER]: "user",
+  [Role.ASSISTANT]: "assistant",
+  [Role.TOOL]: "tool",
+};
+
+export function convertRequest(call: UpstreamCall): JsonObject {
+  const { request, route, provider } = call;
+  const sampling = request.sampling;
+  const body: JsonObject = {
+    model: route.provider_model_id,
+    messages: request.messages.flatMap(convertMessage),
+  };
+  if (sampling) {
+    setIfDefined(body, "temperature", sampling.temperature);
+    setIfDefined(body, "top_p", sampling.topP);
+    setIfDefined(body, "frequency_penalty", sampling.frequencyPenalty);
+    setIfDefined(body, "presence_penalty", sampling.presencePenalty);
+    setIfDefined(body, provider.quirks.max_tokens_field, sampling.maxTokens);
+    if (sampling.seed !== undefined) body.seed = Number(sampling.seed);
+    if (sampling.stop.length > 0) body.stop = sampling.stop;
+    // Vendors that support them (per catalogue) also take these extensions.
+    const supported = route.supported_parameters ?? [];
+    if (supported.includes("top_k")) setIfDefined(body, "top_k", sampling.topK);
+    if (supported.includes("repetition_penalty")) setIfDefined(body, "repetition_penalty", sampling.repetitionPenalty);
+  }
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      function: {
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        ...(tool.parameters ? { parameters: tool.parameters } : {}),
+        ...(tool.strict ? { strict: true } : {}),
+      },
+    }));
+  }
+  const toolChoice = convertToolChoice(request);
+  if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  const responseFormat = convertResponseFormat(request);
+  if (responseFormat) body.response_format = responseFormat;
+  const effort = request.reasoning?.effort as keyof NonNullable<typeof route.reasoning_effort_map> | undefined;
+  const upstreamEffort = effort ? route.reasoning_effort_map?.[effort] : undefined;
+  if (upstreamEffort) body.reasoning_effort = upstreamEffort;
+  const user = request.passthrough?.user;
+  if (typeof user === "string") body.user = user;
+  if (call.stream) {
+    body.stream = true;
+    if (provider.quirks.stream_usage) body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+function setIfDefined(body: JsonObject, key: string, value: number | undefined) {
+  if (value !== undefined) body[key] = value;
+}
+
+function convertMessage(message: Message): JsonObject[] {
+  if (message.role === Role.TOOL) {
+    // One upstream tool message per result, as the protocol pairs each with its call id.
+    return message.content.flatMap((part) =>
+      part.part.case === "toolResult"
+        ? [{ role: "tool", tool_call_id: part.part.value.toolCallId, content: contentOf(part.part.value.content) }]
+        : [],
+    );
+  }
+  const toolCalls = message.content.flatMap((part) =>
+    part.part.case === "toolCall"
+      ? [{ id: part.part.value.id, type: "function", function: { name: part.part.value.name, arguments: part.part.value.arguments } }]
+      : [],
+  );
+  const visible = message.content.filter((part) => part.part.case !== "toolCall" && part.part.case !== "reasoning");
+  const out: JsonObject = { role: ROLE_NAMES[message.role] };
+  out.content = visible.length === 0 && toolCalls.length > 0 ? null : contentOf(visible);
+  if (message.name) out.name = message.name;
+  if (toolCalls.length > 0) out.tool_calls = toolCalls;
+  return [out];
+}
+
+/** A lone text part is sent as a plain string, which every vendor accepts. */
+function contentOf(parts: ContentPart[]): JsonValue {
+  if (parts.length === 1 && parts[0].part.case === "text") return parts[0].part.value.text;
+  return parts.flatMap(convertPart);
+}
+
+function convertPart(part: ContentPart): JsonObject[] {
+  switch (part.part.case) {
+    case "text":
+      return [{ type: "text", text: part.part.value.text }];
+    case "image": {
+      const { url, detail } = part.part.value;
+      return [{ type: "image_url", image_url: detail ? { url, detail } : { url } }];
+    }
+    case "audio":
+      return [{ type: "input_audio", input_audio: { data: part.part.value.data, format: part.part.value.format } }];
+    case "file": {
+      const { filename, fileData, fileId } = part.part.value;
+      const file: JsonObject = {};
+      if (filename) file.filename = filename;
+      if (fileData) file.file_data = fileData;
+      if (fileId) file.file_id = fileId;
+      return [{ type: "file", file }];
+    }
+    default:
+      return [];
+  }
+}
+
+function convertToolChoice(request: GenerateRequest): JsonValue | undefined {
+  switch (request.toolChoice?.mode) {
+    case ToolChoice_Mode.AUTO:
+      return "auto";
+    case ToolChoice_Mode.NONE:
+      return "none";
+    case ToolChoice_Mode.REQUIRED:
+      return "required";
+    case ToolChoice_Mode.NAMED:
+      return { type: "function", function: { name: request.toolChoice.name } };
+    default:
+      return undefined;
+  }
+}
+
+function convertResponseFormat(request: GenerateRequest): JsonObject | undefined {
+  const format = request.responseFormat;
+  switch (format?.type) {
+    case ResponseFormat_Type.TEXT:
+      return { type: "text" };
+    case ResponseFormat_Type.JSON_OBJECT:
+      return { type: "json_object" };
+    case ResponseFormat_Type.JSON_SCHEMA:
+      return { type: "json_schema", json_schema: { name: format.name, schema: format.schema ?? {}, strict: format.strict } };
+    default:
+      return undefined;
+  }
+}

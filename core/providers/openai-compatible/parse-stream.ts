@@ -1,0 +1,90 @@
+// Translates OpenAI-style chunks (stream `delta`s, or a whole JSON `message`,
+// which is the same shape) into the hub's block events. Vendors put reasoning
+// in `reasoning` or `reasoning_content`; both are read.
+import { z } from "zod";
+import { BlockType } from "../../../gen/router/v1/inference_pb.js";
+import type { TokenUsage, UpstreamEvent } from "../types.ts";
+import { convertUsage, openAiUsageSchema } from "./convert-usage.ts";
+import { mapFinishReason } from "./map-finish-reason.ts";
+
+const toolCallDeltaSchema = z.looseObject({
+  index: z.number().int().nonnegative().optional(),
+  id: z.string().nullish(),
+  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
+
+const deltaSchema = z.looseObject({
+  content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+  reasoning_content: z.string().nullish(),
+  tool_calls: z.array(toolCallDeltaSchema).nullish(),
+});
+
+export const chunkSchema = z.looseObject({
+  choices: z
+    .array(z.looseObject({ delta: deltaSchema.nullish(), message: deltaSchema.nullish(), finish_reason: z.string().nullish() }))
+    .nullish(),
+  usage: openAiUsageSchema.nullish(),
+});
+
+export type OpenAiChunk = z.infer<typeof chunkSchema>;
+
+export interface ChunkTranslator {
+  translate(chunk: OpenAiChunk): UpstreamEvent[];
+  /** Closes the open block and emits usage (when reported) and finish. */
+  end(): UpstreamEvent[];
+}
+
+export function createChunkTranslator(): ChunkTranslator {
+  let nextIndex = 0;
+  // Blocks never overlap: a new kind of content closes the open one.
+  let open: { key: string; index: number } | undefined;
+  let finishRaw: string | undefined;
+  let usage: TokenUsage | undefined;
+
+  function blockFor(key: string, start: Omit<Extract<UpstreamEvent, { type: "block_start" }>, "type" | "index">, out: UpstreamEvent[]): number {
+    if (open?.key === key) return open.index;
+    closeOpen(out);
+    open = { key, index: nextIndex++ };
+    out.push({ type: "block_start", index: open.index, ...start });
+    return open.index;
+  }
+
+  function closeOpen(out: UpstreamEvent[]) {
+    if (open) out.push({ type: "block_stop", index: open.index });
+    open = undefined;
+  }
+
+  return {
+    translate(chunk) {
+      const out: UpstreamEvent[] = [];
+      if (chunk.usage) usage = convertUsage(chunk.usage);
+      const choice = chunk.choices?.[0];
+      if (!choice) return out;
+      const delta = choice.delta ?? choice.message;
+      const reasoning = delta?.reasoning ?? delta?.reasoning_content;
+      if (reasoning) {
+        out.push({ type: "block_delta", index: blockFor("reasoning", { blockType: BlockType.REASONING }, out), text: reasoning });
+      }
+      if (delta?.content) {
+        out.push({ type: "block_delta", index: blockFor("text", { blockType: BlockType.TEXT }, out), text: delta.content });
+      }
+      for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
+        const key = `tool:${call.index ?? position}`;
+        const start = { blockType: BlockType.TOOL_CALL, toolCallId: call.id ?? "", toolName: call.function?.name ?? "" };
+        const index = blockFor(key, start, out);
+        if (call.function?.arguments) out.push({ type: "block_delta", index, text: call.function.arguments });
+      }
+      if (choice.finish_reason) finishRaw = choice.finish_reason;
+      return out;
+    },
+    end() {
+      const out: UpstreamEvent[] = [];
+      closeOpen(out);
+      if (usage) out.push({ type: "usage", usage });
+      const raw = finishRaw ?? "stop";
+      out.push({ type: "finish", reason: mapFinishReason(raw), rawReason: raw });
+      return out;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The contract between the router and one upstream protocol. An adapter turns a
+// normalised request into upstream bytes and the upstream answer into events;
+// it knows nothing of public formats, routing, billing or other protocols.
+import type { BlockType, FinishReason, GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
+
+export interface UpstreamCall {
+  /** The request after routing decisions (suffixes resolved, reasoning mapped). */
+  request: GenerateRequest;
+  provider: ProviderConfig;
+  route: ModelProviderConfig;
+  /** The upstream's credential, read from the provider's api_key_env. */
+  apiKey: string;
+  /** Whether the caller reads the answer as a stream (adapters may ask upstream for JSON otherwise). */
+  stream: boolean;
+  signal: AbortSignal;
+}
+
+export type UpstreamEvent =
+  | { type: "block_start"; index: number; blockType: BlockType; toolCallId?: string; toolName?: string }
+  | { type: "block_delta"; index: number; text: string }
+  | { type: "block_stop"; index: number }
+  | { type: "usage"; usage: TokenUsage }
+  | { type: "finish"; reason: FinishReason; rawReason: string };
+
+export interface TokenUsage {
+  /** Prompt tokens, cached and cache-write included. */
+  inputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  /** Completion tokens, reasoning included. */
+  outputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface ProviderAdapter {
+  /** Yields the answer's events; throws UpstreamError when the upstream fails. */
+  stream(call: UpstreamCall): AsyncIterable<UpstreamEvent>;
+}
+
+/**
+ * A failed upstream attempt. `retryable` decides fallback (decisions.md: connect
+ * errors, timeouts, 408, 409, 429 and 5xx are; other 4xx are not).
+ */
+export class UpstreamError extends Error {
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  /** Short machine-readable cause for the routing trace: `http_503`, `timeout`, `connection_reset`. */
+  readonly reason: string;
+  constructor(message: string, options: { status?: number; retryable: boolean; reason: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = "UpstreamError";
+    this.status = options.status;
+    this.retryable = options.retryable;
+    this.reason = options.reason;
+  }
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** The error of an upstream HTTP answer with a non-2xx status. */
+export function upstreamHttpError(status: number, message: string): UpstreamError {
+  return new UpstreamError(message, { status, retryable: isRetryableStatus(status), reason: `http_${status}` });
+}

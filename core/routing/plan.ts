@@ -1,0 +1,86 @@
+// Turns a request into the ordered list of (model, provider) attempts: the
+// `model` then each of `models`, and for each the providers allowed by the
+// caller's preferences, cheapest first unless `provider.order` says otherwise.
+import { create } from "@bufbuild/protobuf";
+import { ReasoningOptionsSchema, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+import type { Catalogue, CatalogueModel, ProviderRoute } from "../catalogue/catalogue.ts";
+import { supportedParametersOf } from "../catalogue/to-proto.ts";
+import { Code, routerError } from "../errors.ts";
+import { parseModelReference, type ModelReference } from "./model-id.ts";
+
+export interface Attempt {
+  reference: ModelReference;
+  model: CatalogueModel;
+  route: ProviderRoute;
+  /** The request as this provider gets it (suffix effects applied, unsupported options dropped). */
+  request: GenerateRequest;
+  free: boolean;
+  warnings: string[];
+}
+
+export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Attempt[] {
+  const requested = [...new Set([request.model, ...request.models].filter(Boolean))];
+  const references = requested.map((id) => parseModelReference(id, (candidate) => catalogue.get(candidate) !== undefined));
+  const attempts: Attempt[] = [];
+  const unavailable: string[] = [];
+  for (const reference of references) {
+    const model = catalogue.get(reference.baseId);
+    if (!model) {
+      throw routerError(Code.NotFound, "model_not_found", `Model ${reference.baseId} is not in the catalogue.`, {
+        param: reference.requested === request.model ? "model" : "models",
+      });
+    }
+    const free = reference.suffix === "free";
+    const routes = orderRoutes(model, request, free);
+    if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
+      throw routerError(Code.InvalidArgument, "free_slug_disabled", `Model ${model.config.id} is not enabled for :free.`, { param: "model" });
+    }
+    if (routes.length === 0) unavailable.push(describeUnavailable(model));
+    for (const route of routes) attempts.push({ reference, model, route, free, ...adaptRequest(request, reference, route) });
+  }
+  if (attempts.length === 0) {
+    throw routerError(Code.Unavailable, "no_provider_available", `No provider can serve this request now: ${unavailable.join("; ")}.`);
+  }
+  return attempts;
+}
+
+function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: boolean): ProviderRoute[] {
+  const preferences = request.provider;
+  let routes = model.routes.filter((r) => r.enabled && (!free || r.route.free?.enabled));
+  if (preferences && preferences.only.length > 0) {
+    routes = routes.filter((r) => preferences.only.includes(r.provider.id));
+  }
+  if (preferences && preferences.order.length > 0) {
+    const named = preferences.order.flatMap((id) => routes.filter((r) => r.provider.id === id));
+    const others = routes.filter((r) => !preferences.order.includes(r.provider.id));
+    // With fallbacks off, only the named providers are tried (docs/routing.md).
+    routes = preferences.allowFallbacks === false ? named : [...named, ...others];
+  } else if (preferences?.allowFallbacks === false) {
+    routes = routes.slice(0, 1);
+  }
+  return routes;
+}
+
+/** Shallow copies: the request is shared between attempts and never mutated. */
+function adaptRequest(request: GenerateRequest, reference: ModelReference, route: ProviderRoute) {
+  let adapted = request;
+  const warnings: string[] = [];
+  if (reference.suffix === "thinking" && !adapted.reasoning) {
+    adapted = { ...adapted, reasoning: create(ReasoningOptionsSchema, { effort: "high" }) };
+  }
+  if (adapted.reasoning && !supportedParametersOf(route).includes("reasoning")) {
+    // decisions.md: a model without reasoning support drops it, with a warning.
+    adapted = { ...adapted, reasoning: undefined };
+    warnings.push(`reasoning is not supported by ${route.model.id} on ${route.provider.id} and was ignored`);
+  }
+  return { request: adapted, warnings };
+}
+
+function describeUnavailable(model: CatalogueModel): string {
+  const missingKeys = model.routes
+    .filter((r) => !r.enabled && r.provider.api_key_env && !r.apiKey)
+    .map((r) => r.provider.api_key_env);
+  return missingKeys.length > 0
+    ? `${model.config.id} needs ${[...new Set(missingKeys)].join(" or ")} to be set`
+    : `${model.config.id} has no provider matching the request's provider preferences`;
+}

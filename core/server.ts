@@ -1,0 +1,55 @@
+// The core's network face: Connect, gRPC and gRPC-Web on one cleartext HTTP/2
+// port, with health checking and server reflection for `buf curl`.
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
+import { InferenceService } from "../gen/router/v1/inference_pb.js";
+import type { Core } from "./create-core.ts";
+import { createHealthState, registerHealth, ServingStatus, type HealthState } from "./grpc/health.ts";
+import { registerReflection } from "./grpc/reflection.ts";
+
+export interface CoreServer {
+  url: string;
+  port: number;
+  health: HealthState;
+  close(): Promise<void>;
+}
+
+export function coreRoutes(core: Core, health: HealthState) {
+  return (router: ConnectRouter) => {
+    router.service(InferenceService, core.services.inference);
+    router.service(CatalogueService, core.services.catalogue);
+    registerHealth(router, health);
+    registerReflection(router, [InferenceService, CatalogueService]);
+  };
+}
+
+export async function createCoreServer(core: Core, options: { host: string; port: number }): Promise<CoreServer> {
+  const health = createHealthState();
+  for (const service of [InferenceService, CatalogueService]) health.set(service.typeName, ServingStatus.SERVING);
+  const server = http2.createServer(connectNodeAdapter({ routes: coreRoutes(core, health) }));
+  // An http2 server's close() waits for idle client sessions: keep them to end them.
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host}:${port}`,
+    port,
+    health,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.close();
+      for (const session of sessions) session.destroy();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// The catalogue is fixed for the life of the process, so its messages are built
+// once at start and every call answers from memory.
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  GetModelResponseSchema,
+  ListModelsResponseSchema,
+  ListProviderEntriesResponseSchema,
+  type CatalogueService,
+} from "../../gen/router/v1/catalogue_pb.js";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import { modelToProto, providerEntryToProto } from "../catalogue/to-proto.ts";
+import { Code, routerError } from "../errors.ts";
+
+export function createCatalogueService(catalogue: Catalogue): ServiceImpl<typeof CatalogueService> {
+  const models = catalogue.models.map((model) => ({
+    model: modelToProto(model),
+    entries: model.routes.map((route) => providerEntryToProto(model, route)),
+  }));
+  const byId = new Map(models.map((m) => [m.model.id, m]));
+  const listModels = create(ListModelsResponseSchema, { models: models.map((m) => m.model) });
+  const listEntries = create(ListProviderEntriesResponseSchema, { entries: models.flatMap((m) => m.entries) });
+  return {
+    listModels: () => listModels,
+    listProviderEntries: () => listEntries,
+    getModel(request) {
+      const found = byId.get(request.id);
+      if (!found) throw routerError(Code.NotFound, "model_not_found", `Model ${request.id} is not in the catalogue.`, { param: "id" });
+      return create(GetModelResponseSchema, { model: found.model, providerData: found.entries });
+    },
+  };
+}

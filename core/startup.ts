@@ -1,0 +1,67 @@
+// What both entry points do first: read the environment contract, load and
+// validate the configuration, and make sure the development key exists.
+import { randomBytes } from "node:crypto";
+import { pino, type Logger } from "pino";
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile } from "./config/load.ts";
+import type { RouterConfig } from "./config/schema.ts";
+
+export interface Startup {
+  config: RouterConfig;
+  env: Record<string, string | undefined>;
+  host: string;
+  port: number;
+  grpcPort: number;
+  logger: Logger;
+}
+
+export const DEV_KEY_ENV = "ROUTER_DEV_KEY";
+
+export function startup(env: Record<string, string | undefined> = process.env): Startup {
+  const logger = pino({ level: env.LOG_LEVEL ?? "info" });
+  const configPath = env.ROUTER_CONFIG || DEFAULT_CONFIG_PATH;
+  let config: RouterConfig;
+  try {
+    config = loadConfigFile(configPath);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(error.message + "\n");
+      process.exit(1);
+    }
+    throw error;
+  }
+  const usesDevKey = config.organizations.some((org) => org.keys.some((key) => key.env === DEV_KEY_ENV));
+  if (usesDevKey && !env[DEV_KEY_ENV]) {
+    env = { ...env, [DEV_KEY_ENV]: "sk-rtr-dev-" + randomBytes(18).toString("base64url") };
+    process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${env[DEV_KEY_ENV]}\n`);
+  }
+  return {
+    config,
+    env,
+    host: env.HOST || "127.0.0.1",
+    port: portFrom(env.PORT, 8080, "PORT"),
+    grpcPort: portFrom(env.GRPC_PORT, 50051, "GRPC_PORT"),
+    logger,
+  };
+}
+
+function portFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === "") return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`${name} must be a port number, got ${JSON.stringify(value)}\n`);
+    process.exit(1);
+  }
+  return port;
+}
+
+/** Runs `close` once on SIGINT/SIGTERM, then exits. */
+export function closeOnSignals(close: () => Promise<void>) {
+  let closing = false;
+  const stop = () => {
+    if (closing) return;
+    closing = true;
+    close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

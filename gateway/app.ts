@@ -1,0 +1,80 @@
+// The public HTTP gateway: a Koa app whose routes translate each public wire
+// format onto the core's RPCs. It holds no business logic.
+import { bodyParser } from "@koa/bodyparser";
+import Router from "@koa/router";
+import Koa from "koa";
+import type { Logger } from "pino";
+import { pino } from "pino";
+import { Code, routerError } from "../core/errors.ts";
+import { newServiceId } from "../core/ids.ts";
+import type { CoreClient } from "./core-client.ts";
+import { errorBody, toPublicError } from "./errors/http-status.ts";
+import { registerCatalogueRoutes } from "./formats/catalogue/routes.ts";
+import { registerChatCompletionRoutes } from "./formats/chat-completions/routes.ts";
+
+export interface AppDeps {
+  core: CoreClient;
+  logger?: Logger;
+  /** Prefix of service ids (request ids are chat ids). */
+  idPrefix?: string;
+  /** Largest accepted JSON body; images travel inline as data URIs, hence the room. */
+  bodyLimit?: string;
+}
+
+export const DEFAULT_BODY_LIMIT = "16mb";
+
+export function createApp(deps: AppDeps): Koa {
+  const logger = deps.logger ?? pino({ level: "silent" });
+  const idPrefix = deps.idPrefix ?? "rtr";
+  const app = new Koa();
+  // Errors are answered and logged by our own middleware; Koa's default logger
+  // would also print "Premature close" for every client that disconnects.
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    ctx.state.requestId = newServiceId(idPrefix);
+    ctx.set("x-request-id", ctx.state.requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw routerError(Code.NotFound, "not_found", `No route for ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (error) {
+      const publicError = toPublicError(asRouterError(error));
+      ctx.status = publicError.status;
+      ctx.body = errorBody(publicError);
+      if (publicError.retryAfterSeconds > 0) ctx.set("retry-after", String(publicError.retryAfterSeconds));
+      if (publicError.status >= 500) logger.error({ err: error, requestId: ctx.state.requestId }, "request failed");
+    }
+    if (ctx.state.streamError) logger.warn({ err: ctx.state.streamError, requestId: ctx.state.requestId }, "stream failed after commit");
+    logger.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started });
+  });
+
+  app.use(
+    bodyParser({
+      enableTypes: ["json"],
+      // curl -d sends form or text content types; the body is JSON all the same.
+      extendTypes: { json: ["application/x-www-form-urlencoded", "text/plain"] },
+      jsonLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      encoding: "utf-8",
+    }),
+  );
+
+  const router = new Router();
+  registerCatalogueRoutes(router, deps.core);
+  registerChatCompletionRoutes(router, deps.core);
+  app.use(router.routes());
+  return app;
+}
+
+/** Body-parser failures arrive as http-errors; give them the spec's shape. */
+function asRouterError(error: unknown): unknown {
+  const status = (error as { status?: number }).status;
+  if (status === 413) return routerError(Code.InvalidArgument, "payload_too_large", "The request body is too large.");
+  if (status === 400 && (error as { type?: string }).type === "entity.parse.failed") {
+    return routerError(Code.InvalidArgument, "invalid_json", "The request body is not valid JSON.", { param: "body" });
+  }
+  if (status === 415) return routerError(Code.InvalidArgument, "unsupported_media_type", "The request body must be JSON.");
+  return error;
+}

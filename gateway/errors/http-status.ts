@@ -1,0 +1,66 @@
+// The one place where core errors become HTTP: (code, reason) -> status and
+// error type. Formats only shape the body around these fields.
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { errorDetailOf } from "../../core/errors.ts";
+
+export interface PublicError {
+  status: number;
+  type: string;
+  /** The spec's `error.code`: the core's stable reason. */
+  code: string;
+  message: string;
+  param: string | null;
+  retryAfterSeconds: number;
+  metadata: JsonObject | undefined;
+}
+
+type ErrorType = "invalid_request_error" | "rate_limit_error" | "billing_error" | "api_error" | "permission_error";
+
+/** Reasons whose status differs from what their gRPC code alone would give. */
+const BY_REASON: Record<string, { status: number; type: ErrorType }> = {
+  upstream_error: { status: 502, type: "api_error" },
+  upstream_invalid_request: { status: 400, type: "invalid_request_error" },
+  insufficient_credits: { status: 402, type: "billing_error" },
+  payload_too_large: { status: 413, type: "invalid_request_error" },
+  not_found: { status: 404, type: "invalid_request_error" },
+};
+
+const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {
+  [Code.InvalidArgument]: { status: 400, type: "invalid_request_error" },
+  [Code.FailedPrecondition]: { status: 400, type: "invalid_request_error" },
+  [Code.OutOfRange]: { status: 400, type: "invalid_request_error" },
+  [Code.Unauthenticated]: { status: 401, type: "invalid_request_error" },
+  [Code.PermissionDenied]: { status: 403, type: "permission_error" },
+  [Code.NotFound]: { status: 404, type: "invalid_request_error" },
+  [Code.ResourceExhausted]: { status: 429, type: "rate_limit_error" },
+  [Code.Canceled]: { status: 499, type: "invalid_request_error" },
+  [Code.Unavailable]: { status: 503, type: "api_error" },
+  [Code.DeadlineExceeded]: { status: 504, type: "api_error" },
+};
+
+export function toPublicError(error: unknown): PublicError {
+  if (!(error instanceof ConnectError)) {
+    return { status: 500, type: "api_error", code: "internal_error", message: "Internal server error.", param: null, retryAfterSeconds: 0, metadata: undefined };
+  }
+  const detail = errorDetailOf(error);
+  const reason = detail?.reason || "internal_error";
+  const mapped = BY_REASON[reason] ?? BY_CODE[error.code] ?? { status: 500, type: "api_error" };
+  return {
+    ...mapped,
+    code: reason,
+    // Internal failures keep their details in the log, not in the answer.
+    message: mapped.status === 500 ? "Internal server error." : error.rawMessage,
+    param: detail?.param || null,
+    retryAfterSeconds: detail?.retryAfterSeconds ?? 0,
+    metadata: detail?.metadata,
+  };
+}
+
+/** The spec's error body; only 429 bodies carry `status` (decisions.md). */
+export function errorBody(error: PublicError): { error: JsonObject } {
+  const body: JsonObject = { message: error.message, type: error.type, param: error.param, code: error.code };
+  if (error.status === 429) body.status = 429;
+  if (error.metadata) body.metadata = error.metadata;
+  return { error: body };
+}

@@ -1,0 +1,54 @@
+// The non-streaming answer is the fold of the event stream: written once here,
+// used by every format's JSON encoder.
+import {
+  BlockType,
+  FinishReason,
+  type GenerateResponse,
+  type ResponseStart,
+  type Usage,
+} from "../gen/router/v1/inference_pb.js";
+
+export interface FoldedBlock {
+  type: BlockType;
+  text: string;
+  toolCallId: string;
+  toolName: string;
+}
+
+export interface FoldedResponse {
+  start: ResponseStart;
+  blocks: FoldedBlock[];
+  usage: Usage | undefined;
+  finishReason: FinishReason;
+  rawFinishReason: string;
+}
+
+export async function foldEvents(first: GenerateResponse, rest: AsyncIterator<GenerateResponse>): Promise<FoldedResponse> {
+  if (first.event.case !== "start") throw new Error("the core's stream must open with a start event");
+  const folded: FoldedResponse = { start: first.event.value, blocks: [], usage: undefined, finishReason: FinishReason.UNSPECIFIED, rawFinishReason: "" };
+  const byIndex = new Map<number, FoldedBlock>();
+  for (let step = await rest.next(); !step.done; step = await rest.next()) {
+    const { event } = step.value;
+    switch (event.case) {
+      case "blockStart": {
+        const block = { type: event.value.type, text: "", toolCallId: event.value.toolCallId, toolName: event.value.toolName };
+        byIndex.set(event.value.index, block);
+        folded.blocks.push(block);
+        break;
+      }
+      case "blockDelta": {
+        const block = byIndex.get(event.value.index);
+        if (block) block.text += event.value.text;
+        break;
+      }
+      case "usage":
+        folded.usage = event.value;
+        break;
+      case "finish":
+        folded.finishReason = event.value.reason;
+        folded.rawFinishReason = event.value.rawReason;
+        break;
+    }
+  }
+  return folded;
+}

@@ -1,0 +1,279 @@
+// Decodes a chat completions body into the core's GenerateRequest.
+// Validation errors become invalidParameter(param, message) for the first
+// problem found, with the parameter written the way OpenAI-style clients
+// show it (`messages[0].content`).
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import type { z } from "zod";
+import { invalidParameter } from "../../../core/errors.ts";
+import {
+  GenerateRequestSchema,
+  PublicFormat,
+  ResponseFormat_Type,
+  Role,
+  ToolChoice_Mode,
+  type ContentPartSchema,
+  type GenerateRequest,
+  type MessageSchema,
+} from "../../../gen/router/v1/inference_pb.js";
+import { chatRequestSchema, namedToolOf, type ChatContentBlock, type ChatMessage, type ChatRequestBody } from "./schema.ts";
+
+export interface DecodeContext {
+  apiKey: string;
+  requestId: string;
+  /** Value of the `cache_key` header, which turns the semantic cache on. */
+  cacheKey?: string;
+}
+
+export interface DecodedChatRequest {
+  request: GenerateRequest;
+  stream: boolean;
+  /** `stream_options.include_usage`: send a usage chunk before [DONE]. */
+  includeUsage: boolean;
+}
+
+export function decodeChatRequest(body: unknown, context: DecodeContext): DecodedChatRequest {
+  const parsed = validate(body);
+  return {
+    request: create(GenerateRequestSchema, {
+      format: PublicFormat.CHAT_COMPLETIONS,
+      caller: { apiKey: context.apiKey },
+      requestId: context.requestId,
+      model: parsed.model,
+      models: parsed.models ?? [],
+      requestTags: parsed.request_tags ?? [],
+      messages: parsed.messages.map(toMessage),
+      sampling: toSampling(parsed),
+      tools: (parsed.tools ?? []).map(({ function: fn }) => ({
+        name: fn.name,
+        description: fn.description ?? "",
+        parameters: fn.parameters as JsonObject | undefined,
+        strict: fn.strict ?? false,
+      })),
+      toolChoice: toToolChoice(parsed.tool_choice),
+      responseFormat: toResponseFormat(parsed.response_format),
+      reasoning: toReasoning(parsed.reasoning),
+      provider: parsed.provider && {
+        only: parsed.provider.only ?? [],
+        order: parsed.provider.order ?? [],
+        allowFallbacks: parsed.provider.allow_fallbacks,
+      },
+      cache: toCache(parsed.cache, context.cacheKey),
+      media: toMedia(parsed),
+      // `user` is OpenAI's end-user id; only OpenAI-protocol upstreams know it.
+      passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
+    }),
+    stream: parsed.stream ?? false,
+    includeUsage: parsed.stream_options?.include_usage ?? false,
+  };
+}
+
+// ---- validation ----
+
+function validate(body: unknown): ChatRequestBody {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalidParameter("body", "The request body must be a JSON object");
+  }
+  const result = chatRequestSchema.safeParse(body, { error: plainWords });
+  if (result.success) return result.data;
+  const { path, message } = firstProblem(result.error.issues[0]);
+  const param = formatPath(path);
+  throw invalidParameter(param, `${param} ${message}`);
+}
+
+type Issue = z.core.$ZodIssue;
+type PathKey = PropertyKey;
+
+/**
+ * Descends into union failures to the branch the caller evidently meant (the
+ * one whose failure is not a plain type mismatch at the union itself), so the
+ * error names `messages[0].content[1].text` rather than "invalid input".
+ */
+function firstProblem(issue: Issue, prefix: readonly PathKey[] = []): { path: PathKey[]; message: string } {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "unrecognized_keys") {
+    return { path: [...path, issue.keys[0]], message: "is not a supported parameter" };
+  }
+  if (issue.code === "invalid_union") {
+    const meant = issue.errors.find((branch) => !isTypeMismatch(branch));
+    if (meant) return firstProblem(meant[0], path);
+  }
+  return { path, message: issue.message };
+}
+
+function isTypeMismatch(branch: Issue[]): boolean {
+  return branch.every((issue) => issue.path.length === 0 && (issue.code === "invalid_type" || issue.code === "invalid_value"));
+}
+
+/** `["messages", 0, "content"]` -> `messages[0].content`. */
+function formatPath(path: readonly PathKey[]): string {
+  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("");
+}
+
+const ARTICLE: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "a boolean",
+  object: "an object",
+  array: "an array",
+  record: "an object",
+};
+
+/**
+ * Zod's own messages ("Invalid input: expected int, received number") read
+ * like a stack trace; these are predicates the decoder prefixes with the
+ * parameter. Messages set on the schema itself take precedence over these.
+ */
+function plainWords(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "is required";
+      return `must be ${ARTICLE[issue.expected] ?? issue.expected}`;
+    case "invalid_value":
+      if (issue.values.length === 1) return `must be ${JSON.stringify(issue.values[0])}`;
+      return `must be one of ${issue.values.map(String).join(", ")}`;
+    case "invalid_union":
+      // A discriminated union whose `type` (or other key) matched no option.
+      // Its path already ends with the discriminator key.
+      if (issue.note === "No matching discriminator") {
+        const value = (issue.input as Record<string, unknown>)[String(issue.discriminator)];
+        if (value === undefined) return "is required";
+        return `must be one of ${(issue.options as unknown[]).map(String).join(", ")}`;
+      }
+      return undefined;
+    case "too_small":
+      return bound("at least", "greater than", issue.origin, issue.minimum, issue.inclusive);
+    case "too_big":
+      return bound("at most", "less than", issue.origin, issue.maximum, issue.inclusive);
+    default:
+      return undefined;
+  }
+}
+
+function bound(inclusiveWords: string, exclusiveWords: string, origin: string, limit: number | bigint, inclusive = true): string | undefined {
+  const words = inclusive ? inclusiveWords : exclusiveWords;
+  if (origin === "number") return `must be ${words} ${limit}`;
+  if (origin === "array") return `must have ${words} ${limit} item${limit === 1 ? "" : "s"}`;
+  if (origin === "string") return limit === 1 && inclusiveWords === "at least" ? "must not be empty" : `must have ${words} ${limit} characters`;
+  return undefined;
+}
+
+// ---- GenerateRequest parts, one function per concern ----
+
+type MessageInit = MessageInitShape<typeof MessageSchema>;
+type PartInit = MessageInitShape<typeof ContentPartSchema>;
+
+const ROLES: Record<ChatMessage["role"], Role> = {
+  system: Role.SYSTEM,
+  developer: Role.DEVELOPER,
+  user: Role.USER,
+  assistant: Role.ASSISTANT,
+  tool: Role.TOOL,
+};
+
+function toMessage(message: ChatMessage): MessageInit {
+  const parts = toParts(message.content);
+  const content =
+    message.role === "tool"
+      ? [{ part: { case: "toolResult", value: { toolCallId: message.tool_call_id, content: parts } } } satisfies PartInit]
+      : [...reasoningParts(message), ...parts, ...toolCallParts(message)];
+  return { role: ROLES[message.role], name: message.name ?? "", content };
+}
+
+function toParts(content: ChatMessage["content"]): PartInit[] {
+  if (content == null) return [];
+  if (typeof content === "string") return [{ part: { case: "text", value: { text: content } } }];
+  return content.map(toPart);
+}
+
+function toPart(block: ChatContentBlock): PartInit {
+  const cacheControl = block.cache_control && { type: block.cache_control.type, ttl: block.cache_control.ttl ?? "" };
+  switch (block.type) {
+    case "text":
+      return { part: { case: "text", value: { text: block.text } }, cacheControl };
+    case "image_url":
+      return { part: { case: "image", value: { url: block.image_url.url, detail: block.image_url.detail ?? "" } }, cacheControl };
+    case "input_audio":
+      return { part: { case: "audio", value: block.input_audio }, cacheControl };
+    case "file": {
+      const { filename = "", file_data: fileData = "", file_id: fileId = "" } = block.file;
+      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: mimeTypeOf(fileData) } }, cacheControl };
+    }
+  }
+}
+
+/** The media type of a data URI (`data:application/pdf;base64,...`); empty for bare base64. */
+function mimeTypeOf(fileData: string): string {
+  return /^data:([^;,]+)[;,]/.exec(fileData)?.[1] ?? "";
+}
+
+/** Reasoning of an earlier answer, sent back so the model keeps its thread. */
+function reasoningParts(message: ChatMessage): PartInit[] {
+  return message.reasoning ? [{ part: { case: "reasoning", value: { text: message.reasoning.text } } }] : [];
+}
+
+function toolCallParts(message: ChatMessage): PartInit[] {
+  return (message.tool_calls ?? []).map((call) => ({
+    part: { case: "toolCall", value: { id: call.id, name: call.function.name, arguments: call.function.arguments } },
+  }));
+}
+
+function toSampling(body: ChatRequestBody) {
+  return {
+    temperature: body.temperature,
+    topP: body.top_p,
+    topK: body.top_k,
+    frequencyPenalty: body.frequency_penalty,
+    presencePenalty: body.presence_penalty,
+    repetitionPenalty: body.repetition_penalty,
+    // int64 in the proto; the schema only lets safe integers through.
+    seed: body.seed === undefined ? undefined : BigInt(body.seed),
+    maxTokens: body.max_tokens ?? body.max_completion_tokens,
+    stop: typeof body.stop === "string" ? [body.stop] : (body.stop ?? []),
+  };
+}
+
+function toToolChoice(choice: ChatRequestBody["tool_choice"]) {
+  if (choice === undefined) return undefined;
+  if (choice === "auto") return { mode: ToolChoice_Mode.AUTO };
+  if (choice === "none") return { mode: ToolChoice_Mode.NONE };
+  if (choice === "required") return { mode: ToolChoice_Mode.REQUIRED };
+  return { mode: ToolChoice_Mode.NAMED, name: namedToolOf(choice) };
+}
+
+function toResponseFormat(format: ChatRequestBody["response_format"]) {
+  if (format === undefined) return undefined;
+  if (format.type === "text") return { type: ResponseFormat_Type.TEXT };
+  if (format.type === "json_object") return { type: ResponseFormat_Type.JSON_OBJECT };
+  const { name, schema, strict = false } = format.json_schema;
+  return { type: ResponseFormat_Type.JSON_SCHEMA, name, schema: schema as JsonObject, strict };
+}
+
+function toReasoning(reasoning: ChatRequestBody["reasoning"]) {
+  if (reasoning === undefined) return undefined;
+  return {
+    effort: reasoning.effort ?? "",
+    maxTokens: reasoning.max_tokens,
+    exclude: reasoning.exclude ?? false,
+    enabled: reasoning.enabled,
+  };
+}
+
+/** The cache is off without the `cache_key` header; the core decides what to say about that. */
+function toCache(cache: ChatRequestBody["cache"], cacheKey: string | undefined) {
+  if (cache === undefined && cacheKey === undefined) return undefined;
+  return {
+    cacheKey: cacheKey ?? "",
+    expirationTimeSeconds: cache?.expiration_time,
+    conversationMode: cache?.conversation_mode ?? "",
+    lastNTurns: cache?.last_n_turns,
+    filterOnProvider: cache?.filter_on_provider,
+    filterOnModel: cache?.filter_on_model,
+    similarityThreshold: cache?.similarity_threshold,
+  };
+}
+
+function toMedia(body: ChatRequestBody) {
+  if (body.aspectRatio === undefined && body.prompt === undefined && body.duration === undefined) return undefined;
+  return { aspectRatio: body.aspectRatio ?? "", audioPrompt: body.prompt ?? "", durationSeconds: body.duration };
+}

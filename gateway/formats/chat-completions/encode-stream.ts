@@ -1,0 +1,65 @@
+// The event stream as `chat.completion.chunk` objects: a role chunk first, one
+// chunk per delta, a finish chunk, a usage chunk (cost, chat_id, provider), then
+// `[DONE]`. Tool calls stream as OpenAI does: id and name first, then arguments.
+import { BlockType, type GenerateResponse, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
+
+export interface ChunkEncoder {
+  /** Returns the `data:` payloads this event produces (often one, sometimes none). */
+  encode(event: GenerateResponse): string[];
+}
+
+export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
+  const created = Number(start.created);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra });
+  const delta = (value: Record<string, unknown>) => chunk([{ index: 0, delta: value, finish_reason: null }]);
+  const blockTypes = new Map<number, BlockType>();
+  // Tool calls are numbered among themselves in the chat format.
+  const toolPositions = new Map<number, number>();
+  let usage: Usage | undefined;
+
+  return {
+    encode({ event }) {
+      switch (event.case) {
+        case "start":
+          return [delta({ role: "assistant", content: "" })];
+        case "blockStart": {
+          blockTypes.set(event.value.index, event.value.type);
+          if (event.value.type !== BlockType.TOOL_CALL) return [];
+          const position = toolPositions.size;
+          toolPositions.set(event.value.index, position);
+          return [
+            delta({
+              tool_calls: [{ index: position, id: event.value.toolCallId, type: "function", function: { name: event.value.toolName, arguments: "" } }],
+            }),
+          ];
+        }
+        case "blockDelta": {
+          const { index, text } = event.value;
+          if (!text) return [];
+          switch (blockTypes.get(index)) {
+            case BlockType.TEXT:
+              return [delta({ content: text })];
+            case BlockType.REASONING:
+              return [delta({ reasoning: { text } })];
+            case BlockType.TOOL_CALL:
+              return [delta({ tool_calls: [{ index: toolPositions.get(index), function: { arguments: text } }] })];
+            default:
+              return [];
+          }
+        }
+        case "usage":
+          usage = event.value;
+          return [];
+        case "finish":
+          return [
+            chunk([{ index: 0, delta: {}, finish_reason: encodeFinishReason(event.value.reason) ?? "stop" }]),
+            chunk([], { usage: encodeUsage(usage, start) }),
+          ];
+        default:
+          return [];
+      }
+    },
+  };
+}

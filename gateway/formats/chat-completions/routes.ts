@@ -1,0 +1,55 @@
+// POST /api/v1/chat/completions: decode, run on the core, encode as JSON or SSE.
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import type { CoreClient } from "../../core-client.ts";
+import { bearerKey } from "../../credentials.ts";
+import { toPublicError } from "../../errors/http-status.ts";
+import { foldEvents } from "../../fold.ts";
+import { createSseWriter } from "../../sse.ts";
+import { routingHeaders, startCall } from "../../start-call.ts";
+import { decodeChatRequest } from "./decode-request.ts";
+import { encodeChatCompletion } from "./encode-response.ts";
+import { encodeChatStreamError } from "./encode-error.ts";
+import { createChunkEncoder } from "./encode-stream.ts";
+
+export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
+  router.post("/api/v1/chat/completions", async (ctx) => {
+    const apiKey = bearerKey(ctx.req.headers);
+    const cacheKey = ctx.get("cache_key") || undefined;
+    const { request, stream } = decodeChatRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId, cacheKey });
+    request.stream = stream;
+    // Until the first event, a failure throws from here and becomes an HTTP error.
+    const call = await startCall(ctx, core, request);
+    if (!stream) {
+      const folded = await foldEvents(call.first, call.rest);
+      ctx.set(routingHeaders(folded.start));
+      ctx.body = encodeChatCompletion(folded);
+      return;
+    }
+    await writeChatStream(ctx, call);
+  });
+}
+
+async function writeChatStream(ctx: Context, call: Awaited<ReturnType<typeof startCall>>) {
+  const { first, rest } = call;
+  if (first.event.case !== "start") throw new Error("the core's stream must open with a start event");
+  ctx.respond = false;
+  const sse = createSseWriter(ctx.res);
+  sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(first.event.value) });
+  const encoder = createChunkEncoder(first.event.value);
+  try {
+    for (const data of encoder.encode(first)) await sse.send(data);
+    for (let step = await rest.next(); !step.done; step = await rest.next()) {
+      for (const data of encoder.encode(step.value)) await sse.send(data);
+    }
+    await sse.send("[DONE]");
+  } catch (error) {
+    // After commit, errors travel in-band; a vanished client needs nothing.
+    if (!call.signal.aborted) {
+      ctx.state.streamError = error;
+      await sse.send(encodeChatStreamError(toPublicError(error)));
+    }
+  } finally {
+    sse.end();
+  }
+}

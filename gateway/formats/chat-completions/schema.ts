@@ -1,0 +1,254 @@
+// The chat completions request body, as the spec's table defines it.
+// Every object is strict: an unknown field is a 400, never silently dropped.
+// Messages are predicates ("must be between 0 and 2"); the decoder puts the
+// parameter's path in front of them.
+import { z } from "zod";
+
+const INT32_MAX = 2_147_483_647;
+
+/** An integer that fits the int32 fields of the internal request. */
+const int32 = () => z.number().int().max(INT32_MAX);
+
+const between = (min: number, max: number) => {
+  const error = `must be between ${min} and ${max}`;
+  return z.number().min(min, error).max(max, error);
+};
+
+const nonEmptyString = z.string().min(1);
+
+// ---- messages ----
+
+// Anthropic is the family that honours it, and it knows only these two lifetimes.
+const cacheControlSchema = z.strictObject({
+  type: z.literal("ephemeral"),
+  ttl: z.enum(["5m", "1h"]).optional(),
+});
+
+const textBlockSchema = z.strictObject({
+  type: z.literal("text"),
+  text: z.string(),
+  cache_control: cacheControlSchema.optional(),
+});
+
+const contentBlockSchema = z.discriminatedUnion("type", [
+  textBlockSchema,
+  z.strictObject({
+    type: z.literal("image_url"),
+    image_url: z.strictObject({
+      url: nonEmptyString,
+      detail: z.enum(["auto", "low", "high"]).optional(),
+    }),
+    cache_control: cacheControlSchema.optional(),
+  }),
+  z.strictObject({
+    type: z.literal("input_audio"),
+    input_audio: z.strictObject({ data: nonEmptyString, format: nonEmptyString }),
+    cache_control: cacheControlSchema.optional(),
+  }),
+  z.strictObject({
+    type: z.literal("file"),
+    file: z
+      .strictObject({
+        filename: z.string().optional(),
+        file_data: nonEmptyString.optional(),
+        file_id: nonEmptyString.optional(),
+      })
+      .refine((file) => file.file_data !== undefined || file.file_id !== undefined, "must have file_data or file_id"),
+    cache_control: cacheControlSchema.optional(),
+  }),
+]);
+
+const contentSchema = z.union([z.string(), z.array(contentBlockSchema)], {
+  error: "must be a string or an array of content blocks",
+});
+
+const toolCallSchema = z.strictObject({
+  id: nonEmptyString,
+  type: z.literal("function"),
+  function: z.strictObject({ name: nonEmptyString, arguments: z.string() }),
+});
+
+// One object for every role (rather than a union on `role`) so that a bad
+// role and a misplaced field each get their own precise error.
+const messageSchema = z
+  .strictObject({
+    // `developer` is what current OpenAI clients send instead of `system`.
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: contentSchema.nullable().optional(),
+    name: z.string().optional(),
+    tool_calls: z.array(toolCallSchema).optional(),
+    tool_call_id: nonEmptyString.optional(),
+    // Fields of an assistant message as this gateway returns it, so a client
+    // can append the previous answer to `messages` unchanged. Annotations are
+    // output metadata about that answer and carry nothing for the model.
+    reasoning: z.strictObject({ text: z.string() }).optional(),
+    refusal: z.null().optional(),
+    annotations: z.array(z.unknown()).optional(),
+  })
+  .superRefine((message, ctx) => {
+    const isAssistant = message.role === "assistant";
+    const hasToolCalls = (message.tool_calls?.length ?? 0) > 0;
+    if (message.content == null && !(isAssistant && hasToolCalls)) {
+      const why = isAssistant ? "is required unless the message has tool_calls" : "is required";
+      ctx.addIssue({ code: "custom", path: ["content"], message: why });
+    }
+    if (message.role === "tool" && message.tool_call_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["tool_call_id"], message: "is required on tool messages" });
+    }
+    if (message.role !== "tool" && message.tool_call_id !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["tool_call_id"], message: "is only allowed on tool messages" });
+    }
+    for (const field of ["tool_calls", "reasoning", "refusal", "annotations"] as const) {
+      if (!isAssistant && message[field] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [field], message: "is only allowed on assistant messages" });
+      }
+    }
+  });
+
+// ---- tools ----
+
+const toolSchema = z.strictObject({
+  type: z.literal("function"),
+  function: z.strictObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.json()).optional(),
+    strict: z.boolean().optional(),
+  }),
+});
+
+const toolChoiceSchema = z.union(
+  [
+    z.enum(["auto", "none", "required"]),
+    z.discriminatedUnion("type", [
+      z.strictObject({ type: z.literal("function"), function: z.strictObject({ name: nonEmptyString }) }),
+      z.strictObject({ type: z.literal("tool"), name: nonEmptyString }),
+    ]),
+  ],
+  { error: "must be auto, none, required or an object naming a tool" },
+);
+
+const responseFormatSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("text") }),
+  z.strictObject({ type: z.literal("json_object") }),
+  z.strictObject({
+    type: z.literal("json_schema"),
+    json_schema: z.strictObject({
+      name: nonEmptyString,
+      schema: z.record(z.string(), z.json()),
+      strict: z.boolean().optional(),
+    }),
+  }),
+]);
+
+// ---- routing, reasoning, cache ----
+
+const providerSchema = z
+  .strictObject({
+    only: z.array(nonEmptyString).min(1).optional(),
+    order: z.array(nonEmptyString).min(1).optional(),
+    allow_fallbacks: z.boolean().optional(),
+  })
+  .refine((provider) => provider.only === undefined || provider.order === undefined, "must use only or order, not both");
+
+const reasoningSchema = z
+  .strictObject({
+    // `minimal` and `none` are the values OpenAI's reasoning models add.
+    effort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+    max_tokens: int32().min(1024, "must be between 1024 and 32000").max(32000, "must be between 1024 and 32000").optional(),
+    exclude: z.boolean().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((reasoning) => reasoning.effort === undefined || reasoning.max_tokens === undefined, "must use effort or max_tokens, not both");
+
+const cacheSchema = z
+  .strictObject({
+    expiration_time: int32().min(1),
+    conversation_mode: z.enum(["full_conversation", "last_message_only", "last_n_turns"]),
+    last_n_turns: int32().min(1),
+    filter_on_provider: z.boolean(),
+    filter_on_model: z.boolean(),
+    similarity_threshold: between(0, 1),
+  })
+  .partial()
+  .superRefine((cache, ctx) => {
+    const usesTurns = cache.conversation_mode === "last_n_turns";
+    if (usesTurns && cache.last_n_turns === undefined) {
+      ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is required when conversation_mode is last_n_turns" });
+    }
+    if (!usesTurns && cache.last_n_turns !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is only used when conversation_mode is last_n_turns" });
+    }
+  });
+
+// ---- the body ----
+
+export const chatRequestSchema = z
+  .strictObject({
+    model: nonEmptyString,
+    models: z.array(nonEmptyString).optional(),
+    request_tags: z.array(z.string()).optional(),
+    messages: z.array(messageSchema).min(1),
+
+    temperature: between(0, 2).optional(),
+    max_tokens: int32().min(1).optional(),
+    // The name newer OpenAI clients use for max_tokens.
+    max_completion_tokens: int32().min(1).optional(),
+    top_p: between(0, 1).optional(),
+    frequency_penalty: between(-2, 2).optional(),
+    presence_penalty: between(-2, 2).optional(),
+    top_k: int32().min(0).optional(),
+    repetition_penalty: z.number().gt(0, "must be greater than 0 and at most 2").max(2, "must be greater than 0 and at most 2").optional(),
+    seed: z.number().int().optional(),
+    stop: z.union([z.string(), z.array(z.string())], { error: "must be a string or an array of strings" }).optional(),
+    n: z.literal(1, "must be 1: only one choice per request is supported").optional(),
+
+    stream: z.boolean().optional(),
+    stream_options: z.strictObject({ include_usage: z.boolean().optional() }).optional(),
+
+    provider: providerSchema.optional(),
+    tools: z.array(toolSchema).optional(),
+    tool_choice: toolChoiceSchema.optional(),
+    response_format: responseFormatSchema.optional(),
+    reasoning: reasoningSchema.optional(),
+    cache: cacheSchema.optional(),
+    // The spec documents this top-level form as accepted but not effective.
+    cache_control: cacheControlSchema.optional(),
+
+    aspectRatio: z.enum(["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]).optional(),
+    prompt: z.string().optional(),
+    duration: int32().min(1).optional(),
+
+    user: z.string().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.max_tokens !== undefined && body.max_completion_tokens !== undefined && body.max_tokens !== body.max_completion_tokens) {
+      ctx.addIssue({ code: "custom", path: ["max_completion_tokens"], message: "must equal max_tokens when both are set" });
+    }
+    const maxTokens = body.max_tokens ?? body.max_completion_tokens;
+    const reasoningBudget = body.reasoning?.max_tokens;
+    if (maxTokens !== undefined && reasoningBudget !== undefined && reasoningBudget >= maxTokens) {
+      ctx.addIssue({ code: "custom", path: ["reasoning", "max_tokens"], message: `must be less than max_tokens (${maxTokens})` });
+    }
+    if (body.stream_options !== undefined && body.stream !== true) {
+      ctx.addIssue({ code: "custom", path: ["stream_options"], message: "is only allowed when stream is true" });
+    }
+    const named = namedToolOf(body.tool_choice);
+    if (named !== undefined && !body.tools?.some((tool) => tool.function.name === named)) {
+      ctx.addIssue({ code: "custom", path: ["tool_choice"], message: `names the tool ${named}, which is not in tools` });
+    }
+    if (body.tool_choice === "required" && !body.tools?.length) {
+      ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is required, but tools is empty" });
+    }
+  });
+
+export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
+export type ChatMessage = ChatRequestBody["messages"][number];
+export type ChatContentBlock = z.infer<typeof contentBlockSchema>;
+export type ChatToolChoice = z.infer<typeof toolChoiceSchema>;
+
+/** The tool a tool_choice object forces, if any. */
+export function namedToolOf(choice: ChatToolChoice | undefined): string | undefined {
+  if (choice === undefined || typeof choice === "string") return undefined;
+  return choice.type === "function" ? choice.function.name : choice.name;
+}

@@ -1,0 +1,32 @@
+// Starts an inference on the core and waits for its first event, with the
+// client's disconnect wired to abort the call (and so the upstream request).
+import type { Context } from "koa";
+import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/router/v1/inference_pb.js";
+import type { CoreClient } from "./core-client.ts";
+
+export interface StartedCall {
+  first: GenerateResponse;
+  rest: AsyncIterator<GenerateResponse>;
+  signal: AbortSignal;
+}
+
+export async function startCall(ctx: Context, core: CoreClient, request: GenerateRequest): Promise<StartedCall> {
+  const controller = new AbortController();
+  // `close` on the response fires when the client goes away, and also after a
+  // normal finish, when aborting is harmless.
+  ctx.res.once("close", () => controller.abort());
+  const rest = core.inference.generate(request, { signal: controller.signal })[Symbol.asyncIterator]();
+  const step = await rest.next();
+  if (step.done) throw new Error("the core's stream ended without events");
+  return { first: step.value, rest, signal: controller.signal };
+}
+
+/** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened) and warnings. */
+export function routingHeaders(start: ResponseStart): Record<string, string> {
+  const headers: Record<string, string> = {
+    "x-router-provider": start.provider,
+    "x-router-trace": start.attempts.map((a) => `${a.modelId}@${a.provider};${a.outcome}${a.reason ? `;${a.reason}` : ""}`).join(", "),
+  };
+  if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.join("; ");
+  return headers;
+}

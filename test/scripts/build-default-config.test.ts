@@ -1,0 +1,150 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../core/config/load.ts";
+import type { RouterConfig } from "../../core/config/schema.ts";
+import {
+  DEFAULT_OUTPUT_PATH,
+  DEFAULT_PRICES_PATH,
+  buildDefaultConfig,
+  createdFromKey,
+  exactDecimal,
+  UNDATED_CREATED,
+} from "../../scripts/build-default-config.ts";
+
+const SCRIPT = fileURLToPath(new URL("../../scripts/build-default-config.ts", import.meta.url));
+const prices = JSON.parse(readFileSync(DEFAULT_PRICES_PATH, "utf8")) as Record<string, Record<string, unknown>>;
+
+let dir: string;
+let yaml: string;
+let config: RouterConfig;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "default-config-"));
+  const output = join(dir, "nested", "default.yaml");
+  // The script as `npm run build:config` runs it (this Node runs TypeScript directly).
+  execFileSync(process.execPath, [SCRIPT, DEFAULT_PRICES_PATH, output], { stdio: "pipe" });
+  yaml = readFileSync(output, "utf8");
+  config = parseConfig(yaml, output);
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const route = (id: string) => config.models.find((m) => m.id === id)?.providers[0];
+
+describe("build-default-config", () => {
+  it("is byte-identical to the committed config/default.yaml (regenerate with npm run build:config)", () => {
+    expect(yaml).toBe(readFileSync(DEFAULT_OUTPUT_PATH, "utf8"));
+  });
+
+  it("says it is generated", () => {
+    expect(yaml.startsWith("# Bundled default configuration")).toBe(true);
+    expect(yaml).toContain("do not hand-edit");
+  });
+
+  it("copies openai/gpt-4o's prices exactly from the snapshot", () => {
+    const entry = prices["gpt-4o"];
+    expect(entry.input_cost_per_token).toBe(2.5e-6);
+    expect(route("openai/gpt-4o")).toMatchObject({
+      provider: "openai",
+      provider_model_id: "gpt-4o",
+      pricing: { prompt: "0.0000025", completion: "0.00001", input_cache_read: "0.00000125", request: "0" },
+    });
+    const model = config.models.find((m) => m.id === "openai/gpt-4o")!;
+    expect(model).toMatchObject({ name: "OpenAI: gpt-4o", creator: "openai", context_length: 128000, max_completion_tokens: 16384 });
+    expect(model.supported_parameters).toEqual(expect.arrayContaining(["tools", "tool_choice", "response_format"]));
+    expect(model.input_modalities).toEqual(["text", "image", "file"]);
+  });
+
+  it("matches every generated upstream price to the snapshot", () => {
+    for (const model of config.models.filter((m) => m.creator !== "simulator")) {
+      const [{ provider_model_id, pricing }] = model.providers;
+      const entry = prices[provider_model_id];
+      expect(Number(pricing.prompt)).toBe(entry.input_cost_per_token);
+      expect(Number(pricing.completion)).toBe(entry.output_cost_per_token);
+    }
+  });
+
+  it("has the upstream and simulator providers, and the development organisation", () => {
+    expect(config.providers.map((p) => p.id)).toEqual(["openai", "xai", "deepseek", "moonshot", "simulator", "simulator-backup"]);
+    expect(config.providers.find((p) => p.id === "openai")?.quirks.max_tokens_field).toBe("max_completion_tokens");
+    expect(config.organizations).toEqual([
+      { id: "org_dev", name: "Development", keys: [{ id: "key_dev", env: "ROUTER_DEV_KEY", disabled: false }] },
+    ]);
+    const perProvider = (id: string) => config.models.filter((m) => m.providers.some((p) => p.provider === id)).length;
+    for (const id of ["openai", "xai", "deepseek", "moonshot", "simulator"]) expect(perProvider(id)).toBeGreaterThan(0);
+  });
+
+  it("serves simulator/fallback cheapest-first from a failing route, then the backup", () => {
+    const fallback = config.models.find((m) => m.id === "simulator/fallback")!;
+    expect(fallback.providers.map((p) => [p.provider, p.provider_model_id])).toEqual([
+      ["simulator", "error-503"],
+      ["simulator-backup", "echo"],
+    ]);
+    const [failing, backup] = fallback.providers.map((p) => Number(p.pricing.prompt) + Number(p.pricing.completion));
+    expect(failing).toBeLessThan(backup);
+    expect(route("simulator/echo")?.free).toEqual({ enabled: true, daily_quota: 10 });
+  });
+
+  it("is sorted by model id", () => {
+    const ids = config.models.map((m) => m.id);
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  it("leaves out models without a price, and ones without a chat completions endpoint", () => {
+    const fixture = join(dir, "prices.json");
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        "priced-model": { litellm_provider: "openai", mode: "chat", input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, max_input_tokens: 1000, max_output_tokens: 100 },
+        "no-output-price": { litellm_provider: "openai", mode: "chat", input_cost_per_token: 1e-6, max_input_tokens: 1000, max_output_tokens: 100 },
+        "no-price": { litellm_provider: "xai", mode: "chat", max_input_tokens: 1000, max_output_tokens: 100 },
+        "voice-only": { litellm_provider: "openai", mode: "chat", input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, max_input_tokens: 1000, max_output_tokens: 100, supported_endpoints: ["/v1/realtime"] },
+        "embedder": { litellm_provider: "openai", mode: "embedding", input_cost_per_token: 1e-6, output_cost_per_token: 0 },
+      }),
+    );
+    const ids = buildDefaultConfig(readFileSync(fixture, "utf8")).config.models.map((m) => m.id);
+    expect(ids.filter((id) => !id.startsWith("simulator/"))).toEqual(["openai/priced-model"]);
+  });
+});
+
+describe("exactDecimal", () => {
+  it("writes the number's exact decimal form", () => {
+    expect(exactDecimal(2.5e-6)).toBe("0.0000025");
+    expect(exactDecimal(1e-5)).toBe("0.00001");
+    expect(exactDecimal(3.625e-9)).toBe("0.000000003625");
+    expect(exactDecimal(9.54e-7)).toBe("0.000000954");
+    expect(exactDecimal(0.0275)).toBe("0.0275");
+    expect(exactDecimal(0)).toBe("0");
+    expect(exactDecimal(15)).toBe("15");
+    expect(exactDecimal(1.1)).toBe("1.1");
+    expect(exactDecimal(1e21)).toBe("1000000000000000000000");
+  });
+
+  it("shifts the decimal point without float multiplication", () => {
+    expect(exactDecimal(0.0275, 3)).toBe("27.5");
+    expect(exactDecimal(0.03, 3)).toBe("30");
+    expect(exactDecimal(1.5e-7, 3)).toBe("0.00015");
+  });
+
+  it("rejects what is not a price", () => {
+    expect(() => exactDecimal(-1)).toThrow();
+    expect(() => exactDecimal(Number.NaN)).toThrow();
+  });
+});
+
+describe("createdFromKey", () => {
+  it("reads a full date from the key", () => {
+    expect(createdFromKey("gpt-4o-2024-08-06")).toBe(Date.UTC(2024, 7, 6) / 1000);
+    expect(createdFromKey("claude-3-haiku-20240307")).toBe(Date.UTC(2024, 2, 7) / 1000);
+  });
+
+  it("uses the documented constant when there is no full date", () => {
+    expect(createdFromKey("gpt-4o")).toBe(UNDATED_CREATED);
+    expect(createdFromKey("gpt-4-0613")).toBe(UNDATED_CREATED);
+    expect(createdFromKey("model-2024-13-45")).toBe(UNDATED_CREATED);
+  });
+});
