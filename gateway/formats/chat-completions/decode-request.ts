@@ -43,20 +43,11 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       requestTags: parsed.request_tags ?? [],
       messages: parsed.messages.map(toMessage),
       sampling: toSampling(parsed),
-      tools: (parsed.tools ?? []).map(({ function: fn }) => ({
-        name: fn.name,
-        description: fn.description ?? "",
-        parameters: fn.parameters as JsonObject | undefined,
-        strict: fn.strict ?? false,
-      })),
+      tools: (parsed.tools ?? []).map(toTool),
       toolChoice: toToolChoice(parsed.tool_choice),
       responseFormat: toResponseFormat(parsed.response_format),
       reasoning: toReasoning(parsed.reasoning),
-      provider: parsed.provider && {
-        only: parsed.provider.only ?? [],
-        order: parsed.provider.order ?? [],
-        allowFallbacks: parsed.provider.allow_fallbacks,
-      },
+      provider: toProvider(parsed.provider),
       cache: toCache(parsed.cache, context.cacheKey),
       media: toMedia(parsed),
       // `user` is OpenAI's end-user id; only OpenAI-protocol upstreams know it.
@@ -233,6 +224,12 @@ function toSampling(body: ChatRequestBody) {
   };
 }
 
+function toTool({ function: fn }: NonNullable<ChatRequestBody["tools"]>[number]) {
+  // protobuf-es represents google.protobuf.Struct as a plain JSON object.
+  const parameters = fn.parameters as JsonObject | undefined;
+  return { name: fn.name, description: fn.description ?? "", parameters, strict: fn.strict ?? false };
+}
+
 function toToolChoice(choice: ChatRequestBody["tool_choice"]) {
   if (choice === undefined) return undefined;
   if (choice === "auto") return { mode: ToolChoice_Mode.AUTO };
@@ -257,6 +254,11 @@ function toReasoning(reasoning: ChatRequestBody["reasoning"]) {
     exclude: reasoning.exclude ?? false,
     enabled: reasoning.enabled,
   };
+}
+
+function toProvider(provider: ChatRequestBody["provider"]) {
+  if (provider === undefined) return undefined;
+  return { only: provider.only ?? [], order: provider.order ?? [], allowFallbacks: provider.allow_fallbacks };
 }
 
 /** The cache is off without the `cache_key` header; the core decides what to say about that. */

@@ -238,7 +238,7 @@ export const chatRequestSchema = z
       ctx.addIssue({ code: "custom", path: ["tool_choice"], message: `names the tool ${named}, which is not in tools` });
     }
     if (body.tool_choice === "required" && !body.tools?.length) {
-      ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is required, but tools is empty" });
+      ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools is empty" });
     }
   });
 

@@ -1,0 +1,327 @@
+import { describe, expect, it } from "vitest";
+import { ConnectError, errorDetailOf } from "../../../../core/errors.ts";
+import {
+  PublicFormat,
+  ResponseFormat_Type,
+  Role,
+  ToolChoice_Mode,
+} from "../../../../gen/router/v1/inference_pb.js";
+import { decodeChatRequest } from "../../../../gateway/formats/chat-completions/decode-request.ts";
+
+const context = { apiKey: "sk-test", requestId: "rtr_1" };
+const base = { model: "openai/gpt-4o", messages: [{ role: "user", content: "hi" }] };
+const user = (content: unknown) => ({ messages: [{ role: "user", content }] });
+const tool = { type: "function", function: { name: "get_weather", parameters: { type: "object" } } };
+
+/** The param of the 400 the body gives, or "ok" when it decodes. */
+function outcome(body: unknown): string {
+  try {
+    decodeChatRequest(body, context);
+    return "ok";
+  } catch (error) {
+    if (!(error instanceof ConnectError)) throw error;
+    return errorDetailOf(error)?.param ?? "no detail";
+  }
+}
+
+// One row per rule, at its edges: [what, fields merged into a valid body, expected param or "ok"].
+const rows: Array<[string, Record<string, unknown>, string]> = [
+  ["minimal body", {}, "ok"],
+  ["model missing", { model: undefined }, "model"],
+  ["model empty", { model: "" }, "model"],
+  ["model not a string", { model: 4 }, "model"],
+  ["models of strings", { models: ["a/b", "c/d:free"] }, "ok"],
+  ["models with a number", { models: ["a/b", 1] }, "models[1]"],
+  ["request_tags of strings", { request_tags: ["x"] }, "ok"],
+  ["request_tags not an array", { request_tags: "x" }, "request_tags"],
+
+  ["messages missing", { messages: undefined }, "messages"],
+  ["messages empty", { messages: [] }, "messages"],
+  ["message not an object", { messages: ["hi"] }, "messages[0]"],
+  ["role developer", { messages: [{ role: "developer", content: "be brief" }] }, "ok"],
+  ["bad role", { messages: [{ role: "robot", content: "x" }] }, "messages[0].role"],
+  ["content missing", { messages: [{ role: "user" }] }, "messages[0].content"],
+  ["content a number", user(5), "messages[0].content"],
+  ["empty string content", user(""), "ok"],
+  ["text block", user([{ type: "text", text: "x" }]), "ok"],
+  ["text block without text", user([{ type: "text" }]), "messages[0].content[0].text"],
+  ["text block text a number", user([{ type: "text", text: 3 }]), "messages[0].content[0].text"],
+  ["unknown block type", user([{ type: "video" }]), "messages[0].content[0].type"],
+  ["block without type", user([{ text: "x" }]), "messages[0].content[0].type"],
+  ["image block", user([{ type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } }]), "ok"],
+  ["image block bad detail", user([{ type: "image_url", image_url: { url: "https://x", detail: "max" } }]), "messages[0].content[0].image_url.detail"],
+  ["image block without url", user([{ type: "image_url", image_url: {} }]), "messages[0].content[0].image_url.url"],
+  ["audio block", user([{ type: "input_audio", input_audio: { data: "AAAA", format: "wav" } }]), "ok"],
+  ["audio block without format", user([{ type: "input_audio", input_audio: { data: "AAAA" } }]), "messages[0].content[0].input_audio.format"],
+  ["file block by id", user([{ type: "file", file: { file_id: "f1" } }]), "ok"],
+  ["file block with neither data nor id", user([{ type: "file", file: { filename: "a.pdf" } }]), "messages[0].content[0].file"],
+  ["block unknown field", user([{ type: "text", text: "x", extra: 1 }]), "messages[0].content[0].extra"],
+  ["cache_control ephemeral", user([{ type: "text", text: "x", cache_control: { type: "ephemeral", ttl: "1h" } }]), "ok"],
+  ["cache_control persistent", user([{ type: "text", text: "x", cache_control: { type: "persistent" } }]), "messages[0].content[0].cache_control.type"],
+  ["cache_control bad ttl", user([{ type: "text", text: "x", cache_control: { type: "ephemeral", ttl: "1d" } }]), "messages[0].content[0].cache_control.ttl"],
+  ["name a string", { messages: [{ role: "user", content: "x", name: "ann" }] }, "ok"],
+  ["name a number", { messages: [{ role: "user", content: "x", name: 1 }] }, "messages[0].name"],
+  ["message unknown field", { messages: [{ role: "user", content: "x", mood: "ok" }] }, "messages[0].mood"],
+
+  ["assistant null content with tool_calls", { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }] }, "ok"],
+  ["assistant null content without tool_calls", { messages: [{ role: "assistant", content: null }] }, "messages[0].content"],
+  ["user null content", { messages: [{ role: "user", content: null }] }, "messages[0].content"],
+  ["tool call arguments not a string", { messages: [{ role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: {} } }] }] }, "messages[0].tool_calls[0].function.arguments"],
+  ["tool_calls on a user message", { messages: [{ role: "user", content: "x", tool_calls: [] }] }, "messages[0].tool_calls"],
+  ["assistant echo with refusal, annotations, reasoning", { messages: [{ role: "assistant", content: "x", refusal: null, annotations: [], reasoning: { text: "r" } }] }, "ok"],
+  ["tool message", { messages: [{ role: "tool", tool_call_id: "c1", content: "sunny" }] }, "ok"],
+  ["tool message without tool_call_id", { messages: [{ role: "tool", content: "sunny" }] }, "messages[0].tool_call_id"],
+  ["tool_call_id on a user message", { messages: [{ role: "user", content: "x", tool_call_id: "c1" }] }, "messages[0].tool_call_id"],
+
+  ["temperature -0.01", { temperature: -0.01 }, "temperature"],
+  ["temperature 0", { temperature: 0 }, "ok"],
+  ["temperature 2", { temperature: 2 }, "ok"],
+  ["temperature 2.01", { temperature: 2.01 }, "temperature"],
+  ["temperature a string", { temperature: "1" }, "temperature"],
+  ["max_tokens 0", { max_tokens: 0 }, "max_tokens"],
+  ["max_tokens 1", { max_tokens: 1 }, "ok"],
+  ["max_tokens 1.5", { max_tokens: 1.5 }, "max_tokens"],
+  ["max_completion_tokens 0", { max_completion_tokens: 0 }, "max_completion_tokens"],
+  ["max_tokens and max_completion_tokens equal", { max_tokens: 10, max_completion_tokens: 10 }, "ok"],
+  ["max_tokens and max_completion_tokens differ", { max_tokens: 10, max_completion_tokens: 11 }, "max_completion_tokens"],
+  ["top_p -0.01", { top_p: -0.01 }, "top_p"],
+  ["top_p 0", { top_p: 0 }, "ok"],
+  ["top_p 1", { top_p: 1 }, "ok"],
+  ["top_p 1.01", { top_p: 1.01 }, "top_p"],
+  ["frequency_penalty -2.01", { frequency_penalty: -2.01 }, "frequency_penalty"],
+  ["frequency_penalty -2", { frequency_penalty: -2 }, "ok"],
+  ["frequency_penalty 2", { frequency_penalty: 2 }, "ok"],
+  ["frequency_penalty 2.01", { frequency_penalty: 2.01 }, "frequency_penalty"],
+  ["presence_penalty -2.01", { presence_penalty: -2.01 }, "presence_penalty"],
+  ["presence_penalty 2", { presence_penalty: 2 }, "ok"],
+  ["presence_penalty 2.01", { presence_penalty: 2.01 }, "presence_penalty"],
+  ["top_k -1", { top_k: -1 }, "top_k"],
+  ["top_k 0", { top_k: 0 }, "ok"],
+  ["top_k 1.5", { top_k: 1.5 }, "top_k"],
+  ["repetition_penalty 0", { repetition_penalty: 0 }, "repetition_penalty"],
+  ["repetition_penalty 0.01", { repetition_penalty: 0.01 }, "ok"],
+  ["repetition_penalty 2", { repetition_penalty: 2 }, "ok"],
+  ["repetition_penalty 2.01", { repetition_penalty: 2.01 }, "repetition_penalty"],
+  ["seed negative integer", { seed: -7 }, "ok"],
+  ["seed 1.5", { seed: 1.5 }, "seed"],
+  ["n 1", { n: 1 }, "ok"],
+  ["n 2", { n: 2 }, "n"],
+  ["user a string", { user: "u-1" }, "ok"],
+  ["user a number", { user: 1 }, "user"],
+
+  ["stream true", { stream: true }, "ok"],
+  ["stream a string", { stream: "yes" }, "stream"],
+  ["stream_options with stream", { stream: true, stream_options: { include_usage: true } }, "ok"],
+  ["stream_options without stream", { stream_options: { include_usage: true } }, "stream_options"],
+  ["stream_options include_usage a string", { stream: true, stream_options: { include_usage: "yes" } }, "stream_options.include_usage"],
+  ["stop string", { stop: "END" }, "ok"],
+  ["stop array", { stop: ["a", "b"] }, "ok"],
+  ["stop array with a number", { stop: ["a", 1] }, "stop[1]"],
+  ["stop a number", { stop: 1 }, "stop"],
+
+  ["provider only", { provider: { only: ["openai"] } }, "ok"],
+  ["provider order with allow_fallbacks", { provider: { order: ["a", "b"], allow_fallbacks: false } }, "ok"],
+  ["provider only and order", { provider: { only: ["a"], order: ["b"] } }, "provider"],
+  ["provider empty only", { provider: { only: [] } }, "provider.only"],
+  ["provider empty order", { provider: { order: [] } }, "provider.order"],
+  ["provider allow_fallbacks a string", { provider: { allow_fallbacks: "no" } }, "provider.allow_fallbacks"],
+  ["provider unknown field", { provider: { sort: "price" } }, "provider.sort"],
+
+  ["tools", { tools: [tool] }, "ok"],
+  ["tool name with a space", { tools: [{ type: "function", function: { name: "get weather" } }] }, "tools[0].function.name"],
+  ["tool name of 64 characters", { tools: [{ type: "function", function: { name: "a".repeat(64) } }] }, "ok"],
+  ["tool name of 65 characters", { tools: [{ type: "function", function: { name: "a".repeat(65) } }] }, "tools[0].function.name"],
+  ["tool parameters not an object", { tools: [{ type: "function", function: { name: "f", parameters: [] } }] }, "tools[0].function.parameters"],
+  ["tool type other than function", { tools: [{ type: "web_search", function: { name: "f" } }] }, "tools[0].type"],
+  ["tool_choice auto", { tool_choice: "auto" }, "ok"],
+  ["tool_choice none", { tool_choice: "none" }, "ok"],
+  ["tool_choice required with tools", { tools: [tool], tool_choice: "required" }, "ok"],
+  ["tool_choice required without tools", { tool_choice: "required" }, "tool_choice"],
+  ["tool_choice any", { tool_choice: "any" }, "tool_choice"],
+  ["tool_choice function form", { tools: [tool], tool_choice: { type: "function", function: { name: "get_weather" } } }, "ok"],
+  ["tool_choice tool form", { tools: [tool], tool_choice: { type: "tool", name: "get_weather" } }, "ok"],
+  ["tool_choice function form without name", { tools: [tool], tool_choice: { type: "function", function: {} } }, "tool_choice.function.name"],
+  ["tool_choice bad type", { tool_choice: { type: "auto" } }, "tool_choice.type"],
+  ["tool_choice names a missing tool", { tools: [tool], tool_choice: { type: "tool", name: "other" } }, "tool_choice"],
+
+  ["response_format text", { response_format: { type: "text" } }, "ok"],
+  ["response_format json_object", { response_format: { type: "json_object" } }, "ok"],
+  ["response_format json_schema", { response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object" }, strict: true } } }, "ok"],
+  ["response_format without type", { response_format: {} }, "response_format.type"],
+  ["response_format bad type", { response_format: { type: "xml" } }, "response_format.type"],
+  ["json_schema missing", { response_format: { type: "json_schema" } }, "response_format.json_schema"],
+  ["json_schema missing name", { response_format: { type: "json_schema", json_schema: { schema: {} } } }, "response_format.json_schema.name"],
+  ["json_schema missing schema", { response_format: { type: "json_schema", json_schema: { name: "x" } } }, "response_format.json_schema.schema"],
+
+  ["reasoning effort high", { reasoning: { effort: "high" } }, "ok"],
+  ["reasoning effort minimal", { reasoning: { effort: "minimal" } }, "ok"],
+  ["reasoning effort none", { reasoning: { effort: "none" } }, "ok"],
+  ["reasoning effort extreme", { reasoning: { effort: "extreme" } }, "reasoning.effort"],
+  ["reasoning max_tokens 1023", { reasoning: { max_tokens: 1023 } }, "reasoning.max_tokens"],
+  ["reasoning max_tokens 1024", { reasoning: { max_tokens: 1024 } }, "ok"],
+  ["reasoning max_tokens 32000", { reasoning: { max_tokens: 32000 } }, "ok"],
+  ["reasoning max_tokens 32001", { reasoning: { max_tokens: 32001 } }, "reasoning.max_tokens"],
+  ["reasoning effort and max_tokens", { reasoning: { effort: "low", max_tokens: 2000 } }, "reasoning"],
+  ["reasoning max_tokens equal to max_tokens", { max_tokens: 2000, reasoning: { max_tokens: 2000 } }, "reasoning.max_tokens"],
+  ["reasoning max_tokens below max_tokens", { max_tokens: 2001, reasoning: { max_tokens: 2000 } }, "ok"],
+  ["reasoning max_tokens above max_completion_tokens", { max_completion_tokens: 1500, reasoning: { max_tokens: 2000 } }, "reasoning.max_tokens"],
+  ["reasoning exclude and enabled", { reasoning: { exclude: true, enabled: false } }, "ok"],
+  ["reasoning enabled a string", { reasoning: { enabled: "yes" } }, "reasoning.enabled"],
+
+  ["cache full", { cache: { expiration_time: 60, conversation_mode: "last_n_turns", last_n_turns: 2, filter_on_provider: true, filter_on_model: false, similarity_threshold: 1 } }, "ok"],
+  ["cache expiration_time 0", { cache: { expiration_time: 0 } }, "cache.expiration_time"],
+  ["cache bad mode", { cache: { conversation_mode: "everything" } }, "cache.conversation_mode"],
+  ["cache last_n_turns mode without count", { cache: { conversation_mode: "last_n_turns" } }, "cache.last_n_turns"],
+  ["cache last_n_turns 0", { cache: { conversation_mode: "last_n_turns", last_n_turns: 0 } }, "cache.last_n_turns"],
+  ["cache last_n_turns with another mode", { cache: { last_n_turns: 3 } }, "cache.last_n_turns"],
+  ["cache similarity_threshold 1.01", { cache: { similarity_threshold: 1.01 } }, "cache.similarity_threshold"],
+  ["cache similarity_threshold 0", { cache: { similarity_threshold: 0 } }, "ok"],
+  ["top-level cache_control ephemeral", { cache_control: { type: "ephemeral" } }, "ok"],
+  ["top-level cache_control other type", { cache_control: { type: "always" } }, "cache_control.type"],
+
+  ["aspectRatio 21:9", { aspectRatio: "21:9" }, "ok"],
+  ["aspectRatio 2:1", { aspectRatio: "2:1" }, "aspectRatio"],
+  ["prompt a string", { prompt: "rain on a tin roof" }, "ok"],
+  ["prompt a number", { prompt: 1 }, "prompt"],
+  ["duration 0", { duration: 0 }, "duration"],
+  ["duration 1", { duration: 1 }, "ok"],
+
+  ["unknown top-level field", { logprobs: true }, "logprobs"],
+];
+
+describe("decodeChatRequest validation", () => {
+  it.each(rows)("%s", (_what, fields, expected) => {
+    expect(outcome({ ...base, ...fields })).toBe(expected);
+  });
+
+  it.each([null, "text", 3, [base]])("rejects a body that is not a JSON object: %j", (body) => {
+    expect(outcome(body)).toBe("body");
+  });
+
+  it("names the parameter and the rule in plain words", () => {
+    const error = catchError(() => decodeChatRequest({ ...base, temperature: 3 }, context));
+    expect(error.rawMessage).toBe("temperature must be between 0 and 2");
+    expect(errorDetailOf(error)?.reason).toBe("invalid_parameter");
+  });
+
+  it("explains that only one choice is supported", () => {
+    const error = catchError(() => decodeChatRequest({ ...base, n: 3 }, context));
+    expect(error.rawMessage).toMatch(/only one choice/);
+  });
+
+  it("calls an unknown field unsupported", () => {
+    const error = catchError(() => decodeChatRequest({ ...base, logit_bias: {} }, context));
+    expect(error.rawMessage).toBe("logit_bias is not a supported parameter");
+  });
+});
+
+describe("decodeChatRequest mapping", () => {
+  it("fills the envelope and turns a string content into one text part", () => {
+    const { request, stream, includeUsage } = decodeChatRequest(base, context);
+    expect(request.format).toBe(PublicFormat.CHAT_COMPLETIONS);
+    expect(request.caller?.apiKey).toBe("sk-test");
+    expect(request.requestId).toBe("rtr_1");
+    expect(request.model).toBe("openai/gpt-4o");
+    expect(request.messages[0].role).toBe(Role.USER);
+    expect(request.messages[0].content.map((part) => part.part)).toEqual([{ case: "text", value: expect.objectContaining({ text: "hi" }) }]);
+    expect([stream, includeUsage]).toEqual([false, false]);
+    expect(request.cache).toBeUndefined();
+    expect(request.media).toBeUndefined();
+  });
+
+  it("round-trips a tool call and its result", () => {
+    const { request } = decodeChatRequest(
+      {
+        ...base,
+        tools: [tool],
+        tool_choice: { type: "function", function: { name: "get_weather" } },
+        messages: [
+          { role: "user", content: "weather?" },
+          { role: "assistant", content: "Checking.", tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+          { role: "tool", tool_call_id: "call_1", content: "sunny" },
+        ],
+      },
+      context,
+    );
+    const [, assistant, result] = request.messages;
+    expect(assistant.content.map((part) => part.part.case)).toEqual(["text", "toolCall"]);
+    expect(assistant.content[1].part.value).toMatchObject({ id: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' });
+    expect(result.role).toBe(Role.TOOL);
+    expect(result.content).toHaveLength(1);
+    const toolResult = result.content[0].part;
+    expect(toolResult.case).toBe("toolResult");
+    if (toolResult.case !== "toolResult") return;
+    expect(toolResult.value.toolCallId).toBe("call_1");
+    expect(toolResult.value.content[0].part).toMatchObject({ case: "text", value: { text: "sunny" } });
+    expect(request.tools[0]).toMatchObject({ name: "get_weather", parameters: { type: "object" } });
+    expect(request.toolChoice).toMatchObject({ mode: ToolChoice_Mode.NAMED, name: "get_weather" });
+  });
+
+  it("maps media blocks and per-block cache_control", () => {
+    const blocks = [
+      { type: "text", text: "look", cache_control: { type: "ephemeral" } },
+      { type: "image_url", image_url: { url: "https://example.com/cat.png", detail: "high" } },
+      { type: "input_audio", input_audio: { data: "UklGR", format: "wav" } },
+      { type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBER" } },
+    ];
+    const { request } = decodeChatRequest({ ...base, ...user(blocks) }, context);
+    const [text, image, audio, file] = request.messages[0].content;
+    expect(text.cacheControl).toMatchObject({ type: "ephemeral", ttl: "" });
+    expect(image.cacheControl).toBeUndefined();
+    expect(image.part).toMatchObject({ case: "image", value: { url: "https://example.com/cat.png", detail: "high" } });
+    expect(audio.part).toMatchObject({ case: "audio", value: { data: "UklGR", format: "wav" } });
+    expect(file.part).toMatchObject({ case: "file", value: { filename: "a.pdf", mimeType: "application/pdf" } });
+  });
+
+  it("maps sampling: seed as bigint, a stop string as a list, max_completion_tokens as max_tokens", () => {
+    const { request } = decodeChatRequest({ ...base, seed: 42, stop: "END", max_completion_tokens: 100, temperature: 0 }, context);
+    expect(request.sampling).toMatchObject({ seed: 42n, stop: ["END"], maxTokens: 100, temperature: 0 });
+    expect(request.sampling?.topP).toBeUndefined();
+  });
+
+  it("maps routing, reasoning, response format, cache, media and user", () => {
+    const { request, stream, includeUsage } = decodeChatRequest(
+      {
+        ...base,
+        models: ["anthropic/claude"],
+        request_tags: ["eval"],
+        stream: true,
+        stream_options: { include_usage: true },
+        provider: { order: ["a", "b"], allow_fallbacks: false },
+        reasoning: { effort: "low", exclude: true },
+        response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object" } } },
+        cache: { conversation_mode: "last_n_turns", last_n_turns: 2 },
+        aspectRatio: "16:9",
+        prompt: "birdsong",
+        duration: 5,
+        user: "u-1",
+      },
+      { ...context, cacheKey: "k1" },
+    );
+    expect([stream, includeUsage]).toEqual([true, true]);
+    expect(request.models).toEqual(["anthropic/claude"]);
+    expect(request.requestTags).toEqual(["eval"]);
+    expect(request.provider).toMatchObject({ only: [], order: ["a", "b"], allowFallbacks: false });
+    expect(request.reasoning).toMatchObject({ effort: "low", exclude: true });
+    expect(request.reasoning?.maxTokens).toBeUndefined();
+    expect(request.responseFormat).toMatchObject({ type: ResponseFormat_Type.JSON_SCHEMA, name: "answer", schema: { type: "object" }, strict: false });
+    expect(request.cache).toMatchObject({ cacheKey: "k1", conversationMode: "last_n_turns", lastNTurns: 2 });
+    expect(request.media).toMatchObject({ aspectRatio: "16:9", audioPrompt: "birdsong", durationSeconds: 5 });
+    expect(request.passthrough).toEqual({ user: "u-1" });
+  });
+
+  it("turns the cache on from the cache_key header alone", () => {
+    const { request } = decodeChatRequest(base, { ...context, cacheKey: "k1" });
+    expect(request.cache?.cacheKey).toBe("k1");
+  });
+});
+
+function catchError(run: () => unknown): ConnectError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConnectError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConnectError");
+}

@@ -1,0 +1,114 @@
+// A real HTTP server speaking the OpenAI chat-completions protocol, for tests.
+// It records every request it receives; the requested model id picks what it does:
+//   "fail-<status>"   answers that HTTP status with an OpenAI error body
+//   "reset"           destroys the connection before answering
+//   "cut-after-first" streams one content chunk, then destroys the connection
+//   "hang"            sends headers and one chunk, then waits until the client goes away
+//   "tool"            answers with a tool call to the first tool in the request
+//   anything else     answers "Hello from <model>" (as JSON or SSE, as asked)
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RecordedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+export interface FakeUpstream {
+  url: string;
+  requests: RecordedRequest[];
+  /** Resolves when a "hang" request's connection closes (the abort reached us). */
+  nextAbort(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const FAKE_USAGE = {
+  prompt_tokens: 12,
+  completion_tokens: 4,
+  total_tokens: 16,
+  prompt_tokens_details: { cached_tokens: 2 },
+  completion_tokens_details: { reasoning_tokens: 1 },
+};
+
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const abortWaiters: (() => void)[] = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
+    requests.push({ path: req.url ?? "", headers: req.headers, body });
+    answer(body, res, () => abortWaiters.shift()?.());
+  });
+  const sockets = new Set<import("node:net").Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    nextAbort: () => new Promise<void>((resolve) => abortWaiters.push(resolve)),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {
+  const model = String(body.model);
+  const failure = /^fail-(\d{3})$/.exec(model);
+  if (failure) {
+    res.writeHead(Number(failure[1]), { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: `fake failure ${failure[1]}`, type: "server_error", code: null } }));
+    return;
+  }
+  if (model === "reset") {
+    res.socket?.destroy();
+    return;
+  }
+  const stream = body.stream === true;
+  const id = "chatcmpl-fake";
+  const base = { id, created: 1700000000, model };
+  const tools = body.tools as { function: { name: string } }[] | undefined;
+  const toolCall = model === "tool" && tools?.length ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
+  const text = `Hello from ${model}`;
+  if (!stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    const message = toolCall
+      ? { role: "assistant", content: null, tool_calls: [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }] }
+      : { role: "assistant", content: text };
+    res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
+  const chunk = (delta: unknown, finish: string | null = null) => send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  chunk({ role: "assistant", content: "" });
+  if (model === "hang") {
+    chunk({ content: "Hello" });
+    res.once("close", onAbort);
+    return;
+  }
+  if (model === "cut-after-first") {
+    chunk({ content: "Hello" });
+    setImmediate(() => res.socket?.destroy());
+    return;
+  }
+  if (toolCall) {
+    chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } }] });
+    chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(0, 5) } }] });
+    chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(5) } }] });
+    chunk({}, "tool_calls");
+  } else {
+    for (const word of text.split(/(?<= )/)) chunk({ content: word });
+    chunk({}, "stop");
+  }
+  const options = body.stream_options as { include_usage?: boolean } | undefined;
+  if (options?.include_usage) send({ ...base, object: "chat.completion.chunk", choices: [], usage: FAKE_USAGE });
+  res.end("data: [DONE]\n\n");
+}

@@ -1,0 +1,106 @@
+// Starts a gateway for tests on ephemeral ports: in-process (the default
+// deployment) or split (core server + gateway reaching it over Connect/HTTP2).
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseConfig } from "../../core/config/load.ts";
+import type { RouterConfig } from "../../core/config/schema.ts";
+import { createCore, type Core } from "../../core/create-core.ts";
+import { createCoreServer, type CoreServer } from "../../core/server.ts";
+import { createApp } from "../../gateway/app.ts";
+import { createInProcessCoreClient, createRemoteCoreClient } from "../../gateway/core-client.ts";
+
+export const TEST_KEY = "sk-test-key";
+export const DISABLED_KEY = "sk-disabled-key";
+
+export interface Gateway {
+  url: string;
+  /** Base URL for the openai SDK. */
+  apiUrl: string;
+  core: Core;
+  coreServer: CoreServer | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A configuration with the simulator, two OpenAI-compatible providers pointing
+ * at the fake upstream (one cheap, one dear, to test ordering), and test keys.
+ */
+export function testConfig(upstreamUrl: string): RouterConfig {
+  const route = (provider: string, providerModelId: string, prompt: string) => ({
+    provider,
+    provider_model_id: providerModelId,
+    pricing: { prompt, completion: "0.000002", input_cache_read: "0.0000001" },
+  });
+  const model = (id: string, routes: ReturnType<typeof route>[]) => ({
+    id,
+    name: id,
+    created: 1700000000,
+    creator: id.split("/")[0],
+    context_length: 128000,
+    max_completion_tokens: 4096,
+    input_modalities: ["text", "image"],
+    output_modalities: ["text"],
+    supported_parameters: ["max_tokens", "temperature", "top_p", "stop", "seed", "tools", "tool_choice", "response_format", "reasoning"],
+    providers: routes,
+  });
+  return parseConfig(
+    JSON.stringify({
+      providers: [
+        { id: "simulator", label: "Simulator", protocol: "simulator" },
+        { id: "cheap", label: "Cheap Cloud", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "CHEAP_KEY", timeout_ms: 5000 },
+        { id: "dear", label: "Dear Cloud", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "DEAR_KEY", timeout_ms: 5000 },
+        { id: "nokey", label: "No Key Cloud", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "NOKEY_KEY" },
+      ],
+      models: [
+        model("simulator/echo", [route("simulator", "echo", "0.0000001")]),
+        model("simulator/slow", [route("simulator", "slow", "0.0000001")]),
+        model("simulator/cut-mid-stream", [route("simulator", "cut-mid-stream", "0.0000001")]),
+        model("simulator/tool-call", [route("simulator", "tool-call", "0.0000001")]),
+        model("test/ok", [route("cheap", "ok", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/fail-503", [route("cheap", "fail-503", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/fail-429", [route("cheap", "fail-429", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/reset", [route("cheap", "reset", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/cut", [route("cheap", "cut-after-first", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/bad-request", [route("cheap", "fail-400", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/all-429", [route("cheap", "fail-429", "0.000001"), route("dear", "fail-429", "0.000003")]),
+        model("test/hang", [route("cheap", "hang", "0.000001")]),
+        model("test/tool", [route("cheap", "tool", "0.000001")]),
+        model("test/unkeyed", [route("nokey", "ok", "0.000001")]),
+      ],
+      organizations: [
+        {
+          id: "org_test",
+          name: "Test",
+          keys: [
+            { id: "key_test", env: "TEST_API_KEY" },
+            { id: "key_disabled", env: "DISABLED_API_KEY", disabled: true },
+          ],
+        },
+      ],
+    }),
+  );
+}
+
+export const TEST_ENV = { CHEAP_KEY: "cheap-secret", DEAR_KEY: "dear-secret", TEST_API_KEY: TEST_KEY, DISABLED_API_KEY: DISABLED_KEY };
+
+export async function startGateway(config: RouterConfig, options: { split?: boolean } = {}): Promise<Gateway> {
+  const core = createCore({ config, env: TEST_ENV });
+  const coreServer = options.split ? await createCoreServer(core, { host: "127.0.0.1", port: 0 }) : undefined;
+  const client = coreServer ? createRemoteCoreClient(coreServer.url) : createInProcessCoreClient(core);
+  const server: Server = createApp({ core: client }).listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    apiUrl: `${url}/api/v1`,
+    core,
+    coreServer,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await coreServer?.close();
+      await core.close();
+    },
+  };
+}
