@@ -38,6 +38,7 @@ interface PriceEntry {
   supports_function_calling?: boolean;
   supports_response_schema?: boolean;
   supports_reasoning?: boolean;
+  supports_sampling_params?: boolean;
   supports_minimal_reasoning_effort?: boolean;
   supports_none_reasoning_effort?: boolean;
   supports_web_search?: boolean;
@@ -58,16 +59,50 @@ const PROVIDERS = [
   { id: "simulator-backup", label: "Simulator (backup)", protocol: "simulator" },
 ];
 
+const SAMPLING_PARAMETERS = ["temperature", "top_p", "frequency_penalty", "presence_penalty"];
 const BASE_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "frequency_penalty", "presence_penalty"];
 
 /**
- * Every effort a request may ask for, mapped to the provider's own value: the effort
- * itself when supported, else the next stronger one (none -> minimal -> low).
- * All five keys are present because the schema's record over the effort enum is exhaustive.
+ * OpenAI reasoning models reject the sampling parameters. The snapshot only flags this
+ * (`supports_sampling_params: false`) for some Anthropic entries, so OpenAI is matched by
+ * id: the o1/o3/o4 families and the gpt-5 family (gpt-5, gpt-5.1, ...), except the
+ * gpt-5-chat variants, which take them. The flag is honoured too wherever it is set.
+ */
+function rejectsSampling(provider: string, key: string, entry: PriceEntry): boolean {
+  if (entry.supports_sampling_params === false) return true;
+  return provider === "openai" && /^(o[134]|gpt-5)([-.]|$)/.test(key) && !key.startsWith("gpt-5-chat");
+}
+
+/**
+ * Which reasoning models take `reasoning_effort`, which the router sends only through
+ * the route's reasoning_effort_map:
+ * - OpenAI: every model the snapshot marks supports_reasoning.
+ * - xAI: only the models xAI documents as accepting it on chat completions (grok-3-mini,
+ *   not in the snapshot, takes only low/high; grok-4.3 and grok-4.5 take low/medium/high).
+ *   grok-4.20-*-reasoning, grok-4.20-multi-agent and grok-build reject it.
+ * - DeepSeek and Moonshot: none; their models reason by model choice (deepseek-reasoner,
+ *   kimi-k2.x), so they list `reasoning` when the snapshot says supports_reasoning, but get
+ *   no map and no effort is ever sent.
+ */
+function acceptsReasoningEffort(provider: string, key: string): boolean {
+  if (provider === "openai") return true;
+  if (provider === "xai") return /^grok-4\.[35]([-.]|$)/.test(key);
+  return false;
+}
+
+/**
+ * The efforts a model really supports, each sent as itself: low/medium/high, plus
+ * minimal and none where the snapshot says so. Efforts left out are not padded or
+ * remapped: the router sends a request for one of them without `reasoning_effort`.
  */
 function effortMap(supportsNone = false, supportsMinimal = false) {
-  const minimal = supportsMinimal ? "minimal" : "low";
-  return { none: supportsNone ? "none" : minimal, minimal, low: "low", medium: "medium", high: "high" };
+  return {
+    ...(supportsNone && { none: "none" }),
+    ...(supportsMinimal && { minimal: "minimal" }),
+    low: "low",
+    medium: "medium",
+    high: "high",
+  };
 }
 
 const HEADER = `Bundled default configuration of the router.
@@ -142,7 +177,7 @@ function toModel(key: string, entry: PriceEntry) {
     ],
     output_modalities: ["text", ...(entry.supports_audio_output ? ["audio"] : [])],
     supported_parameters: [
-      ...BASE_PARAMETERS,
+      ...(rejectsSampling(provider.id, key, entry) ? BASE_PARAMETERS.filter((p) => !SAMPLING_PARAMETERS.includes(p)) : BASE_PARAMETERS),
       ...(entry.supports_function_calling ? ["tools", "tool_choice"] : []),
       ...(entry.supports_response_schema ? ["response_format"] : []),
       ...(entry.supports_reasoning ? ["reasoning"] : []),
@@ -152,7 +187,7 @@ function toModel(key: string, entry: PriceEntry) {
         provider: provider.id,
         provider_model_id: key,
         pricing: withoutUndefined(pricing),
-        ...(entry.supports_reasoning && {
+        ...(entry.supports_reasoning && acceptsReasoningEffort(provider.id, key) && {
           reasoning_effort_map: effortMap(entry.supports_none_reasoning_effort, entry.supports_minimal_reasoning_effort),
         }),
         ...(pricing.web_search_per_1000_requests_low && { supports_web_search: true }),

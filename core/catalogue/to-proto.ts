@@ -9,7 +9,6 @@ import {
   type Model,
   type ProviderEntry,
 } from "../../gen/router/v1/catalogue_pb.js";
-import { bareModelName } from "../routing/model-id.ts";
 import type { CatalogueModel, ProviderRoute } from "./catalogue.ts";
 
 export function modelToProto(model: CatalogueModel): Model {
@@ -99,4 +98,3 @@ function architectureOf(model: CatalogueModel): Architecture {
   });
 }
 
-export { bareModelName };

@@ -59,6 +59,35 @@ describe("build-default-config", () => {
     expect(model.input_modalities).toEqual(["text", "image", "file"]);
   });
 
+  it("leaves the sampling parameters out for OpenAI reasoning models, except gpt-5-chat", () => {
+    const params = (id: string) => config.models.find((m) => m.id === id)!.supported_parameters;
+    for (const id of ["openai/o3", "openai/o4-mini", "openai/gpt-5", "openai/gpt-5.1"]) {
+      expect(params(id)).toEqual(expect.arrayContaining(["max_tokens", "stop", "seed", "reasoning"]));
+      for (const sampling of ["temperature", "top_p", "frequency_penalty", "presence_penalty"]) expect(params(id)).not.toContain(sampling);
+    }
+    expect(params("openai/gpt-5-chat-latest")).toEqual(expect.arrayContaining(["temperature", "top_p"]));
+    expect(params("openai/gpt-4o")).toEqual(expect.arrayContaining(["temperature", "top_p", "frequency_penalty", "presence_penalty"]));
+  });
+
+  it("maps only the reasoning efforts each model supports, each to itself", () => {
+    expect(prices["gpt-5"]).toMatchObject({ supports_minimal_reasoning_effort: true, supports_none_reasoning_effort: false });
+    expect(route("openai/gpt-5")?.reasoning_effort_map).toEqual({ minimal: "minimal", low: "low", medium: "medium", high: "high" });
+    expect(route("openai/gpt-5.1")?.reasoning_effort_map).toEqual({ none: "none", minimal: "minimal", low: "low", medium: "medium", high: "high" });
+    expect(route("openai/gpt-5.5")?.reasoning_effort_map).toEqual({ none: "none", low: "low", medium: "medium", high: "high" });
+    expect(route("openai/o3")?.reasoning_effort_map).toEqual({ low: "low", medium: "medium", high: "high" });
+    expect(route("simulator/reasoning")?.reasoning_effort_map).toEqual({ low: "low", medium: "medium", high: "high" });
+    expect(route("openai/gpt-4o")?.reasoning_effort_map).toBeUndefined();
+  });
+
+  it("sends no reasoning_effort to vendors that choose reasoning by model", () => {
+    for (const id of ["deepseek/deepseek-reasoner", "moonshot/kimi-k2.6", "xai/grok-4.20-0309-reasoning"]) {
+      expect(config.models.find((m) => m.id === id)!.supported_parameters).toContain("reasoning");
+      expect(route(id)?.reasoning_effort_map).toBeUndefined();
+    }
+    expect(route("xai/grok-4.3")?.reasoning_effort_map).toEqual({ low: "low", medium: "medium", high: "high" });
+    expect(config.models.find((m) => m.id === "deepseek/deepseek-chat")!.supported_parameters).not.toContain("reasoning");
+  });
+
   it("matches every generated upstream price to the snapshot", () => {
     for (const model of config.models.filter((m) => m.creator !== "simulator")) {
       const [{ provider_model_id, pricing }] = model.providers;
