@@ -55,7 +55,9 @@ export function createApp(deps: AppDeps): Koa {
     bodyParser({
       enableTypes: ["json"],
       // curl -d sends form or text content types; the body is JSON all the same.
-      extendTypes: { json: ["application/x-www-form-urlencoded", "text/plain"] },
+      // The parser lodash-merges this list into its defaults index by index, so
+      // the JSON types must be named again or the extras overwrite them.
+      extendTypes: { json: ["application/json", "application/*+json", "application/x-www-form-urlencoded", "text/plain"] },
       jsonLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
       encoding: "utf-8",
     }),

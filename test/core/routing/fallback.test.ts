@@ -1,0 +1,173 @@
+// Routing and fallback, proven by what the fake upstream received: which
+// providers were tried, in which order, and that nothing falls back once the
+// first token has reached the client.
+import { createParser } from "eventsource-parser";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RouterConfig } from "../../../core/config/schema.ts";
+import { startFakeUpstream, type FakeUpstream } from "../../support/fake-openai-upstream.ts";
+import { startGateway, TEST_KEY, testConfig, type Gateway } from "../../support/harness.ts";
+
+let upstream: FakeUpstream;
+let gateway: Gateway;
+
+/** testConfig plus test/ok with its dear route listed first, to tell price order from config order. */
+function configWithReversedRoutes(upstreamUrl: string): RouterConfig {
+  const config = testConfig(upstreamUrl);
+  const ok = config.models.find((m) => m.id === "test/ok")!;
+  config.models.push({ ...ok, id: "test/ok-dear-listed-first", name: "test/ok-dear-listed-first", providers: [...ok.providers].reverse() });
+  return config;
+}
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  gateway = await startGateway(configWithReversedRoutes(upstream.url));
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+beforeEach(() => {
+  upstream.requests.length = 0;
+});
+
+function post(body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${gateway.apiUrl}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ messages: [{ role: "user", content: "Hi" }], ...body }),
+  });
+}
+
+/** The `data:` payloads of an SSE body, read to its end. */
+async function sseData(response: Response): Promise<string[]> {
+  const data: string[] = [];
+  const parser = createParser({ onEvent: (event) => data.push(event.data) });
+  parser.feed(await response.text());
+  return data;
+}
+
+/** Which upstream model ids were asked for, with which provider key, in order. */
+function upstreamCalls(): string[] {
+  return upstream.requests.map((r) => `${String(r.body.model)} ${String(r.headers.authorization)}`);
+}
+
+interface Completion {
+  model: string;
+  provider: string;
+  choices: { message: { content: string } }[];
+  usage: { provider: string };
+}
+
+describe("fallback to the next provider before the first token", () => {
+  it.each([
+    ["test/fail-503", "fail-503", "http_503"],
+    ["test/fail-429", "fail-429", "http_429"],
+    ["test/reset", "reset", "connection_reset"],
+  ])("%s, JSON: served by dear, both attempts in x-router-trace", async (model, cheapModelId, reason) => {
+    const response = await post({ model });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as Completion;
+    expect(completion.choices[0].message.content).toBe("Hello from ok-dear");
+    expect(completion.provider).toBe("dear");
+    expect(completion.usage.provider).toBe("dear");
+    expect(response.headers.get("x-router-provider")).toBe("dear");
+    expect(response.headers.get("x-router-trace")).toBe(`${model}@cheap;error;${reason}, ${model}@dear;ok`);
+    expect(upstreamCalls()).toEqual([`${cheapModelId} Bearer cheap-secret`, "ok-dear Bearer dear-secret"]);
+  });
+
+  it.each([
+    ["test/fail-503", "http_503"],
+    ["test/fail-429", "http_429"],
+    ["test/reset", "connection_reset"],
+  ])("%s, streamed: the stream comes from dear, both attempts in x-router-trace", async (model, reason) => {
+    const response = await post({ model, stream: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(response.headers.get("x-router-trace")).toBe(`${model}@cheap;error;${reason}, ${model}@dear;ok`);
+    const data = await sseData(response);
+    expect(data.at(-1)).toBe("[DONE]");
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { provider: string; choices: { delta: { content?: string } }[] });
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("Hello from ok-dear");
+    expect(new Set(chunks.map((c) => c.provider))).toEqual(new Set(["dear"]));
+    expect(upstream.requests.map((r) => r.body.model)).toEqual([model.slice("test/".length), "ok-dear"]);
+  });
+});
+
+describe("no fallback after the first token", () => {
+  it("test/cut streamed: the first content chunk, then an in-band error event, then the stream closes; dear is never called", async () => {
+    const response = await post({ model: "test/cut", stream: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-provider")).toBe("cheap");
+    // text() resolving is the stream closing.
+    const data = await sseData(response);
+    expect(data).not.toContain("[DONE]");
+    const events = data.map((d) => JSON.parse(d) as { choices?: { delta: { content?: string } }[]; error?: Record<string, unknown> });
+    const errorAt = events.findIndex((e) => e.error !== undefined);
+    expect(errorAt).toBe(events.length - 1);
+    const content = events.slice(0, errorAt).map((e) => e.choices?.[0]?.delta.content ?? "");
+    expect(content.join("")).toBe("Hello");
+    expect(events[errorAt]).toEqual({
+      error: { message: expect.stringContaining("mid-stream"), type: "api_error", param: null, code: "upstream_error" },
+    });
+    expect(upstream.requests.map((r) => r.body.model)).toEqual(["cut-after-first"]);
+  });
+});
+
+describe("provider preferences", () => {
+  it('provider.order ["dear","cheap"] serves from dear', async () => {
+    const response = await post({ model: "test/ok", provider: { order: ["dear", "cheap"] } });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as Completion;
+    expect(completion.provider).toBe("dear");
+    expect(completion.choices[0].message.content).toBe("Hello from ok-dear");
+    expect(upstreamCalls()).toEqual(["ok-dear Bearer dear-secret"]);
+  });
+
+  it('provider.only ["dear"] never calls cheap, even where cheap is the cheapest', async () => {
+    const response = await post({ model: "test/fail-503", provider: { only: ["dear"] } });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as Completion;
+    expect(completion.provider).toBe("dear");
+    expect(response.headers.get("x-router-trace")).toBe("test/fail-503@dear;ok");
+    expect(upstreamCalls()).toEqual(["ok-dear Bearer dear-secret"]);
+  });
+
+  it("allow_fallbacks: false with test/fail-503: 502 upstream_error listing the one attempt", async () => {
+    const response = await post({ model: "test/fail-503", provider: { allow_fallbacks: false } });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: { code: string; type: string; metadata: { attempts: unknown[] } } };
+    expect(body.error.code).toBe("upstream_error");
+    expect(body.error.type).toBe("api_error");
+    expect(body.error).not.toHaveProperty("status");
+    expect(body.error.metadata.attempts).toEqual([{ model: "test/fail-503", provider: "cheap", outcome: "error", reason: "http_503" }]);
+    expect(upstreamCalls()).toEqual(["fail-503 Bearer cheap-secret"]);
+  });
+});
+
+describe("fallback across models", () => {
+  it("models: [test/all-429, test/ok]: both providers of the first model fail, the next model answers", async () => {
+    const response = await post({ model: "test/all-429", models: ["test/all-429", "test/ok"] });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as Completion;
+    expect(completion.model).toBe("ok");
+    expect(completion.provider).toBe("cheap");
+    expect(completion.choices[0].message.content).toBe("Hello from ok");
+    expect(response.headers.get("x-router-trace")).toBe(
+      "test/all-429@cheap;error;http_429, test/all-429@dear;error;http_429, test/ok@cheap;ok",
+    );
+    expect(upstream.requests.map((r) => r.body.model)).toEqual(["fail-429", "fail-429", "ok"]);
+  });
+});
+
+describe("default order", () => {
+  it.each(["test/ok", "test/ok-dear-listed-first"])("%s: the cheapest provider is tried first", async (model) => {
+    const response = await post({ model });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as Completion;
+    expect(completion.provider).toBe("cheap");
+    expect(response.headers.get("x-router-trace")).toBe(`${model}@cheap;ok`);
+    expect(upstreamCalls()).toEqual(["ok Bearer cheap-secret"]);
+  });
+});
