@@ -5,7 +5,7 @@ import Router from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "pino";
 import { pino } from "pino";
-import { Code, routerError } from "../core/errors.ts";
+import { Code, ConnectError, routerError } from "../core/errors.ts";
 import { newServiceId } from "../core/ids.ts";
 import type { CoreClient } from "./core-client.ts";
 import { errorBody, toPublicError } from "./errors/http-status.ts";
@@ -74,7 +74,8 @@ export function createApp(deps: AppDeps): Koa {
 function asRouterError(error: unknown): unknown {
   const status = (error as { status?: number }).status;
   if (status === 413) return routerError(Code.InvalidArgument, "payload_too_large", "The request body is too large.");
-  if (status === 400 && (error as { type?: string }).type === "entity.parse.failed") {
+  // co-body marks a JSON syntax error (or a non-object top level) with status 400.
+  if (status === 400 && error instanceof Error && !(error instanceof ConnectError)) {
     return routerError(Code.InvalidArgument, "invalid_json", "The request body is not valid JSON.", { param: "body" });
   }
   if (status === 415) return routerError(Code.InvalidArgument, "unsupported_media_type", "The request body must be JSON.");

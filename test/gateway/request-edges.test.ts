@@ -1,0 +1,103 @@
+// Model suffixes, the reasoning warning, and the body limits of the gateway.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RouterConfig } from "../../core/config/schema.ts";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai-upstream.ts";
+import { startGateway, testConfig, TEST_KEY, type Gateway } from "../support/harness.ts";
+
+/** The test configuration plus a free-tier model and a reasoning model with an effort map. */
+function configWithSuffixModels(upstreamUrl: string): RouterConfig {
+  const config = testConfig(upstreamUrl);
+  const base = config.models.find((m) => m.id === "test/ok")!;
+  const route = base.providers[0];
+  config.models.push(
+    { ...base, id: "test/free", providers: [{ ...route, free: { enabled: true, daily_quota: 10 } }] },
+    { ...base, id: "test/thinker", providers: [{ ...route, reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }] },
+    { ...base, id: "test/plain", supported_parameters: ["max_tokens", "temperature"], providers: [route] },
+  );
+  return config;
+}
+
+describe("request edges", () => {
+  let upstream: FakeUpstream;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    gateway = await startGateway(configWithSuffixModels(upstream.url));
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  const chat = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${gateway.apiUrl}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  const hello = [{ role: "user", content: "hi" }];
+
+  it(":free on an opted-in model is served at cost 0 and the answer names the base model", async () => {
+    const response = await chat({ model: "test/free:free", messages: hello });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.model).toBe("free");
+    expect(body.usage.cost).toBe(0);
+    expect(upstream.requests.at(-1)!.body.model).toBe("ok");
+  });
+
+  it(":free on a model without free opt-in is 400 free_slug_disabled", async () => {
+    const response = await chat({ model: "test/ok:free", messages: hello });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ code: "free_slug_disabled", type: "invalid_request_error" });
+  });
+
+  it(":free on an unknown base model is 404 model_not_found", async () => {
+    const response = await chat({ model: "test/nothing:free", messages: hello });
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.code).toBe("model_not_found");
+  });
+
+  it(":thinking asks the provider for high reasoning effort", async () => {
+    const response = await chat({ model: "test/thinker:thinking", messages: hello });
+    expect(response.status).toBe(200);
+    expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe("high");
+  });
+
+  it(":thinking yields to an explicit reasoning effort", async () => {
+    await chat({ model: "test/thinker:thinking", messages: hello, reasoning: { effort: "low" } });
+    expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe("low");
+  });
+
+  it("drops reasoning for a model without reasoning support and says so in a header", async () => {
+    const response = await chat({ model: "test/plain", messages: hello, reasoning: { effort: "high" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-warnings")).toMatch(/reasoning is not supported/);
+    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
+  });
+
+  it("answers invalid JSON with 400 invalid_json", async () => {
+    const response = await chat('{"model": "test/ok", "messages": [');
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ code: "invalid_json", param: "body" });
+  });
+
+  it("accepts a body just under the 16 MB limit and refuses one over it with 413", async () => {
+    const envelope = JSON.stringify({ model: "test/ok", messages: [{ role: "user", content: "" }] });
+    const under = 16 * 1024 * 1024 - envelope.length;
+    const ok = await chat({ model: "test/ok", messages: [{ role: "user", content: "x".repeat(under) }] });
+    expect(ok.status).toBe(200);
+    const tooLarge = await chat({ model: "test/ok", messages: [{ role: "user", content: "x".repeat(under + 1) }] });
+    expect(tooLarge.status).toBe(413);
+    expect((await tooLarge.json()).error).toMatchObject({ code: "payload_too_large", type: "invalid_request_error" });
+  });
+
+  it("gives every answer a request id that is also the chat id", async () => {
+    const response = await chat({ model: "test/ok", messages: hello });
+    const body = await response.json();
+    expect(response.headers.get("x-request-id")).toBe(body.id);
+    expect(body.usage.chat_id).toBe(body.id);
+    expect(body.id).toMatch(/^rtr_[0-9a-f]{32}$/);
+  });
+});
