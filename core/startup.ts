@@ -16,7 +16,16 @@ export interface Startup {
 
 export const DEV_KEY_ENV = "ROUTER_DEV_KEY";
 
-export function startup(env: Record<string, string | undefined> = process.env): Startup {
+export interface StartupOptions {
+  /**
+   * Whether this process authenticates keys itself and so needs the development
+   * key. A split gateway does not (the core does): a key it made up and printed
+   * would not work.
+   */
+  devKey?: boolean;
+}
+
+export function startup(env: Record<string, string | undefined> = process.env, options: StartupOptions = {}): Startup {
   const logger = pino({ level: env.LOG_LEVEL ?? "info" });
   const configPath = env.ROUTER_CONFIG || DEFAULT_CONFIG_PATH;
   let config: RouterConfig;
@@ -30,7 +39,7 @@ export function startup(env: Record<string, string | undefined> = process.env): 
     throw error;
   }
   const usesDevKey = config.organizations.some((org) => org.keys.some((key) => key.env === DEV_KEY_ENV));
-  if (usesDevKey && !env[DEV_KEY_ENV]) {
+  if ((options.devKey ?? true) && usesDevKey && !env[DEV_KEY_ENV]) {
     env = { ...env, [DEV_KEY_ENV]: "sk-rtr-dev-" + randomBytes(18).toString("base64url") };
     process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${env[DEV_KEY_ENV]}\n`);
   }

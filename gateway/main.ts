@@ -2,6 +2,7 @@
 // directly; the core also listens on GRPC_PORT for internal clients.
 // `npm run start:gateway`: the gateway alone, reaching the core at CORE_URL.
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createCore } from "../core/create-core.ts";
 import { createCoreServer } from "../core/server.ts";
 import { closeOnSignals, startup } from "../core/startup.ts";
@@ -9,7 +10,7 @@ import { createApp } from "./app.ts";
 import { createInProcessCoreClient, createRemoteCoreClient, type CoreClient } from "./core-client.ts";
 
 const split = process.argv.includes("--split");
-const { config, env, host, port, grpcPort, logger } = startup();
+const { config, env, host, port, grpcPort, logger } = startup(process.env, { devKey: !split });
 const closers: (() => Promise<void>)[] = [];
 let core: CoreClient;
 if (split) {
@@ -30,7 +31,7 @@ const app = createApp({ core, logger, idPrefix: config.id_prefix });
 const server: Server = app.listen(port, host);
 server.keepAliveTimeout = 65_000;
 await new Promise((resolve) => server.once("listening", resolve));
-logger.info({ url: `http://${host}:${port}` }, split ? "gateway listening (core at CORE_URL)" : "gateway listening");
+logger.info({ url: `http://${host}:${(server.address() as AddressInfo).port}` }, split ? "gateway listening (core at CORE_URL)" : "gateway listening");
 closeOnSignals(async () => {
   await new Promise((resolve) => server.close(resolve));
   for (const close of closers) await close();
