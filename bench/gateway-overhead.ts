@@ -13,21 +13,26 @@
 //
 // Options: --rounds N  --requests N (sequential, per path and round)
 //   --concurrency N  --rps-seconds S  --rps-max N  --warmup S
-//   --no-stream (skip the streaming variant)  --profile (gateway under --cpu-prof)
+//   --no-stream (skip the streaming variant; same as --mode json)  --mode both|json|stream
+//   --profile (gateway under --cpu-prof; summary appended to the report)
 //   --log-level L (the gateway's LOG_LEVEL, default silent)  --quick
+//   --candidate DIR: also run the gateway of another checkout (DIR/gateway/main.ts)
+//     as a fourth interleaved path, "candidate", to A/B a change to the hot path
 import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { freePort, startChild, type Child } from "./children.ts";
 import { createClient, latencyRun, median, percentile, send, throughputRun, type Client, type Target } from "./load.ts";
 import { summarizeProfile } from "./profile-summary.ts";
 
 const major = Number(process.versions.node.split(".")[0]);
-if (major < 22) {
+if (major < 24) {
   process.stderr.write(`This benchmark needs Node 24 (found ${process.version}): run \`npm run bench\` or \`npx node bench/gateway-overhead.ts\`.\n`);
   process.exit(1);
 }
@@ -46,9 +51,11 @@ const { values: flags } = parseArgs({
     "rps-max": { type: "string" },
     warmup: { type: "string" },
     stream: { type: "boolean", default: true },
+    mode: { type: "string", default: "both" },
     profile: { type: "boolean", default: false },
     "log-level": { type: "string", default: "silent" },
     quick: { type: "boolean", default: false },
+    candidate: { type: "string" },
   },
 });
 const quick = flags.quick;
@@ -58,7 +65,9 @@ const settings = {
   concurrency: int(flags.concurrency, 50),
   rpsSeconds: Number(flags["rps-seconds"] ?? (quick ? 1 : 2)),
   rpsMax: int(flags["rps-max"], 50_000),
-  warmupSeconds: Number(flags.warmup ?? (quick ? 1 : 2)),
+  warmupSeconds: Number(flags.warmup ?? (quick ? 1.5 : 3)),
+  /** Pause before each measured phase, so the previous one's leftovers (GC, socket churn) do not land in it. */
+  settleMs: 100,
   stream: flags.stream,
   profile: flags.profile,
   logLevel: flags["log-level"],
@@ -75,10 +84,12 @@ const log = (line: string) => process.stderr.write(line + "\n");
 
 // ---- the setup: upstream, floor proxy, gateway ----
 
-const PATHS = ["direct", "floor", "gateway"] as const;
-type PathName = (typeof PATHS)[number];
+type PathName = "direct" | "floor" | "gateway" | "candidate";
+const CANDIDATE_ROOT = flags.candidate ? path.resolve(flags.candidate) : undefined;
+const PATHS: PathName[] = CANDIDATE_ROOT ? ["direct", "floor", "gateway", "candidate"] : ["direct", "floor", "gateway"];
 type Mode = "json" | "stream";
-const MODES: Mode[] = settings.stream ? ["json", "stream"] : ["json"];
+if (!["both", "json", "stream"].includes(flags.mode)) throw new Error(`--mode is both, json or stream, got ${flags.mode}`);
+const MODES: Mode[] = !settings.stream || flags.mode === "json" ? ["json"] : flags.mode === "stream" ? ["stream"] : ["json", "stream"];
 
 const DEV_KEY = "sk-rtr-bench-0123456789abcdef";
 const MODEL_ID = "bench/echo";
@@ -108,7 +119,7 @@ function gatewayConfig(upstreamUrl: string) {
 }
 
 function targetFor(pathName: PathName, mode: Mode): Target {
-  const viaGateway = pathName === "gateway";
+  const viaGateway = pathName === "gateway" || pathName === "candidate";
   const body: Record<string, unknown> = {
     model: viaGateway ? MODEL_ID : "bench-model",
     messages: [{ role: "user", content: "hi" }],
@@ -132,6 +143,10 @@ async function cleanup() {
   await Promise.allSettled(children.map((child) => child.stop()));
   if (tempDir) await rm(tempDir, { recursive: true, force: true });
 }
+// Children exit by themselves when this process goes (the probe watches IPC); the config file is ours to remove.
+process.once("exit", () => {
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+});
 process.once("SIGINT", () => {
   log("interrupted: stopping the children");
   void cleanup().finally(() => process.exit(130));
@@ -152,28 +167,44 @@ const floor = await startChild({
 children.push(floor);
 const configPath = path.join(tempDir, "router.json");
 await writeFile(configPath, JSON.stringify(gatewayConfig(upstream.url), null, 2));
-const gatewayPort = await freePort();
-if (settings.profile) await mkdir(profileDir, { recursive: true });
-const gateway = await startChild({
-  name: "gateway",
-  module: path.join(ROOT, "gateway", "main.ts"),
-  env: {
-    HOST: "127.0.0.1",
-    PORT: String(gatewayPort),
-    GRPC_PORT: "0",
-    ROUTER_CONFIG: configPath,
-    ROUTER_DEV_KEY: DEV_KEY,
-    BENCH_UPSTREAM_KEY: "sk-upstream-bench",
-    LOG_LEVEL: settings.logLevel,
-  },
-  execArgv: settings.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
-  ready: { poll: `http://127.0.0.1:${gatewayPort}/api/v1/models`, url: `http://127.0.0.1:${gatewayPort}` },
-});
-children.push(gateway);
-log(`upstream ${upstream.url} (pid ${upstream.pid}), floor ${floor.url} (pid ${floor.pid}), gateway ${gateway.url} (pid ${gateway.pid})`);
+if (settings.profile) {
+  // Fresh profiles per run: the summary reads the newest file of each gateway.
+  for (const name of ["gateway", "candidate"]) {
+    const dir = path.join(profileDir, name);
+    await mkdir(dir, { recursive: true });
+    for (const file of await readdir(dir)) if (file.endsWith(".cpuprofile")) await rm(path.join(dir, file));
+  }
+}
 
-const hopOf: Record<PathName, Child | undefined> = { direct: undefined, floor, gateway };
-const originOf: Record<PathName, string> = { direct: upstream.url, floor: floor.url, gateway: gateway.url };
+async function startGateway(name: string, root: string, profile: boolean): Promise<Child> {
+  const gatewayPort = await freePort();
+  return startChild({
+    name,
+    module: path.join(root, "gateway", "main.ts"),
+    env: {
+      HOST: "127.0.0.1",
+      PORT: String(gatewayPort),
+      GRPC_PORT: "0",
+      ROUTER_CONFIG: configPath,
+      ROUTER_DEV_KEY: DEV_KEY,
+      BENCH_UPSTREAM_KEY: "sk-upstream-bench",
+      LOG_LEVEL: settings.logLevel,
+    },
+    execArgv: profile ? ["--cpu-prof", "--cpu-prof-dir", path.join(profileDir, name)] : [],
+    ready: { poll: `http://127.0.0.1:${gatewayPort}/api/v1/models`, url: `http://127.0.0.1:${gatewayPort}` },
+  });
+}
+const gateway = await startGateway("gateway", ROOT, settings.profile);
+children.push(gateway);
+const candidate = CANDIDATE_ROOT ? await startGateway("candidate", CANDIDATE_ROOT, settings.profile) : undefined;
+if (candidate) children.push(candidate);
+log(
+  `upstream ${upstream.url} (pid ${upstream.pid}), floor ${floor.url} (pid ${floor.pid}), gateway ${gateway.url} (pid ${gateway.pid})` +
+    (candidate ? `, candidate from ${CANDIDATE_ROOT} ${candidate.url} (pid ${candidate.pid})` : ""),
+);
+
+const hopOf: Record<PathName, Child | undefined> = { direct: undefined, floor, gateway, candidate };
+const originOf: Record<PathName, string> = { direct: upstream.url, floor: floor.url, gateway: gateway.url, candidate: candidate?.url ?? "" };
 const sequential = {} as Record<PathName, Client>;
 const concurrent = {} as Record<PathName, Client>;
 for (const name of PATHS) {
@@ -262,16 +293,15 @@ async function main() {
     }
   }
 
-  const stats: Record<Mode, Record<PathName, Stats>> = {
-    json: { direct: emptyStats(), floor: emptyStats(), gateway: emptyStats() },
-    stream: { direct: emptyStats(), floor: emptyStats(), gateway: emptyStats() },
-  };
+  const statsOf = () => ({ direct: emptyStats(), floor: emptyStats(), gateway: emptyStats(), candidate: emptyStats() });
+  const stats: Record<Mode, Record<PathName, Stats>> = { json: statsOf(), stream: statsOf() };
   for (let round = 1; round <= settings.rounds; round++) {
     const line: string[] = [];
     for (const mode of MODES) {
       // Concurrency 1: latency.
       for (const name of PATHS) {
         const s = stats[mode][name];
+        await sleep(settings.settleMs);
         const before = await cpuSnapshot(name);
         const result = await latencyRun(sequential[name], targetFor(name, mode), settings.requests, 30_000);
         const cpu = cpuDelta(before, await cpuSnapshot(name));
@@ -286,6 +316,7 @@ async function main() {
       // Concurrency N: throughput.
       for (const name of PATHS) {
         const s = stats[mode][name];
+        await sleep(settings.settleMs);
         const before = await cpuSnapshot(name);
         const result = await throughputRun(concurrent[name], targetFor(name, mode), settings.rpsMax, settings.rpsSeconds * 1000);
         const cpu = cpuDelta(before, await cpuSnapshot(name));
@@ -301,7 +332,7 @@ async function main() {
     log(`round ${round}/${settings.rounds}: ${line.join(", ")}`);
   }
 
-  const rss = { floor: floor.lastRss, gateway: gateway.lastRss };
+  const rss = { floor: floor.lastRss, gateway: gateway.lastRss, candidate: candidate?.lastRss ?? 0 };
   const totalSeconds = (performance.now() - runStarted) / 1000;
   await Promise.allSettled(clients.map((client) => client.pool.close()));
   await Promise.allSettled(children.map((child) => child.stop()));
@@ -309,13 +340,21 @@ async function main() {
 
   let profileSection = "";
   if (settings.profile) {
-    const files = (await readdir(profileDir)).filter((f) => f.endsWith(".cpuprofile")).sort();
-    const newest = files.at(-1);
-    if (newest) profileSection = await summarizeProfile(path.join(profileDir, newest), {
-        root: ROOT,
+    const sections: string[] = [];
+    const profiled: [PathName, string][] = [["gateway", ROOT]];
+    if (CANDIDATE_ROOT) profiled.push(["candidate", CANDIDATE_ROOT]);
+    for (const [name, root] of profiled) {
+      const dir = path.join(profileDir, name);
+      const newest = (await readdir(dir)).filter((f) => f.endsWith(".cpuprofile")).sort().at(-1);
+      if (!newest) continue;
+      const summary = await summarizeProfile(path.join(dir, newest), {
+        root,
         top: 25,
-        requests: sequential.gateway.sent + concurrent.gateway.sent,
+        requests: sequential[name].sent + concurrent[name].sent,
       });
+      sections.push(summary.replace("## Gateway CPU profile", `## CPU profile: ${name}`));
+    }
+    profileSection = sections.join("\n\n");
   }
 
   const report = renderReport(stats, rss, totalSeconds, profileSection);
@@ -379,7 +418,7 @@ function gitDescription(): string {
   }
 }
 
-function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor: number; gateway: number }, totalSeconds: number, profileSection: string): string {
+function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor: number; gateway: number; candidate: number }, totalSeconds: number, profileSection: string): string {
   const c = settings.concurrency;
   const out: string[] = [];
   const cpus = os.cpus();
@@ -387,14 +426,14 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
   out.push(
     `${new Date().toISOString()} · commit ${gitDescription()} · Node ${process.version} · ${cpus.length} × ${cpus[0]?.model ?? "?"} · ${os.type()} ${os.release()} · load average before the report ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     "",
-    `${settings.rounds} interleaved rounds (direct, floor, gateway in turn); per round and path: ${settings.requests} sequential requests (concurrency 1), then concurrency ${c} for ${settings.rpsSeconds} s (at most ${settings.rpsMax} requests). ` +
+    `${settings.rounds} interleaved rounds (${PATHS.join(", ")} in turn); per round and path: ${settings.requests} sequential requests (concurrency 1), then concurrency ${c} for ${settings.rpsSeconds} s (at most ${settings.rpsMax} requests). ` +
       `Warm-up ${settings.warmupSeconds} s at concurrency ${c} plus 200 sequential requests per path and mode. Gateway LOG_LEVEL=${settings.logLevel}${settings.profile ? ", **under --cpu-prof (its CPU and latency are inflated)**" : ""}. ` +
       `Load generator: undici Pool in the benchmark process (keep-alive, connections = concurrency); all on 127.0.0.1. Run time ${fmt(totalSeconds, 0)} s.`,
     "",
   );
   const checks: string[] = [];
   for (const mode of MODES) {
-    const sum = { direct: summarize(stats[mode].direct), floor: summarize(stats[mode].floor), gateway: summarize(stats[mode].gateway) };
+    const sum = Object.fromEntries(PATHS.map((name) => [name, summarize(stats[mode][name])])) as Record<PathName, Summary>;
     out.push(`## ${mode === "json" ? "Non-streaming (chat.completion JSON)" : "Streaming (SSE, 7 upstream events)"}`, "");
     out.push(
       `| path | p50 ms | p99 ms | p50 per round, min–max | added p50 ms | added p99 ms | hop CPU µs/req, c=1 | hop CPU µs/req, c=${c} | RPS c=${c} (median) | RPS min–max | errors |`,
@@ -426,8 +465,10 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
     );
   }
   out.push("## Targets", "", "| target | measured | result |", "| --- | --- | --- |", ...checks, "");
+  if (CANDIDATE_ROOT) out.push(...candidateComparison(stats), "");
   out.push(
-    `Memory (RSS at the end): floor proxy ${fmt(rss.floor / 2 ** 20, 0)} MiB, gateway ${fmt(rss.gateway / 2 ** 20, 0)} MiB.`,
+    `Memory (RSS at the end): floor proxy ${fmt(rss.floor / 2 ** 20, 0)} MiB, gateway ${fmt(rss.gateway / 2 ** 20, 0)} MiB` +
+      (CANDIDATE_ROOT ? `, candidate ${fmt(rss.candidate / 2 ** 20, 0)} MiB.` : "."),
     "",
     "Added = path minus direct, on the pooled samples of all rounds. Hop CPU = user+system CPU of the proxy's or gateway's process (process.cpuUsage over IPC, all threads) during the phase, divided by the requests of the phase. " +
       "With few cores the load generator, the upstream and the hop share the CPUs, so RPS is a ratio between paths rather than a capacity.",
@@ -435,4 +476,24 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
   );
   if (profileSection) out.push(profileSection, "");
   return out.join("\n");
+}
+
+function candidateComparison(stats: Record<Mode, Record<PathName, Stats>>): string[] {
+  const c = settings.concurrency;
+  const out = [
+    `## Candidate (${CANDIDATE_ROOT}) vs gateway (${ROOT})`,
+    "",
+    `| mode | added p50 ms, gateway → candidate | CPU µs/req c=${c}, gateway → candidate | RPS c=${c}, gateway → candidate |`,
+    "| --- | --- | --- | --- |",
+  ];
+  for (const mode of MODES) {
+    const direct = summarize(stats[mode].direct);
+    const g = summarize(stats[mode].gateway);
+    const k = summarize(stats[mode].candidate);
+    const change = (before: number, after: number) => `${signed((100 * (after - before)) / before, 1)}%`;
+    out.push(
+      `| ${mode} | ${fmt(g.p50 - direct.p50, 3)} → ${fmt(k.p50 - direct.p50, 3)} (${signed(k.p50 - g.p50, 3)}) | ${fmt(g.hopCpuConcurrent, 0)} → ${fmt(k.hopCpuConcurrent, 0)} (${change(g.hopCpuConcurrent, k.hopCpuConcurrent)}) | ${fmt(g.rps, 0)} → ${fmt(k.rps, 0)} (${change(g.rps, k.rps)}) |`,
+    );
+  }
+  return out;
 }

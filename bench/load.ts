@@ -103,6 +103,10 @@ export function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: number[]): number {
-  return percentile(values, 50);
+  if (values.length === 0) return Number.NaN;
+  const sorted = Float64Array.from(values).sort();
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -35,6 +35,8 @@ export async function summarizeProfile(file: string, options: { root: string; to
     if (!url) return "";
     let file = url.startsWith("file://") ? fileURLToPath(url) : url;
     if (file.startsWith(options.root + path.sep)) file = path.relative(options.root, file);
+    const nodeModules = file.lastIndexOf("node_modules/");
+    if (nodeModules > 0) file = file.slice(nodeModules);
     return `${file}:${lineNumber + 1}`;
   };
   const area = (node: ProfileNode) => {

@@ -13,8 +13,11 @@ export interface StartedCall {
 export async function startCall(ctx: Context, core: CoreClient, request: GenerateRequest): Promise<StartedCall> {
   const controller = new AbortController();
   // `close` on the response fires when the client goes away, and also after a
-  // normal finish, when aborting is harmless.
-  ctx.res.once("close", () => controller.abort());
+  // normal finish: then there is nothing left to cancel, and an abort is not
+  // free (a DOMException with its stack, abort events down the linked signals).
+  ctx.res.once("close", () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
   const rest = core.inference.generate(request, { signal: controller.signal })[Symbol.asyncIterator]();
   const step = await rest.next();
   if (step.done) throw new Error("the core's stream ended without events");

@@ -9,10 +9,19 @@ import { mapError } from "./map-error.ts";
 import { chunkSchema, createChunkTranslator } from "./parse-stream.ts";
 
 export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter {
+  const urls = new WeakMap<object, URL>();
+  const urlOf = (provider: { base_url?: string }) => {
+    let url = urls.get(provider);
+    if (!url) {
+      url = new URL("chat/completions", provider.base_url!.endsWith("/") ? provider.base_url : provider.base_url + "/");
+      urls.set(provider, url);
+    }
+    return url;
+  };
   return {
     async *stream(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
       const { provider, signal } = call;
-      const url = new URL("chat/completions", provider.base_url!.endsWith("/") ? provider.base_url : provider.base_url + "/");
+      const url = urlOf(provider);
       const response = await http.post(
         url,
         { authorization: `Bearer ${call.apiKey}`, accept: call.stream ? "text/event-stream" : "application/json" },
@@ -25,8 +34,14 @@ export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter
         }
         const translator = createChunkTranslator();
         if (call.stream) {
+          let done = false;
           for await (const event of readServerSentEvents(response.body)) {
-            if (event.data === "[DONE]") break;
+            // Read on to the body's end: leaving the loop early destroys the body with an AbortError.
+            if (done) continue;
+            if (event.data === "[DONE]") {
+              done = true;
+              continue;
+            }
             yield* translator.translate(parseChunk(event.data));
           }
         } else {
