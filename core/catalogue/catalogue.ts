@@ -49,7 +49,8 @@ export function createCatalogue(config: RouterConfig, env: Environment): Catalog
 function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProviderConfig, env: Environment): ProviderRoute {
   const prompt = parseMoney(route.pricing.prompt);
   const apiKey = provider.api_key_env ? (env[provider.api_key_env] ?? "") : "";
-  const keyPresent = provider.protocol === "simulator" || apiKey !== "";
+  // A provider that names no key variable (a local server, the simulator) needs none.
+  const keyPresent = !provider.api_key_env || apiKey !== "";
   return {
     model,
     provider,
@@ -67,6 +68,11 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
     contextLength: route.context_length ?? model.context_length,
     maxCompletionTokens: route.max_completion_tokens ?? model.max_completion_tokens,
   };
+}
+
+/** What a model accepts on one provider: the route's own list, else the model's. */
+export function supportedParametersOf(route: ProviderRoute): string[] {
+  return route.route.supported_parameters ?? route.model.supported_parameters;
 }
 
 function sortCheapestFirst(routes: ProviderRoute[]): ProviderRoute[] {

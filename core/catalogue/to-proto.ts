@@ -9,7 +9,7 @@ import {
   type Model,
   type ProviderEntry,
 } from "../../gen/router/v1/catalogue_pb.js";
-import type { CatalogueModel, ProviderRoute } from "./catalogue.ts";
+import { supportedParametersOf, type CatalogueModel, type ProviderRoute } from "./catalogue.ts";
 
 export function modelToProto(model: CatalogueModel): Model {
   const { config } = model;
@@ -75,10 +75,6 @@ export function providerEntryToProto(model: CatalogueModel, route: ProviderRoute
     freeTier: route.route.free?.enabled ?? false,
     freeDailyQuota: route.route.free?.enabled ? route.route.free.daily_quota : 0,
   });
-}
-
-export function supportedParametersOf(route: ProviderRoute): string[] {
-  return route.route.supported_parameters ?? route.model.supported_parameters;
 }
 
 /** A model supports a parameter when any of its providers does. */

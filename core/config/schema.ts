@@ -17,8 +17,6 @@ const openAiQuirksSchema = z
   .object({
     /** Which field carries the completion limit upstream. */
     max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).default("max_tokens"),
-    /** Whether the upstream accepts `stream_options.include_usage`. */
-    stream_usage: z.boolean().default(true),
   })
   .strict();
 
@@ -29,11 +27,13 @@ export const providerSchema = z
     protocol: providerProtocolSchema,
     /** Base URL of the upstream API (required except for the simulator). */
     base_url: z.url().optional(),
-    /** Environment variable holding the API key; the provider is enabled only when it is set. */
+    /** Environment variable holding the API key; when named, the provider is enabled only when it is set. */
     api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
-    /** Time to the upstream's response headers before the attempt counts as failed. */
+    /** A stream's time to its response headers, and the longest silence between its chunks. */
     timeout_ms: z.number().int().positive().default(60_000),
-    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", stream_usage: true }),
+    /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
+    request_timeout_ms: z.number().int().positive().default(600_000),
+    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens" }),
     /** Simulator only: milliseconds between streamed chunks. */
     chunk_delay_ms: z.number().int().nonnegative().default(0),
   })

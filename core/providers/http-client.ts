@@ -5,14 +5,22 @@ import type { Dispatcher } from "undici";
 import { UpstreamError } from "./types.ts";
 
 export interface HttpClient {
-  post(url: URL, headers: Record<string, string>, body: string, options: { signal: AbortSignal; timeoutMs: number }): Promise<Dispatcher.ResponseData>;
+  post(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<Dispatcher.ResponseData>;
   close(): Promise<void>;
+}
+
+export interface PostOptions {
+  signal: AbortSignal;
+  /** Time to the response headers. */
+  headersTimeoutMs: number;
+  /** Longest silence while the body arrives. */
+  bodyTimeoutMs: number;
 }
 
 export function createHttpClient(options: { connectionsPerOrigin?: number } = {}): HttpClient {
   const agent = new Agent({ connections: options.connectionsPerOrigin ?? 128, keepAliveTimeout: 30_000, pipelining: 1 });
   return {
-    async post(url, headers, body, { signal, timeoutMs }) {
+    async post(url, headers, body, { signal, headersTimeoutMs, bodyTimeoutMs }) {
       try {
         return await agent.request({
           origin: url.origin,
@@ -21,8 +29,8 @@ export function createHttpClient(options: { connectionsPerOrigin?: number } = {}
           headers: { "content-type": "application/json", ...headers },
           body,
           signal,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
+          headersTimeout: headersTimeoutMs,
+          bodyTimeout: bodyTimeoutMs,
         });
       } catch (error) {
         throw toUpstreamError(error, signal);

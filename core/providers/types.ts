@@ -9,6 +9,8 @@ export interface UpstreamCall {
   request: GenerateRequest;
   provider: ProviderConfig;
   route: ModelProviderConfig;
+  /** What this model accepts on this provider (the route's list, else the model's). */
+  supportedParameters: string[];
   /** The upstream's credential, read from the provider's api_key_env. */
   apiKey: string;
   /** Whether the caller reads the answer as a stream (adapters may ask upstream for JSON otherwise). */
@@ -56,8 +58,13 @@ export class UpstreamError extends Error {
   }
 }
 
+/**
+ * Only a request the next provider would refuse just the same stops routing:
+ * 400, 413 and 422 describe the request. Anything else (401/403/404 included)
+ * is this provider's or its configuration's fault, and another may serve.
+ */
 export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
+  return status !== 400 && status !== 413 && status !== 422;
 }
 
 /** The error of an upstream HTTP answer with a non-2xx status. */

@@ -3,8 +3,7 @@
 // caller's preferences, cheapest first unless `provider.order` says otherwise.
 import { create } from "@bufbuild/protobuf";
 import { ReasoningOptionsSchema, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
-import type { Catalogue, CatalogueModel, ProviderRoute } from "../catalogue/catalogue.ts";
-import { supportedParametersOf } from "../catalogue/to-proto.ts";
+import { supportedParametersOf, type Catalogue, type CatalogueModel, type ProviderRoute } from "../catalogue/catalogue.ts";
 import { Code, routerError } from "../errors.ts";
 import { parseModelReference, type ModelReference } from "./model-id.ts";
 
@@ -55,7 +54,7 @@ function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: bool
     const others = routes.filter((r) => !preferences.order.includes(r.provider.id));
     // With fallbacks off, only the named providers are tried (docs/routing.md).
     routes = preferences.allowFallbacks === false ? named : [...named, ...others];
-  } else if (preferences?.allowFallbacks === false) {
+  } else if (preferences?.allowFallbacks === false && preferences.only.length === 0) {
     routes = routes.slice(0, 1);
   }
   return routes;

@@ -5,6 +5,8 @@
 //   "cut-after-first" streams one content chunk, then destroys the connection
 //   "hang"            sends headers and one chunk, then waits until the client goes away
 //   "tool"            answers with a tool call to the first tool in the request
+//   "end-early"       streams the role chunk, then ends cleanly without content, finish or usage
+//   "html"            answers 200 with an HTML page, as a misconfigured proxy would
 //   anything else     answers "Hello from <model>" (as JSON or SSE, as asked)
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -71,6 +73,11 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     res.socket?.destroy();
     return;
   }
+  if (model === "html") {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<html><body>Welcome</body></html>");
+    return;
+  }
   const stream = body.stream === true;
   const id = "chatcmpl-fake";
   const base = { id, created: 1700000000, model };
@@ -92,6 +99,10 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   if (model === "hang") {
     chunk({ content: "Hello" });
     res.once("close", onAbort);
+    return;
+  }
+  if (model === "end-early") {
+    res.end();
     return;
   }
   if (model === "cut-after-first") {

@@ -50,6 +50,8 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         { id: "cheap", label: "Cheap Cloud", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "CHEAP_KEY", timeout_ms: 5000 },
         { id: "dear", label: "Dear Cloud", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "DEAR_KEY", timeout_ms: 5000 },
         { id: "nokey", label: "No Key Cloud", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "NOKEY_KEY" },
+        // A local server (vLLM, Ollama) that needs no key names no key variable.
+        { id: "local", label: "Local", protocol: "openai-compatible", base_url: upstreamUrl },
       ],
       models: [
         model("simulator/echo", [route("simulator", "echo", "0.0000001")]),
@@ -66,6 +68,10 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("test/hang", [route("cheap", "hang", "0.000001")]),
         model("test/tool", [route("cheap", "tool", "0.000001")]),
         model("test/unkeyed", [route("nokey", "ok", "0.000001")]),
+        model("test/fail-401", [route("cheap", "fail-401", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/html", [route("cheap", "html", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/end-early", [route("cheap", "end-early", "0.000001"), route("dear", "ok-dear", "0.000003")]),
+        model("test/local", [route("local", "ok-local", "0.000001")]),
       ],
       organizations: [
         {

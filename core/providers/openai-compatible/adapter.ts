@@ -1,5 +1,6 @@
 // The OpenAI chat-completions protocol, spoken by OpenAI and by every vendor
 // configured as `openai-compatible` (their differences are quirk flags).
+import type { ProviderConfig } from "../../config/schema.ts";
 import type { HttpClient } from "../http-client.ts";
 import { toUpstreamError } from "../http-client.ts";
 import { readServerSentEvents } from "../read-sse.ts";
@@ -9,8 +10,8 @@ import { mapError } from "./map-error.ts";
 import { chunkSchema, createChunkTranslator } from "./parse-stream.ts";
 
 export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter {
-  const urls = new WeakMap<object, URL>();
-  const urlOf = (provider: { base_url?: string }) => {
+  const urls = new WeakMap<ProviderConfig, URL>();
+  const chatCompletionsUrl = (provider: ProviderConfig) => {
     let url = urls.get(provider);
     if (!url) {
       url = new URL("chat/completions", provider.base_url!.endsWith("/") ? provider.base_url : provider.base_url + "/");
@@ -21,38 +22,45 @@ export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter
   return {
     async *stream(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
       const { provider, signal } = call;
-      const url = urlOf(provider);
-      const response = await http.post(
-        url,
-        { authorization: `Bearer ${call.apiKey}`, accept: call.stream ? "text/event-stream" : "application/json" },
-        JSON.stringify(convertRequest(call)),
-        { signal, timeoutMs: provider.timeout_ms },
-      );
+      const headers: Record<string, string> = { accept: call.stream ? "text/event-stream" : "application/json" };
+      if (call.apiKey) headers.authorization = `Bearer ${call.apiKey}`;
+      const response = await http.post(chatCompletionsUrl(provider), headers, JSON.stringify(convertRequest(call)), {
+        signal,
+        // A JSON answer comes only after the whole generation; a stream starts at once.
+        headersTimeoutMs: call.stream ? provider.timeout_ms : provider.request_timeout_ms,
+        bodyTimeoutMs: provider.timeout_ms,
+      });
       try {
         if (response.statusCode < 200 || response.statusCode >= 300) {
           throw mapError(response.statusCode, await response.body.text());
         }
         const translator = createChunkTranslator();
         if (call.stream) {
-          let done = false;
+          const contentType = String(response.headers["content-type"] ?? "");
+          if (!contentType.startsWith("text/event-stream")) {
+            throw new UpstreamError(`upstream answered a stream request with ${contentType || "no content type"}`, { retryable: true, reason: "invalid_answer" });
+          }
           for await (const event of readServerSentEvents(response.body)) {
             // Read on to the body's end: leaving the loop early destroys the body with an AbortError.
-            if (done) continue;
-            if (event.data === "[DONE]") {
-              done = true;
-              continue;
-            }
-            yield* translator.translate(parseChunk(event.data));
+            if (event.data !== "[DONE]") yield* translator.translate(parseChunk(event.data));
           }
         } else {
           yield* translator.translate(parseChunk(await response.body.text()));
+        }
+        if (!translator.complete()) {
+          // A cut connection can look like a clean end: without finish and usage the answer is partial and unpriceable.
+          throw new UpstreamError("upstream answer ended without its finish reason and usage", { retryable: true, reason: "truncated" });
         }
         yield* translator.end();
       } catch (error) {
         throw toUpstreamError(error, signal);
       } finally {
-        // Release the pooled connection whatever happened (a no-op once consumed).
-        response.body.destroy();
+        // An unread body is cut (so an abandoned upstream stops generating). Destroying
+        // it emits an AbortError, which must have a listener or it crashes the process.
+        if (!response.body.readableEnded) {
+          response.body.once("error", () => {});
+          response.body.destroy();
+        }
       }
     },
   };

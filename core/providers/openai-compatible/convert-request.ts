@@ -35,7 +35,7 @@ export function convertRequest(call: UpstreamCall): JsonObject {
     if (sampling.seed !== undefined) body.seed = Number(sampling.seed);
     if (sampling.stop.length > 0) body.stop = sampling.stop;
     // Vendors that support them (per catalogue) also take these extensions.
-    const supported = route.supported_parameters ?? [];
+    const supported = call.supportedParameters;
     if (supported.includes("top_k")) setIfDefined(body, "top_k", sampling.topK);
     if (supported.includes("repetition_penalty")) setIfDefined(body, "repetition_penalty", sampling.repetitionPenalty);
   }
@@ -61,7 +61,8 @@ export function convertRequest(call: UpstreamCall): JsonObject {
   if (typeof user === "string") body.user = user;
   if (call.stream) {
     body.stream = true;
-    if (provider.quirks.stream_usage) body.stream_options = { include_usage: true };
+    // Without it the stream carries no usage, and the answer could not be priced.
+    body.stream_options = { include_usage: true };
   }
   return body;
 }

@@ -31,6 +31,8 @@ export type OpenAiChunk = z.infer<typeof chunkSchema>;
 
 export interface ChunkTranslator {
   translate(chunk: OpenAiChunk): UpstreamEvent[];
+  /** Whether both the finish reason and the usage have arrived. */
+  complete(): boolean;
   /** Closes the open block and emits usage (when reported) and finish. */
   end(): UpstreamEvent[];
 }
@@ -78,6 +80,7 @@ export function createChunkTranslator(): ChunkTranslator {
       if (choice.finish_reason) finishRaw = choice.finish_reason;
       return out;
     },
+    complete: () => finishRaw !== undefined && usage !== undefined,
     end() {
       const out: UpstreamEvent[] = [];
       closeOpen(out);

@@ -171,3 +171,37 @@ describe("default order", () => {
     expect(upstreamCalls()).toEqual(["ok Bearer cheap-secret"]);
   });
 });
+
+describe("answers that are not what they claim", () => {
+  it.each([
+    ["test/fail-401", "http_401", false],
+    ["test/html", "invalid_answer", true],
+    ["test/end-early", "truncated", true],
+  ])("%s falls back to the next provider (%s)", async (model, reason, stream) => {
+    const response = await post({ model, stream });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-trace")).toBe(`${model}@cheap;error;${reason}, ${model}@dear;ok`);
+    await response.text();
+  });
+
+  it("a non-streaming answer without usage is refused too, not billed as zero", async () => {
+    // end-early answers JSON requests normally; html has no usage either way.
+    const response = await post({ model: "test/html" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-trace")).toBe("test/html@cheap;error;invalid_json, test/html@dear;ok");
+  });
+});
+
+describe("more provider preferences", () => {
+  it("allow_fallbacks: false with only: every named provider is tried", async () => {
+    const response = await post({ model: "test/fail-503", provider: { only: ["cheap", "dear"], allow_fallbacks: false } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-trace")).toBe("test/fail-503@cheap;error;http_503, test/fail-503@dear;ok");
+  });
+
+  it("a provider that names no key variable is enabled and sent no Authorization header", async () => {
+    const response = await post({ model: "test/local" });
+    expect(response.status).toBe(200);
+    expect(upstream.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+});
