@@ -1,23 +1,26 @@
 // Server-Sent Events on a raw Node response. Nothing is written until commit(),
 // so a failure before the first event is still a real HTTP error.
 import type { ServerResponse } from "node:http";
-import { once } from "node:events";
 
 export interface SseWriter {
   /** Sends the 200 and the event-stream headers. */
   commit(headers?: Record<string, string>): void;
-  /** Writes one event; resolves when the socket can take more (backpressure). */
-  send(data: string, event?: string): Promise<void>;
+  /** Writes events in one socket write; resolves when the socket can take more (backpressure). */
+  send(events: SseEvent[]): Promise<void>;
   end(): void;
-  readonly committed: boolean;
+}
+
+export interface SseEvent {
+  data: string;
+  /** Named events (the messages format); chat streams use unnamed ones. */
+  event?: string;
 }
 
 export function createSseWriter(res: ServerResponse): SseWriter {
-  let committed = false;
+  // One promise for the end of the response, shared by every wait for `drain`,
+  // so waiting adds no listeners per write.
+  const closed = new Promise<void>((resolve) => res.once("close", resolve));
   return {
-    get committed() {
-      return committed;
-    },
     commit(headers = {}) {
       res.socket?.setNoDelay(true);
       res.writeHead(200, {
@@ -28,12 +31,16 @@ export function createSseWriter(res: ServerResponse): SseWriter {
         "x-accel-buffering": "no",
         ...headers,
       });
-      committed = true;
     },
-    async send(data, event) {
-      if (res.destroyed) return;
-      const frame = (event ? `event: ${event}\n` : "") + `data: ${data}\n\n`;
-      if (!res.write(frame)) await Promise.race([once(res, "drain"), once(res, "close")]);
+    async send(events) {
+      if (res.destroyed || events.length === 0) return;
+      let frame = "";
+      for (const { data, event } of events) frame += (event ? `event: ${event}\n` : "") + `data: ${data}\n\n`;
+      if (!res.write(frame)) {
+        let onDrain!: () => void;
+        await Promise.race([new Promise<void>((resolve) => res.once("drain", (onDrain = resolve))), closed]);
+        res.off("drain", onDrain);
+      }
     },
     end() {
       if (!res.writableEnded) res.end();

@@ -18,6 +18,8 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
   ctx.res.once("close", () => {
     if (!ctx.res.writableFinished) controller.abort();
   });
+  // The client may have left while its body was read, before the listener existed.
+  if (ctx.req.socket.destroyed) controller.abort();
   const rest = core.inference.generate(request, { signal: controller.signal })[Symbol.asyncIterator]();
   const step = await rest.next();
   if (step.done) throw new Error("the core's stream ended without events");

@@ -26,9 +26,8 @@ export interface DecodeContext {
 
 export interface DecodedChatRequest {
   request: GenerateRequest;
+  /** Whether to answer with SSE (also set on the request for the core). */
   stream: boolean;
-  /** `stream_options.include_usage`: send a usage chunk before [DONE]. */
-  includeUsage: boolean;
 }
 
 export function decodeChatRequest(body: unknown, context: DecodeContext): DecodedChatRequest {
@@ -38,6 +37,7 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       format: PublicFormat.CHAT_COMPLETIONS,
       caller: { apiKey: context.apiKey },
       requestId: context.requestId,
+      stream: parsed.stream ?? false,
       model: parsed.model,
       models: parsed.models ?? [],
       requestTags: parsed.request_tags ?? [],
@@ -54,7 +54,6 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
     }),
     stream: parsed.stream ?? false,
-    includeUsage: parsed.stream_options?.include_usage ?? false,
   };
 }
 

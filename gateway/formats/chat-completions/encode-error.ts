@@ -2,10 +2,6 @@
 // started, one in-band `data:` event carrying the same `error` object.
 import { errorBody, type PublicError } from "../../errors/http-status.ts";
 
-export function encodeChatError(error: PublicError) {
-  return errorBody(error);
-}
-
 export function encodeChatStreamError(error: PublicError): string {
   return JSON.stringify(errorBody(error));
 }

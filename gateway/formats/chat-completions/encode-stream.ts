@@ -2,17 +2,19 @@
 // chunk per delta, a finish chunk, a usage chunk (cost, chat_id, provider), then
 // `[DONE]`. Tool calls stream as OpenAI does: id and name first, then arguments.
 import { BlockType, type GenerateResponse, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import type { SseEvent } from "../../sse.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export interface ChunkEncoder {
-  /** Returns the `data:` payloads this event produces (often one, sometimes none). */
-  encode(event: GenerateResponse): string[];
+  /** Returns the SSE events this core event produces (often one, sometimes none). */
+  encode(event: GenerateResponse): SseEvent[];
 }
 
 export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
   const created = Number(start.created);
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): SseEvent => ({
+    data: JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra }),
+  });
   const delta = (value: Record<string, unknown>) => chunk([{ index: 0, delta: value, finish_reason: null }]);
   const blockTypes = new Map<number, BlockType>();
   // Tool calls are numbered among themselves in the chat format.

@@ -17,7 +17,6 @@ export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
     const apiKey = bearerKey(ctx.req.headers);
     const cacheKey = ctx.get("cache_key") || undefined;
     const { request, stream } = decodeChatRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId, cacheKey });
-    request.stream = stream;
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);
     if (!stream) {
@@ -38,16 +37,16 @@ async function writeChatStream(ctx: Context, call: Awaited<ReturnType<typeof sta
   sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(first.event.value) });
   const encoder = createChunkEncoder(first.event.value);
   try {
-    for (const data of encoder.encode(first)) await sse.send(data);
+    await sse.send(encoder.encode(first));
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
-      for (const data of encoder.encode(step.value)) await sse.send(data);
+      await sse.send(encoder.encode(step.value));
     }
-    await sse.send("[DONE]");
+    await sse.send([{ data: "[DONE]" }]);
   } catch (error) {
     // After commit, errors travel in-band; a vanished client needs nothing.
     if (!call.signal.aborted) {
       ctx.state.streamError = error;
-      await sse.send(encodeChatStreamError(toPublicError(error)));
+      await sse.send([{ data: encodeChatStreamError(toPublicError(error)) }]);
     }
   } finally {
     sse.end();

@@ -217,14 +217,14 @@ describe("decodeChatRequest validation", () => {
 
 describe("decodeChatRequest mapping", () => {
   it("fills the envelope and turns a string content into one text part", () => {
-    const { request, stream, includeUsage } = decodeChatRequest(base, context);
+    const { request, stream } = decodeChatRequest(base, context);
     expect(request.format).toBe(PublicFormat.CHAT_COMPLETIONS);
     expect(request.caller?.apiKey).toBe("sk-test");
     expect(request.requestId).toBe("rtr_1");
     expect(request.model).toBe("openai/gpt-4o");
     expect(request.messages[0].role).toBe(Role.USER);
     expect(request.messages[0].content.map((part) => part.part)).toEqual([{ case: "text", value: expect.objectContaining({ text: "hi" }) }]);
-    expect([stream, includeUsage]).toEqual([false, false]);
+    expect([stream, request.stream]).toEqual([false, false]);
     expect(request.cache).toBeUndefined();
     expect(request.media).toBeUndefined();
   });
@@ -280,7 +280,7 @@ describe("decodeChatRequest mapping", () => {
   });
 
   it("maps routing, reasoning, response format, cache, media and user", () => {
-    const { request, stream, includeUsage } = decodeChatRequest(
+    const { request, stream } = decodeChatRequest(
       {
         ...base,
         models: ["anthropic/claude"],
@@ -298,7 +298,7 @@ describe("decodeChatRequest mapping", () => {
       },
       { ...context, cacheKey: "k1" },
     );
-    expect([stream, includeUsage]).toEqual([true, true]);
+    expect([stream, request.stream]).toEqual([true, true]);
     expect(request.models).toEqual(["anthropic/claude"]);
     expect(request.requestTags).toEqual(["eval"]);
     expect(request.provider).toMatchObject({ only: [], order: ["a", "b"], allowFallbacks: false });
