@@ -6,6 +6,7 @@ import { ReasoningOptionsSchema, type GenerateRequest } from "../../gen/router/v
 import { supportedParametersOf, type Catalogue, type CatalogueModel, type ProviderRoute } from "../catalogue/catalogue.ts";
 import { Code, routerError } from "../errors.ts";
 import { parseModelReference, type ModelReference } from "./model-id.ts";
+import { resolveReasoning } from "./reasoning.ts";
 
 export interface Attempt {
   reference: ModelReference;
@@ -71,8 +72,24 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     // decisions.md: a model without reasoning support drops it, with a warning.
     adapted = { ...adapted, reasoning: undefined };
     warnings.push(`reasoning is not supported by ${route.model.id} on ${route.provider.id} and was ignored`);
+  } else if (adapted.reasoning) {
+    const resolved = resolveReasoning(adapted, route);
+    adapted = { ...adapted, reasoning: resolved.reasoning };
+    warnings.push(...resolved.warnings);
   }
+  warnings.push(...notServedYet(request));
   return { request: adapted, warnings };
+}
+
+/** Accepted fields whose feature is not built yet: said, never silently dropped. */
+function notServedYet(request: GenerateRequest): string[] {
+  const warnings: string[] = [];
+  if (request.cache) warnings.push("the semantic cache is not available yet; the request was not cached");
+  const media = request.media;
+  if (media && (media.aspectRatio || media.audioPrompt || media.durationSeconds !== undefined)) {
+    warnings.push("aspectRatio, prompt and duration are not supported by this model's providers yet and were ignored");
+  }
+  return warnings;
 }
 
 function describeUnavailable(model: CatalogueModel): string {

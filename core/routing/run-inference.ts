@@ -3,6 +3,7 @@
 // stream. Fallback happens only before the first event (ARCHITECTURE.md rule 4).
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import {
+  BlockType,
   GenerateResponseSchema,
   RoutingAttemptSchema,
   type GenerateRequest,
@@ -68,16 +69,23 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   throw allAttemptsFailed(trace);
 }
 
-/** Relays one provider's events; usage gets its exact cost and comes right before finish. */
+/**
+ * Relays one provider's events; usage gets its exact cost and comes right before
+ * finish. With `reasoning.exclude` the reasoning blocks are withheld (their
+ * tokens are still counted and billed, as the provider spent them).
+ */
 async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<UpstreamEvent>, attempt: Attempt, signal: AbortSignal): AsyncGenerator<GenerateResponse> {
   let usage: TokenUsage | undefined;
   let finish: Extract<UpstreamEvent, { type: "finish" }> | undefined;
+  const excludeReasoning = attempt.request.reasoning?.exclude === true;
+  const withheld = new Set<number>();
   try {
     for (let step = first; !step.done; step = await rest.next()) {
       const event = step.value;
       if (event.type === "usage") usage = event.usage;
       else if (event.type === "finish") finish = event;
-      else yield blockEvent(event);
+      else if (excludeReasoning && event.type === "block_start" && event.blockType === BlockType.REASONING) withheld.add(event.index);
+      else if (!withheld.has(event.index)) yield blockEvent(event);
     }
   } catch (error) {
     if (signal.aborted) throw new ConnectError("the caller went away", Code.Canceled);

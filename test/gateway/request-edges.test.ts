@@ -13,6 +13,7 @@ function configWithSuffixModels(upstreamUrl: string): RouterConfig {
     { ...base, id: "test/free", providers: [{ ...route, free: { enabled: true, daily_quota: 10 } }] },
     { ...base, id: "test/thinker", providers: [{ ...route, reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }] },
     { ...base, id: "test/plain", supported_parameters: ["max_tokens", "temperature"], providers: [route] },
+    { ...base, id: "simulator/reasoning", providers: [{ ...route, provider: "simulator", provider_model_id: "reasoning" }] },
   );
   return config;
 }
@@ -101,5 +102,41 @@ describe("request edges", () => {
     expect(response.headers.get("x-request-id")).toBe(body.id);
     expect(body.usage.chat_id).toBe(body.id);
     expect(body.id).toMatch(/^rtr_[0-9a-f]{32}$/);
+  });
+
+  describe("reasoning options against the provider's effort map (low, medium, high)", () => {
+    it.each([
+      [{ effort: "medium" }, 4096, "medium", null],
+      [{ effort: "minimal" }, 4096, "low", /effort "minimal" is not offered/],
+      [{ enabled: false }, 4096, "low", /cannot be turned off/],
+      [{ max_tokens: 2048 }, 4096, "medium", /max_tokens 2048 was sent .* as effort "medium"/],
+      [{ max_tokens: 1024 }, 4096, "low", /as effort "low"/],
+      [{ max_tokens: 3500 }, 4096, "high", /as effort "high"/],
+    ])("%j with max_tokens %i sends effort %s", async (reasoning, maxTokens, effort, warning) => {
+      const response = await chat({ model: "test/thinker", messages: hello, max_tokens: maxTokens, reasoning });
+      expect(response.status).toBe(200);
+      expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe(effort);
+      const warnings = response.headers.get("x-router-warnings");
+      if (warning) expect(warnings).toMatch(warning);
+      else expect(warnings).toBeNull();
+    });
+
+    it("exclude withholds the reasoning text but still counts its tokens", async () => {
+      const shown = await json(await chat({ model: "simulator/reasoning", messages: hello, reasoning: { effort: "low" } }));
+      expect(shown.choices[0].message.reasoning.text).toMatch(/Considering the request/);
+      const hidden = await json(await chat({ model: "simulator/reasoning", messages: hello, reasoning: { effort: "low", exclude: true } }));
+      expect(hidden.choices[0].message).not.toHaveProperty("reasoning");
+      expect(hidden.choices[0].message.content).toBe(shown.choices[0].message.content);
+      expect(hidden.usage.completion_tokens_details.reasoning_tokens).toBe(shown.usage.completion_tokens_details.reasoning_tokens);
+      expect(hidden.usage.completion_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+    });
+  });
+
+  it("says in a header that the semantic cache and media options are not served yet", async () => {
+    const response = await chat({ model: "test/ok", messages: hello, cache: { expiration_time: 60 }, aspectRatio: "16:9" }, { cache_key: "k1" });
+    expect(response.status).toBe(200);
+    const warnings = response.headers.get("x-router-warnings");
+    expect(warnings).toMatch(/semantic cache is not available yet/);
+    expect(warnings).toMatch(/aspectRatio, prompt and duration are not supported/);
   });
 });
