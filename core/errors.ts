@@ -28,5 +28,8 @@ export function errorDetailOf(error: ConnectError): ErrorDetail | undefined {
   return error.findDetails(ErrorDetailSchema)[0];
 }
 
+export const missingApiKey = () =>
+  routerError(Code.Unauthenticated, "missing_api_key", "No API key provided. Send Authorization: Bearer <API_KEY>.");
+
 export const invalidParameter = (param: string, message: string) =>
   routerError(Code.InvalidArgument, "invalid_parameter", message, { param });

@@ -14,7 +14,7 @@ export interface CoreServer {
   url: string;
   port: number;
   health: HealthState;
-  close(): Promise<void>;
+  close(graceMs?: number): Promise<void>;
 }
 
 export function coreRoutes(core: Core, health: HealthState) {
@@ -45,11 +45,15 @@ export async function createCoreServer(core: Core, options: { host: string; port
     url: `http://${options.host}:${port}`,
     port,
     health,
-    async close() {
+    /** Lets open calls finish for up to `graceMs`, then cuts what is left. */
+    async close(graceMs = 5_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
-      for (const session of sessions) session.destroy();
+      const deadline = setTimeout(() => {
+        for (const session of sessions) session.destroy();
+      }, graceMs);
       await closed;
+      clearTimeout(deadline);
     },
   };
 }

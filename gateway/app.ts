@@ -48,7 +48,9 @@ export function createApp(deps: AppDeps): Koa {
       if (publicError.status >= 500) logger.error({ err: error, requestId: ctx.state.requestId }, "request failed");
     }
     if (ctx.state.streamError) logger.warn({ err: ctx.state.streamError, requestId: ctx.state.requestId }, "stream failed after commit");
-    logger.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started });
+    if (logger.isLevelEnabled("info")) {
+      logger.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started });
+    }
   });
 
   app.use(

@@ -1,11 +1,11 @@
 // Reads the caller's API key from the request headers. Validity is the core's
 // business; here only presence and shape, so a bare request gets its 401 first.
 import type { IncomingHttpHeaders } from "node:http";
-import { Code, routerError } from "../core/errors.ts";
+import { Code, missingApiKey, routerError } from "../core/errors.ts";
 
 export function bearerKey(headers: IncomingHttpHeaders): string {
   const header = headers.authorization;
-  if (!header) throw routerError(Code.Unauthenticated, "missing_api_key", "No API key provided. Send Authorization: Bearer <API_KEY>.");
+  if (!header) throw missingApiKey();
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw routerError(Code.Unauthenticated, "invalid_api_key", "Malformed Authorization header. Expected: Bearer <API_KEY>.");
   return match[1];

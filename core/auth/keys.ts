@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { Environment } from "../catalogue/catalogue.ts";
 import type { OrganizationConfig } from "../config/schema.ts";
-import { Code, routerError } from "../errors.ts";
+import { Code, missingApiKey, routerError } from "../errors.ts";
 
 export interface KeyRecord {
   keyId: string;
@@ -32,7 +32,7 @@ export function createMemoryKeyStore(organizations: OrganizationConfig[], env: E
 
 /** Resolves a presented key; every failure is the spec's 401. */
 export function authenticate(store: KeyStore, apiKey: string): KeyRecord {
-  if (!apiKey) throw routerError(Code.Unauthenticated, "missing_api_key", "No API key provided. Send Authorization: Bearer <API_KEY>.");
+  if (!apiKey) throw missingApiKey();
   const record = store.findByDigest(sha256Hex(apiKey));
   if (!record) throw routerError(Code.Unauthenticated, "invalid_api_key", "Invalid API key.");
   if (record.disabled) throw routerError(Code.Unauthenticated, "key_disabled", "This API key has been disabled.");

@@ -24,6 +24,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): At
   const attempts: Attempt[] = [];
   const unavailable: string[] = [];
   for (const reference of references) {
+    rejectVirtualModels(reference.requested);
     const model = catalogue.get(reference.baseId);
     if (!model) {
       throw routerError(Code.NotFound, "model_not_found", `Model ${reference.baseId} is not in the catalogue.`, {
@@ -43,6 +44,18 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): At
   }
   return attempts;
 }
+
+/** `router/free` takes no suffix (spec, free-tier rule 3); its selection comes with the free-tier quotas. */
+function rejectVirtualModels(requested: string) {
+  if (requested.startsWith(FREE_ROUTER_ID + ":")) {
+    throw routerError(Code.InvalidArgument, "invalid_request_error", `${FREE_ROUTER_ID} takes no suffix.`, { param: "model" });
+  }
+  if (requested === FREE_ROUTER_ID) {
+    throw routerError(Code.NotFound, "model_not_found", `${FREE_ROUTER_ID} is not served yet: name a model with :free instead.`, { param: "model" });
+  }
+}
+
+const FREE_ROUTER_ID = "router/free";
 
 function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: boolean): ProviderRoute[] {
   const preferences = request.provider;

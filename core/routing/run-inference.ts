@@ -50,7 +50,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     try {
       first = await iterator.next();
     } catch (error) {
-      if (signal.aborted) throw new ConnectError("the caller went away", Code.Canceled);
+      if (signal.aborted) throw callerWentAway();
       if (!(error instanceof UpstreamError)) throw error;
       trace.push(traceEntry(attempt, "error", error.reason));
       if (!error.retryable) throw upstreamRejected(error, trace);
@@ -88,7 +88,7 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
       else if (!withheld.has(event.index)) yield blockEvent(event);
     }
   } catch (error) {
-    if (signal.aborted) throw new ConnectError("the caller went away", Code.Canceled);
+    if (signal.aborted) throw callerWentAway();
     const reason = error instanceof UpstreamError ? error.message : String(error);
     throw routerError(Code.Unavailable, "upstream_error", `The provider failed mid-stream: ${reason}`, { cause: error });
   }
@@ -99,6 +99,8 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
     event: { case: "finish", value: { reason: finish?.reason, rawReason: finish?.rawReason ?? "" } },
   });
 }
+
+const callerWentAway = () => new ConnectError("the caller went away", Code.Canceled);
 
 function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" }>): GenerateResponse {
   switch (event.type) {

@@ -17,7 +17,9 @@ export function createCatalogueService(catalogue: Catalogue): ServiceImpl<typeof
     model: modelToProto(model),
     entries: model.routes.map((route) => providerEntryToProto(model, route)),
   }));
-  const byId = new Map(models.map((m) => [m.model.id, m]));
+  const byId = new Map(
+    models.map((m) => [m.model.id, create(GetModelResponseSchema, { model: m.model, providerData: m.entries })]),
+  );
   const listModels = create(ListModelsResponseSchema, { models: models.map((m) => m.model) });
   const listEntries = create(ListProviderEntriesResponseSchema, { entries: models.flatMap((m) => m.entries) });
   return {
@@ -26,7 +28,7 @@ export function createCatalogueService(catalogue: Catalogue): ServiceImpl<typeof
     getModel(request) {
       const found = byId.get(request.id);
       if (!found) throw routerError(Code.NotFound, "model_not_found", `Model ${request.id} is not in the catalogue.`, { param: "id" });
-      return create(GetModelResponseSchema, { model: found.model, providerData: found.entries });
+      return found;
     },
   };
 }

@@ -62,6 +62,12 @@ describe("request edges", () => {
     expect((await json(response)).error.code).toBe("model_not_found");
   });
 
+  it.each(["router/free:free", "router/free:flex"])("%s is 400 invalid_request_error: router/free takes no suffix", async (model) => {
+    const response = await chat({ model, messages: hello });
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toMatchObject({ code: "invalid_request_error", type: "invalid_request_error", param: "model" });
+  });
+
   it(":thinking asks the provider for high reasoning effort", async () => {
     const response = await chat({ model: "test/thinker:thinking", messages: hello });
     expect(response.status).toBe(200);
