@@ -2,6 +2,7 @@
 // providers were tried, in which order, and that nothing falls back once the
 // first token has reached the client.
 import { createParser } from "eventsource-parser";
+import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RouterConfig } from "../../../core/config/schema.ts";
 import { startFakeUpstream, type FakeUpstream } from "../../support/fake-openai-upstream.ts";
@@ -203,5 +204,18 @@ describe("more provider preferences", () => {
     const response = await post({ model: "test/local" });
     expect(response.status).toBe(200);
     expect(upstream.requests.at(-1)!.headers.authorization).toBeUndefined();
+  });
+});
+
+describe("an in-band stream error through the official SDK", () => {
+  it("arrives as an APIError after the text already streamed", async () => {
+    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: "test/cut", messages: [{ role: "user", content: "Hi" }], stream: true });
+    let text = "";
+    const read = async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+    };
+    await expect(read()).rejects.toBeInstanceOf(APIError);
+    expect(text).toBe("Hello");
   });
 });
