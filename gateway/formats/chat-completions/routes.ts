@@ -6,7 +6,7 @@ import { bearerKey } from "../../credentials.ts";
 import { toPublicError } from "../../errors/http-status.ts";
 import { foldEvents } from "../../fold.ts";
 import { createSseWriter } from "../../sse.ts";
-import { routingHeaders, startCall } from "../../start-call.ts";
+import { routingHeaders, startCall, type StartedCall } from "../../start-call.ts";
 import { decodeChatRequest } from "./decode-request.ts";
 import { encodeChatCompletion } from "./encode-response.ts";
 import { encodeChatStreamError } from "./encode-error.ts";
@@ -29,7 +29,7 @@ export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
   });
 }
 
-async function writeChatStream(ctx: Context, call: Awaited<ReturnType<typeof startCall>>) {
+async function writeChatStream(ctx: Context, call: StartedCall) {
   const { first, rest } = call;
   if (first.event.case !== "start") throw new Error("the core's stream must open with a start event");
   ctx.respond = false;
