@@ -1,0 +1,380 @@
+// Wire compatibility against OpenAI's own OpenAPI document: every chat completion
+// the gateway answers (JSON and each stream chunk) and every request body the
+// OpenAI-compatible adapter sends upstream is validated with a JSON Schema
+// validator against the document's CreateChatCompletionResponse,
+// CreateChatCompletionStreamResponse and CreateChatCompletionRequest.
+//
+// Our extra fields (usage.cost, usage.chat_id, usage.provider, top-level provider,
+// citations, message.reasoning, delta.reasoning) pass only because those schemas
+// leave additionalProperties open; the checks are not loosened to let them in.
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import type { RouterConfig } from "../../core/config/schema.ts";
+import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../support/fake-openai-upstream.ts";
+import { startGateway, testConfig, TEST_KEY, type Gateway } from "../support/harness.ts";
+
+const SPEC_PATH = "/work/shared/specs/openai-openapi.yaml";
+/** The id the document's components are registered under; `#/components/...` refs resolve against it. */
+const SPEC_ID = "https://api.openai.com/openapi.json";
+
+type SchemaName = "CreateChatCompletionRequest" | "CreateChatCompletionResponse" | "CreateChatCompletionStreamResponse";
+type Json = Record<string, any>;
+
+/**
+ * The document says `openapi: 3.1.0` (JSON Schema 2020-12) but still carries the
+ * 3.0 keyword `nullable: true` in places, sometimes beside `$ref` or `oneOf`
+ * without a `type` (which Ajv refuses) and once beside an `enum` (where Ajv's
+ * own `nullable` would still reject null). Each is rewritten to its 3.1 form:
+ * `type: [t, "null"]` (and null in the enum), or `anyOf: [schema, {type: "null"}]`.
+ */
+function toJsonSchema2020(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toJsonSchema2020);
+  if (node === null || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = toJsonSchema2020(value);
+  if (typeof out.nullable !== "boolean") return out;
+  const { nullable, ...rest } = out;
+  if (!nullable) return rest;
+  if (rest.type !== undefined) {
+    const types = Array.isArray(rest.type) ? rest.type : [rest.type];
+    rest.type = types.includes("null") ? types : [...types, "null"];
+    if (Array.isArray(rest.enum) && !rest.enum.includes(null)) rest.enum = [...rest.enum, null];
+    return rest;
+  }
+  return { anyOf: [rest, { type: "null" }] };
+}
+
+let ajv: Ajv2020 | undefined;
+const validators = new Map<SchemaName, ValidateFunction>();
+
+/** Loads the document once, and compiles each of the three schemas on first use. */
+function validatorFor(name: SchemaName): ValidateFunction {
+  if (!ajv) {
+    const spec = parse(readFileSync(SPEC_PATH, "utf8")) as Json;
+    expect(spec.openapi).toMatch(/^3\.1\./);
+    // strict: false ignores the document's own keywords (x-oaiTypeLabel, x-stainless-const,
+    // discriminator, example, deprecated); the oneOf beside a discriminator is still checked.
+    ajv = new Ajv2020({ strict: false, allErrors: true });
+    // The two formats the chat schemas use: `uri` must be an absolute URL (a data: URI is),
+    // `unixtime` is an integer, which `type` already checks.
+    ajv.addFormat("uri", (value: string) => URL.canParse(value));
+    ajv.addFormat("unixtime", true);
+    ajv.addSchema({ $id: SPEC_ID, components: { schemas: toJsonSchema2020(spec.components.schemas) } });
+  }
+  let validate = validators.get(name);
+  if (!validate) {
+    validate = ajv.getSchema(`${SPEC_ID}#/components/schemas/${name}`);
+    if (!validate) throw new Error(`${name} is not in ${SPEC_PATH}`);
+    validators.set(name, validate);
+  }
+  return validate;
+}
+
+function describeErrors(errors: ErrorObject[]): string[] {
+  return errors.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)} (schema ${e.schemaPath})`);
+}
+
+/** Validates and fails with every error and the offending document. */
+function expectValid(name: SchemaName, data: unknown, label: string) {
+  const validate = validatorFor(name);
+  const ok = validate(data);
+  const errors = ok ? [] : describeErrors(validate.errors ?? []);
+  expect(errors, `${label} against ${name}: ${JSON.stringify(data)}`).toEqual([]);
+}
+
+/** The test configuration plus a reasoning model with an effort map and the reasoning simulator. */
+function schemaTestConfig(upstreamUrl: string): RouterConfig {
+  const config = testConfig(upstreamUrl);
+  const base = config.models.find((m) => m.id === "test/ok")!;
+  const route = base.providers[0];
+  config.models.push(
+    { ...base, id: "test/thinker", providers: [{ ...route, reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }] },
+    { ...base, id: "simulator/reasoning", providers: [{ ...route, provider: "simulator", provider_model_id: "reasoning" }] },
+  );
+  return config;
+}
+
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "The weather in a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
+
+// A 1x1 transparent PNG.
+const PNG_DATA_URI =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+interface Answer {
+  /** The JSON answer, or every stream chunk but `[DONE]`. */
+  json?: Json;
+  chunks?: Json[];
+  /** The upstream requests this call caused. */
+  sent: RecordedRequest[];
+}
+
+interface Case {
+  name: string;
+  body: Json;
+  /** False for simulator models, which send nothing upstream. */
+  upstream: boolean;
+  /** Checks that the feature under test really reached the wire (so the validation covered it). */
+  check(answer: Answer): void;
+}
+
+/** The final chunk with usage, the final finish chunk, and the assembled delta text. */
+function summarize(chunks: Json[]) {
+  const withChoices = chunks.filter((c) => c.choices.length > 0);
+  return {
+    usageChunk: chunks.at(-1)!,
+    finish: withChoices.at(-1)!.choices[0].finish_reason as string,
+    content: withChoices.map((c) => c.choices[0].delta.content ?? "").join(""),
+    reasoning: withChoices.map((c) => c.choices[0].delta.reasoning?.text ?? "").join(""),
+    toolCalls: withChoices.flatMap((c) => c.choices[0].delta.tool_calls ?? []),
+  };
+}
+
+const cases: Case[] = [
+  {
+    name: "plain text (test/ok)",
+    body: {
+      model: "test/ok",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hi" },
+      ],
+      max_tokens: 50,
+      temperature: 0.5,
+      top_p: 0.9,
+    },
+    upstream: true,
+    check({ json, chunks }) {
+      // The extras are present in what was validated.
+      const usage = json ? json.usage : chunks!.at(-1)!.usage;
+      expect(usage).toMatchObject({ cost: expect.any(Number), chat_id: expect.stringMatching(/^rtr_/), provider: "cheap" });
+      if (json) {
+        expect(json).toMatchObject({ provider: "cheap", citations: null });
+        expect(json.choices[0].message.content).toBe("Hello from ok");
+      } else {
+        expect(chunks!.every((c) => c.provider === "cheap")).toBe(true);
+        expect(summarize(chunks!).content).toBe("Hello from ok");
+      }
+    },
+  },
+  {
+    name: "json_schema response_format",
+    body: {
+      model: "test/ok",
+      messages: [{ role: "user", content: "Give me an answer object" }],
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "answer",
+          schema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false },
+          strict: true,
+        },
+      },
+    },
+    upstream: true,
+    check({ sent }) {
+      expect(sent[0].body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "answer", strict: true } });
+    },
+  },
+  {
+    name: "reasoning effort through a reasoning_effort_map (test/thinker)",
+    body: { model: "test/thinker", messages: [{ role: "user", content: "Think hard" }], max_tokens: 4096, reasoning: { effort: "high" } },
+    upstream: true,
+    check({ sent }) {
+      expect(sent[0].body.reasoning_effort).toBe("high");
+    },
+  },
+  {
+    name: "image input (image_url data URI)",
+    body: {
+      model: "test/ok",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is in this image?" },
+            { type: "image_url", image_url: { url: PNG_DATA_URI, detail: "low" } },
+          ],
+        },
+      ],
+    },
+    upstream: true,
+    check({ sent }) {
+      expect(sent[0].body.messages).toEqual([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is in this image?" },
+            { type: "image_url", image_url: { url: PNG_DATA_URI, detail: "low" } },
+          ],
+        },
+      ]);
+    },
+  },
+  {
+    name: "stop, seed and penalties",
+    body: {
+      model: "test/ok",
+      messages: [{ role: "user", content: "Count to ten" }],
+      stop: ["\n\n", "END"],
+      seed: 42,
+      frequency_penalty: 0.5,
+      presence_penalty: -0.5,
+    },
+    upstream: true,
+    check({ sent }) {
+      expect(sent[0].body).toMatchObject({ stop: ["\n\n", "END"], seed: 42, frequency_penalty: 0.5, presence_penalty: -0.5 });
+    },
+  },
+  {
+    name: "reasoning deltas (simulator/reasoning)",
+    body: { model: "simulator/reasoning", messages: [{ role: "user", content: "Why is the sky blue?" }], reasoning: { effort: "low" } },
+    upstream: false,
+    check({ json, chunks }) {
+      if (json) {
+        expect(json.choices[0].message.reasoning.text).toMatch(/Considering the request/);
+        expect(json.usage.completion_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+      } else {
+        expect(summarize(chunks!).reasoning).toMatch(/Considering the request/);
+      }
+    },
+  },
+];
+
+describe("chat completions against OpenAI's OpenAPI schemas", () => {
+  let upstream: FakeUpstream;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    gateway = await startGateway(schemaTestConfig(upstream.url));
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  /** Posts a chat request, validates the answer and every upstream request it caused. */
+  async function call(body: Json, stream: boolean): Promise<Answer> {
+    const before = upstream.requests.length;
+    const response = await fetch(`${gateway.apiUrl}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...body, stream }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const sent = upstream.requests.slice(before);
+    for (const [i, request] of sent.entries()) {
+      expect(request.path).toBe("/v1/chat/completions");
+      expectValid("CreateChatCompletionRequest", request.body, `upstream request ${i}`);
+    }
+    if (!stream) {
+      const json = JSON.parse(text) as Json;
+      expectValid("CreateChatCompletionResponse", json, "JSON answer");
+      return { json, sent };
+    }
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const data = text
+      .split("\n\n")
+      .filter((frame) => frame.trim() !== "")
+      .map((frame) => {
+        expect(frame).toMatch(/^data: /);
+        return frame.slice("data: ".length);
+      });
+    expect(data.at(-1)).toBe("[DONE]");
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as Json);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const [i, chunk] of chunks.entries()) expectValid("CreateChatCompletionStreamResponse", chunk, `chunk ${i}`);
+    return { chunks, sent };
+  }
+
+  it("loads the document and compiles the three schemas", () => {
+    for (const name of ["CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse"] as const) {
+      expect(typeof validatorFor(name)).toBe("function");
+    }
+  });
+
+  it("the validators reject what OpenAI's schemas forbid (the loader is not vacuous)", () => {
+    const ok = { id: "x", object: "chat.completion", created: 1, model: "m", choices: [] };
+    expectValid("CreateChatCompletionResponse", ok, "minimal answer");
+    expect(validatorFor("CreateChatCompletionResponse")({ ...ok, object: "chat.completion.chunk" })).toBe(false);
+    expect(validatorFor("CreateChatCompletionResponse")({ ...ok, created: "1" })).toBe(false);
+    const choice = { index: 0, message: { role: "assistant", content: "x", refusal: null }, logprobs: null, finish_reason: "error" };
+    expect(validatorFor("CreateChatCompletionResponse")({ ...ok, choices: [choice] })).toBe(false);
+    // A `nullable` enum (the chunk's finish_reason) takes null, and nothing outside the enum.
+    const chunk = { id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: {}, finish_reason: null }] };
+    expectValid("CreateChatCompletionStreamResponse", chunk, "minimal chunk");
+    expect(validatorFor("CreateChatCompletionStreamResponse")({ ...chunk, choices: [{ ...chunk.choices[0], finish_reason: "error" }] })).toBe(false);
+    // `usage: {$ref, nullable: true}` takes null but still checks an object.
+    expectValid("CreateChatCompletionStreamResponse", { ...chunk, usage: null }, "chunk with usage null");
+    expect(validatorFor("CreateChatCompletionStreamResponse")({ ...chunk, usage: { prompt_tokens: 1 } })).toBe(false);
+    const request = { model: "m", messages: [{ role: "user", content: "hi" }] };
+    expectValid("CreateChatCompletionRequest", request, "minimal request");
+    expect(validatorFor("CreateChatCompletionRequest")({ ...request, messages: [] })).toBe(false);
+    expect(validatorFor("CreateChatCompletionRequest")({ ...request, messages: [{ role: "robot", content: "hi" }] })).toBe(false);
+    expect(validatorFor("CreateChatCompletionRequest")({ ...request, stop: null })).toBe(true);
+    expect(validatorFor("CreateChatCompletionRequest")({ ...request, stop: 3 })).toBe(false);
+    const image = (url: string) => ({ ...request, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url } }] }] });
+    expect(validatorFor("CreateChatCompletionRequest")(image(PNG_DATA_URI))).toBe(true);
+    expect(validatorFor("CreateChatCompletionRequest")(image("not a uri"))).toBe(false);
+  });
+
+  describe.each([{ stream: false }, { stream: true }])("stream: $stream", ({ stream }) => {
+    it.each(cases)("$name", async ({ body, upstream: sendsUpstream, check }) => {
+      const answer = await call(body, stream);
+      expect(answer.sent).toHaveLength(sendsUpstream ? 1 : 0);
+      check(answer);
+    });
+
+    it("tool call, then the tool result turn (test/tool)", async () => {
+      const question = { role: "user", content: "What is the weather in Paris?" };
+      const first = await call({ model: "test/tool", messages: [question], tools: [weatherTool], tool_choice: "auto" }, stream);
+      expect(first.sent).toHaveLength(1);
+      expect(first.sent[0].body.tools).toEqual([weatherTool]);
+      let toolCalls: Json[];
+      if (first.json) {
+        expect(first.json.choices[0].finish_reason).toBe("tool_calls");
+        toolCalls = first.json.choices[0].message.tool_calls;
+      } else {
+        const summary = summarize(first.chunks!);
+        expect(summary.finish).toBe("tool_calls");
+        toolCalls = [
+          {
+            id: summary.toolCalls[0].id,
+            type: "function",
+            function: { name: summary.toolCalls[0].function.name, arguments: summary.toolCalls.map((t) => t.function.arguments).join("") },
+          },
+        ];
+      }
+      expect(toolCalls).toEqual([{ id: "call_fake1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+
+      const second = await call(
+        {
+          model: "test/tool",
+          messages: [
+            question,
+            { role: "assistant", content: null, tool_calls: toolCalls },
+            { role: "tool", tool_call_id: "call_fake1", content: '{"temperature_c":18,"sky":"clear"}' },
+          ],
+          tools: [weatherTool],
+        },
+        stream,
+      );
+      expect(second.sent).toHaveLength(1);
+      expect(second.sent[0].body.messages).toEqual([
+        question,
+        { role: "assistant", content: null, tool_calls: toolCalls },
+        { role: "tool", tool_call_id: "call_fake1", content: '{"temperature_c":18,"sky":"clear"}' },
+      ]);
+    });
+  });
+});
