@@ -11,7 +11,6 @@ import { readFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { RouterConfig } from "../../core/config/schema.ts";
 import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../support/fake-openai-upstream.ts";
 import { startGateway, testConfig, TEST_KEY, type Gateway } from "../support/harness.ts";
 
@@ -82,18 +81,6 @@ function expectValid(name: SchemaName, data: unknown, label: string) {
   const ok = validate(data);
   const errors = ok ? [] : describeErrors(validate.errors ?? []);
   expect(errors, `${label} against ${name}: ${JSON.stringify(data)}`).toEqual([]);
-}
-
-/** The test configuration plus a reasoning model with an effort map and the reasoning simulator. */
-function schemaTestConfig(upstreamUrl: string): RouterConfig {
-  const config = testConfig(upstreamUrl);
-  const base = config.models.find((m) => m.id === "test/ok")!;
-  const route = base.providers[0];
-  config.models.push(
-    { ...base, id: "test/thinker", providers: [{ ...route, reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }] },
-    { ...base, id: "simulator/reasoning", providers: [{ ...route, provider: "simulator", provider_model_id: "reasoning" }] },
-  );
-  return config;
 }
 
 const weatherTool = {
@@ -255,7 +242,7 @@ describe("chat completions against OpenAI's OpenAPI schemas", () => {
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    gateway = await startGateway(schemaTestConfig(upstream.url));
+    gateway = await startGateway(testConfig(upstream.url));
   });
   afterAll(async () => {
     await gateway?.close();

@@ -1,22 +1,7 @@
 // Model suffixes, the reasoning warning, and the body limits of the gateway.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RouterConfig } from "../../core/config/schema.ts";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, testConfig, TEST_KEY, type Gateway } from "../support/harness.ts";
-
-/** The test configuration plus a free-tier model and a reasoning model with an effort map. */
-function configWithSuffixModels(upstreamUrl: string): RouterConfig {
-  const config = testConfig(upstreamUrl);
-  const base = config.models.find((m) => m.id === "test/ok")!;
-  const route = base.providers[0];
-  config.models.push(
-    { ...base, id: "test/free", providers: [{ ...route, free: { enabled: true, daily_quota: 10 } }] },
-    { ...base, id: "test/thinker", providers: [{ ...route, reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }] },
-    { ...base, id: "test/plain", supported_parameters: ["max_tokens", "temperature"], providers: [route] },
-    { ...base, id: "simulator/reasoning", providers: [{ ...route, provider: "simulator", provider_model_id: "reasoning" }] },
-  );
-  return config;
-}
 
 describe("request edges", () => {
   let upstream: FakeUpstream;
@@ -24,7 +9,7 @@ describe("request edges", () => {
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    gateway = await startGateway(configWithSuffixModels(upstream.url));
+    gateway = await startGateway(testConfig(upstream.url));
   });
   afterAll(async () => {
     await gateway.close();

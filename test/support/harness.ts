@@ -26,12 +26,13 @@ export interface Gateway {
  * at the fake upstream (one cheap, one dear, to test ordering), and test keys.
  */
 export function testConfig(upstreamUrl: string): RouterConfig {
-  const route = (provider: string, providerModelId: string, prompt: string) => ({
+  const route = (provider: string, providerModelId: string, prompt: string, extra: Record<string, unknown> = {}) => ({
     provider,
     provider_model_id: providerModelId,
     pricing: { prompt, completion: "0.000002", input_cache_read: "0.0000001" },
+    ...extra,
   });
-  const model = (id: string, routes: ReturnType<typeof route>[]) => ({
+  const model = (id: string, routes: ReturnType<typeof route>[], supportedParameters = ALL_PARAMETERS) => ({
     id,
     name: id,
     created: 1700000000,
@@ -40,7 +41,7 @@ export function testConfig(upstreamUrl: string): RouterConfig {
     max_completion_tokens: 4096,
     input_modalities: ["text", "image"],
     output_modalities: ["text"],
-    supported_parameters: ["max_tokens", "temperature", "top_p", "stop", "seed", "tools", "tool_choice", "response_format", "reasoning"],
+    supported_parameters: supportedParameters,
     providers: routes,
   });
   return parseConfig(
@@ -58,6 +59,7 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("simulator/slow", [route("simulator", "slow", "0.0000001")]),
         model("simulator/cut-mid-stream", [route("simulator", "cut-mid-stream", "0.0000001")]),
         model("simulator/tool-call", [route("simulator", "tool-call", "0.0000001")]),
+        model("simulator/reasoning", [route("simulator", "reasoning", "0.0000001")]),
         model("test/ok", [route("cheap", "ok", "0.000001"), route("dear", "ok-dear", "0.000003")]),
         model("test/fail-503", [route("cheap", "fail-503", "0.000001"), route("dear", "ok-dear", "0.000003")]),
         model("test/fail-429", [route("cheap", "fail-429", "0.000001"), route("dear", "ok-dear", "0.000003")]),
@@ -72,6 +74,10 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("test/html", [route("cheap", "html", "0.000001"), route("dear", "ok-dear", "0.000003")]),
         model("test/end-early", [route("cheap", "end-early", "0.000001"), route("dear", "ok-dear", "0.000003")]),
         model("test/local", [route("local", "ok-local", "0.000001")]),
+        // Suffix and reasoning cases: a free-tier opt-in, an effort map, no reasoning at all.
+        model("test/free", [route("cheap", "ok", "0.000001", { free: { enabled: true, daily_quota: 10 } })]),
+        model("test/thinker", [route("cheap", "ok", "0.000001", { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } })]),
+        model("test/plain", [route("cheap", "ok", "0.000001")], ["max_tokens", "temperature"]),
       ],
       organizations: [
         {
@@ -86,6 +92,8 @@ export function testConfig(upstreamUrl: string): RouterConfig {
     }),
   );
 }
+
+const ALL_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "tools", "tool_choice", "response_format", "reasoning"];
 
 export const TEST_ENV = { CHEAP_KEY: "cheap-secret", DEAR_KEY: "dear-secret", TEST_API_KEY: TEST_KEY, DISABLED_API_KEY: DISABLED_KEY };
 
