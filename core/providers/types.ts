@@ -9,8 +9,6 @@ export interface UpstreamCall {
   request: GenerateRequest;
   provider: ProviderConfig;
   route: ModelProviderConfig;
-  /** What this model accepts on this provider (the route's list, else the model's). */
-  supportedParameters: string[];
   /** The upstream's credential, read from the provider's api_key_env. */
   apiKey: string;
   /** Whether the caller reads the answer as a stream (adapters may ask upstream for JSON otherwise). */

@@ -9,7 +9,6 @@ import { parseModelReference, type ModelReference } from "./model-id.ts";
 import { resolveReasoning } from "./reasoning.ts";
 
 export interface Attempt {
-  reference: ModelReference;
   model: CatalogueModel;
   route: ProviderRoute;
   /** The request as this provider gets it (suffix effects applied, unsupported options dropped). */
@@ -23,6 +22,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): At
   const references = requested.map((id) => parseModelReference(id, (candidate) => catalogue.get(candidate) !== undefined));
   const attempts: Attempt[] = [];
   const unavailable: string[] = [];
+  const requestWarnings = notServedYet(request);
   for (const reference of references) {
     rejectVirtualModels(reference.requested);
     const model = catalogue.get(reference.baseId);
@@ -37,7 +37,10 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): At
       throw routerError(Code.InvalidArgument, "free_slug_disabled", `Model ${model.config.id} is not enabled for :free.`, { param: "model" });
     }
     if (routes.length === 0) unavailable.push(describeUnavailable(model));
-    for (const route of routes) attempts.push({ reference, model, route, free, ...adaptRequest(request, reference, route) });
+    for (const route of routes) {
+      const adapted = adaptRequest(request, reference, route);
+      attempts.push({ model, route, free, request: adapted.request, warnings: [...adapted.warnings, ...requestWarnings] });
+    }
   }
   if (attempts.length === 0) {
     throw routerError(Code.Unavailable, "no_provider_available", `No provider can serve this request now: ${unavailable.join("; ")}.`);
@@ -90,8 +93,27 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, reasoning: resolved.reasoning };
     warnings.push(...resolved.warnings);
   }
-  warnings.push(...notServedYet(request));
+  const unsupported = unsupportedSamplingExtensions(adapted, route);
+  if (unsupported.length > 0) {
+    const sampling = { ...adapted.sampling! };
+    for (const { field, name } of unsupported) {
+      sampling[field] = undefined;
+      warnings.push(`${name} is not supported by ${route.model.id} on ${route.provider.id} and was ignored`);
+    }
+    adapted = { ...adapted, sampling };
+  }
   return { request: adapted, warnings };
+}
+
+/** Sampling fields outside OpenAI's set, which only some providers take (per their supported_parameters). */
+const SAMPLING_EXTENSIONS = [
+  { field: "topK", name: "top_k" },
+  { field: "repetitionPenalty", name: "repetition_penalty" },
+] as const;
+
+function unsupportedSamplingExtensions(request: GenerateRequest, route: ProviderRoute) {
+  const supported = supportedParametersOf(route);
+  return SAMPLING_EXTENSIONS.filter(({ field, name }) => request.sampling?.[field] !== undefined && !supported.includes(name));
 }
 
 /** Accepted fields whose feature is not built yet: said, never silently dropped. */

@@ -13,7 +13,7 @@ import {
 import { authenticate, type KeyStore } from "../auth/keys.ts";
 import { costOf } from "../billing/cost.ts";
 import { formatMoney } from "../billing/money.ts";
-import { supportedParametersOf, type Catalogue } from "../catalogue/catalogue.ts";
+import type { Catalogue } from "../catalogue/catalogue.ts";
 import { Code, ConnectError, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import type { ProviderAdapter, TokenUsage, UpstreamEvent } from "../providers/types.ts";
@@ -41,7 +41,6 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
       provider: attempt.route.provider,
       route: attempt.route.route,
       apiKey: attempt.route.apiKey,
-      supportedParameters: supportedParametersOf(attempt.route),
       stream: request.stream,
       signal,
     });

@@ -71,6 +71,23 @@ describe("request edges", () => {
     expect(upstream.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
   });
 
+  it("drops top_k and repetition_penalty where the catalogue does not list them, and says so", async () => {
+    const response = await chat({ model: "test/ok", messages: hello, top_k: 40, repetition_penalty: 1.1 });
+    expect(response.status).toBe(200);
+    const warnings = response.headers.get("x-router-warnings");
+    expect(warnings).toMatch(/top_k is not supported by test\/ok on cheap/);
+    expect(warnings).toMatch(/repetition_penalty is not supported/);
+    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("top_k");
+    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("repetition_penalty");
+  });
+
+  it("forwards top_k and repetition_penalty where the catalogue lists them", async () => {
+    const response = await chat({ model: "test/extensions", messages: hello, top_k: 40, repetition_penalty: 1.1 });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-warnings")).toBeNull();
+    expect(upstream.requests.at(-1)!.body).toMatchObject({ top_k: 40, repetition_penalty: 1.1 });
+  });
+
   it("answers invalid JSON with 400 invalid_json", async () => {
     const response = await chat('{"model": "test/ok", "messages": [');
     expect(response.status).toBe(400);

@@ -78,6 +78,7 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("test/free", [route("cheap", "ok", "0.000001", { free: { enabled: true, daily_quota: 10 } })]),
         model("test/thinker", [route("cheap", "ok", "0.000001", { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } })]),
         model("test/plain", [route("cheap", "ok", "0.000001")], ["max_tokens", "temperature"]),
+        model("test/extensions", [route("cheap", "ok", "0.000001")], [...ALL_PARAMETERS, "top_k", "repetition_penalty"]),
       ],
       organizations: [
         {

@@ -34,10 +34,9 @@ export function convertRequest(call: UpstreamCall): JsonObject {
     setIfDefined(body, provider.quirks.max_tokens_field, sampling.maxTokens);
     if (sampling.seed !== undefined) body.seed = Number(sampling.seed);
     if (sampling.stop.length > 0) body.stop = sampling.stop;
-    // Vendors that support them (per catalogue) also take these extensions.
-    const supported = call.supportedParameters;
-    if (supported.includes("top_k")) setIfDefined(body, "top_k", sampling.topK);
-    if (supported.includes("repetition_penalty")) setIfDefined(body, "repetition_penalty", sampling.repetitionPenalty);
+    // Extensions some vendors take; routing has already removed them where the catalogue says no.
+    setIfDefined(body, "top_k", sampling.topK);
+    setIfDefined(body, "repetition_penalty", sampling.repetitionPenalty);
   }
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
