@@ -49,7 +49,8 @@ export function createApp(deps: AppDeps): Koa {
     }
     if (ctx.state.streamError) logger.warn({ err: ctx.state.streamError, requestId: ctx.state.requestId }, "stream failed after commit");
     if (logger.isLevelEnabled("info")) {
-      logger.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started });
+      const { requestId, requestTags } = ctx.state;
+      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started, requestTags });
     }
   });
 

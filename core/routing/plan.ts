@@ -120,6 +120,10 @@ function unsupportedSamplingExtensions(request: GenerateRequest, route: Provider
 function notServedYet(request: GenerateRequest): string[] {
   const warnings: string[] = [];
   if (request.cache) warnings.push("the semantic cache is not available yet; the request was not cached");
+  if (request.messages.some((m) => m.content.some((part) => part.cacheControl))) {
+    // OpenAI-compatible providers cache prompts by themselves; explicit breakpoints come with the Anthropic protocol.
+    warnings.push("cache_control breakpoints are not passed to any provider yet; OpenAI-compatible providers cache prompts automatically");
+  }
   const media = request.media;
   if (media && (media.aspectRatio || media.audioPrompt || media.durationSeconds !== undefined)) {
     warnings.push("aspectRatio, prompt and duration are not supported by this model's providers yet and were ignored");

@@ -88,6 +88,13 @@ describe("request edges", () => {
     expect(upstream.requests.at(-1)!.body).toMatchObject({ top_k: 40, repetition_penalty: 1.1 });
   });
 
+  it("says that cache_control breakpoints are not passed on yet", async () => {
+    const content = [{ type: "text", text: "long context", cache_control: { type: "ephemeral" } }];
+    const response = await chat({ model: "test/ok", messages: [{ role: "user", content }] });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-warnings")).toMatch(/cache_control breakpoints are not passed/);
+  });
+
   it("answers invalid JSON with 400 invalid_json", async () => {
     const response = await chat('{"model": "test/ok", "messages": [');
     expect(response.status).toBe(400);

@@ -17,6 +17,7 @@ export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
     const apiKey = bearerKey(ctx.req.headers);
     const cacheKey = ctx.get("cache_key") || undefined;
     const { request, stream } = decodeChatRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId, cacheKey });
+    ctx.state.requestTags = request.requestTags;
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);
     if (!stream) {
