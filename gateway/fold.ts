@@ -23,9 +23,9 @@ export interface FoldedResponse {
   rawFinishReason: string;
 }
 
-export async function foldEvents(first: GenerateResponse, rest: AsyncIterator<GenerateResponse>): Promise<FoldedResponse> {
-  if (first.event.case !== "start") throw new Error("the core's stream must open with a start event");
-  const folded: FoldedResponse = { start: first.event.value, blocks: [], usage: undefined, finishReason: FinishReason.UNSPECIFIED, rawFinishReason: "" };
+/** Folds the events after the start into one answer. */
+export async function foldEvents(start: ResponseStart, rest: AsyncIterator<GenerateResponse>): Promise<FoldedResponse> {
+  const folded: FoldedResponse = { start, blocks: [], usage: undefined, finishReason: FinishReason.UNSPECIFIED, rawFinishReason: "" };
   const byIndex = new Map<number, FoldedBlock>();
   for (let step = await rest.next(); !step.done; step = await rest.next()) {
     const { event } = step.value;

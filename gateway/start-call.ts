@@ -5,6 +5,8 @@ import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/ro
 import type { CoreClient } from "./core-client.ts";
 
 export interface StartedCall {
+  /** The core's first event, always its start. */
+  start: ResponseStart;
   first: GenerateResponse;
   rest: AsyncIterator<GenerateResponse>;
   signal: AbortSignal;
@@ -22,8 +24,8 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
   if (ctx.req.socket.destroyed) controller.abort();
   const rest = core.inference.generate(request, { signal: controller.signal })[Symbol.asyncIterator]();
   const step = await rest.next();
-  if (step.done) throw new Error("the core's stream ended without events");
-  return { first: step.value, rest, signal: controller.signal };
+  if (step.done || step.value.event.case !== "start") throw new Error("the core's stream must open with a start event");
+  return { start: step.value.event.value, first: step.value, rest, signal: controller.signal };
 }
 
 /** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened) and warnings. */

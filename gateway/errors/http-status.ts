@@ -20,10 +20,8 @@ type ErrorType = "invalid_request_error" | "rate_limit_error" | "billing_error" 
 /** Reasons whose status differs from what their gRPC code alone would give. */
 const BY_REASON: Record<string, { status: number; type: ErrorType }> = {
   upstream_error: { status: 502, type: "api_error" },
-  upstream_invalid_request: { status: 400, type: "invalid_request_error" },
   insufficient_credits: { status: 402, type: "billing_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
-  not_found: { status: 404, type: "invalid_request_error" },
 };
 
 const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {

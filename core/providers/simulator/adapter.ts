@@ -1,11 +1,17 @@
 // The built-in deterministic provider: its answer is derived from the input
 // (the same request always gets the same text), streamed word by word.
-import { setTimeout as sleep } from "node:timers/promises";
-import { BlockType, FinishReason, type GenerateRequest, type Message } from "../../../gen/router/v1/inference_pb.js";
-import { Role, ToolChoice_Mode } from "../../../gen/router/v1/inference_pb.js";
-import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../types.ts";
-import { behaviourOf, SLOW_CHUNK_DELAY_MS } from "./behaviours.ts";
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  BlockType,
+  FinishReason,
+  Role,
+  ToolChoice_Mode,
+  type GenerateRequest,
+  type Message,
+} from "../../../gen/router/v1/inference_pb.js";
+import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../types.ts";
+import { behaviourOf, SLOW_CHUNK_DELAY_MS } from "./behaviours.ts";
 
 export function createSimulatorAdapter(): ProviderAdapter {
   return { stream: simulate };
@@ -14,8 +20,8 @@ export function createSimulatorAdapter(): ProviderAdapter {
 async function* simulate(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
   const { request, route, provider, signal } = call;
   const behaviour = behaviourOf(route.provider_model_id);
-  if (behaviour === "error-429") throw new UpstreamError("simulated rate limit", { status: 429, retryable: true, reason: "http_429" });
-  if (behaviour === "error-503") throw new UpstreamError("simulated outage", { status: 503, retryable: true, reason: "http_503" });
+  if (behaviour === "error-429") throw upstreamHttpError(429, "simulated rate limit");
+  if (behaviour === "error-503") throw upstreamHttpError(503, "simulated outage");
 
   const delayMs = behaviour === "slow" ? Math.max(provider.chunk_delay_ms, SLOW_CHUNK_DELAY_MS) : provider.chunk_delay_ms;
   const pace = async () => {

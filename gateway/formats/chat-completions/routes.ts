@@ -21,7 +21,7 @@ export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);
     if (!stream) {
-      const folded = await foldEvents(call.first, call.rest);
+      const folded = await foldEvents(call.start, call.rest);
       ctx.set(routingHeaders(folded.start));
       ctx.body = encodeChatCompletion(folded);
       return;
@@ -31,12 +31,11 @@ export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
 }
 
 async function writeChatStream(ctx: Context, call: StartedCall) {
-  const { first, rest } = call;
-  if (first.event.case !== "start") throw new Error("the core's stream must open with a start event");
+  const { start, first, rest } = call;
   ctx.respond = false;
   const sse = createSseWriter(ctx.res);
-  sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(first.event.value) });
-  const encoder = createChunkEncoder(first.event.value);
+  sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
+  const encoder = createChunkEncoder(start);
   try {
     await sse.send(encoder.encode(first));
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
