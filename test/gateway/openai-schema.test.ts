@@ -9,10 +9,10 @@
 // leave additionalProperties open; the checks are not loosened to let them in.
 import { readFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../support/fake-openai-upstream.ts";
-import { startGateway, testConfig, TEST_KEY, type Gateway } from "../support/harness.ts";
+import type { RecordedRequest } from "../support/fake-openai-upstream.ts";
+import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
 
 const SPEC_PATH = "/work/shared/specs/openai-openapi.yaml";
 /** The id the document's components are registered under; `#/components/...` refs resolve against it. */
@@ -237,29 +237,19 @@ const cases: Case[] = [
 ];
 
 describe("chat completions against OpenAI's OpenAPI schemas", () => {
-  let upstream: FakeUpstream;
-  let gateway: Gateway;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startGateway(testConfig(upstream.url));
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
+  const stack = useGatewayWithUpstream();
 
   /** Posts a chat request, validates the answer and every upstream request it caused. */
   async function call(body: Json, stream: boolean): Promise<Answer> {
-    const before = upstream.requests.length;
-    const response = await fetch(`${gateway.apiUrl}/chat/completions`, {
+    const before = stack.upstream.requests.length;
+    const response = await fetch(`${stack.gateway.apiUrl}/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
       body: JSON.stringify({ ...body, stream }),
     });
     const text = await response.text();
     expect(response.status, text).toBe(200);
-    const sent = upstream.requests.slice(before);
+    const sent = stack.upstream.requests.slice(before);
     for (const [i, request] of sent.entries()) {
       expect(request.path).toBe("/v1/chat/completions");
       expectValid("CreateChatCompletionRequest", request.body, `upstream request ${i}`);

@@ -1,23 +1,12 @@
 // Model suffixes, the reasoning warning, and the body limits of the gateway.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai-upstream.ts";
-import { startGateway, testConfig, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { describe, expect, it } from "vitest";
+import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
 
 describe("request edges", () => {
-  let upstream: FakeUpstream;
-  let gateway: Gateway;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startGateway(testConfig(upstream.url));
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
+  const stack = useGatewayWithUpstream();
 
   const chat = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${gateway.apiUrl}/chat/completions`, {
+    fetch(`${stack.gateway.apiUrl}/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
@@ -32,7 +21,7 @@ describe("request edges", () => {
     const body = await json(response);
     expect(body.model).toBe("free");
     expect(body.usage.cost).toBe(0);
-    expect(upstream.requests.at(-1)!.body.model).toBe("ok");
+    expect(stack.upstream.requests.at(-1)!.body.model).toBe("ok");
   });
 
   it(":free on a model without free opt-in is 400 free_slug_disabled", async () => {
@@ -56,19 +45,19 @@ describe("request edges", () => {
   it(":thinking asks the provider for high reasoning effort", async () => {
     const response = await chat({ model: "test/thinker:thinking", messages: hello });
     expect(response.status).toBe(200);
-    expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe("high");
+    expect(stack.upstream.requests.at(-1)!.body.reasoning_effort).toBe("high");
   });
 
   it(":thinking yields to an explicit reasoning effort", async () => {
     await chat({ model: "test/thinker:thinking", messages: hello, reasoning: { effort: "low" } });
-    expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe("low");
+    expect(stack.upstream.requests.at(-1)!.body.reasoning_effort).toBe("low");
   });
 
   it("drops reasoning for a model without reasoning support and says so in a header", async () => {
     const response = await chat({ model: "test/plain", messages: hello, reasoning: { effort: "high" } });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-router-warnings")).toMatch(/reasoning is not supported/);
-    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
+    expect(stack.upstream.requests.at(-1)!.body).not.toHaveProperty("reasoning_effort");
   });
 
   it("drops top_k and repetition_penalty where the catalogue does not list them, and says so", async () => {
@@ -77,15 +66,15 @@ describe("request edges", () => {
     const warnings = response.headers.get("x-router-warnings");
     expect(warnings).toMatch(/top_k is not supported by test\/ok on cheap/);
     expect(warnings).toMatch(/repetition_penalty is not supported/);
-    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("top_k");
-    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("repetition_penalty");
+    expect(stack.upstream.requests.at(-1)!.body).not.toHaveProperty("top_k");
+    expect(stack.upstream.requests.at(-1)!.body).not.toHaveProperty("repetition_penalty");
   });
 
   it("forwards top_k and repetition_penalty where the catalogue lists them", async () => {
     const response = await chat({ model: "test/extensions", messages: hello, top_k: 40, repetition_penalty: 1.1 });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-router-warnings")).toBeNull();
-    expect(upstream.requests.at(-1)!.body).toMatchObject({ top_k: 40, repetition_penalty: 1.1 });
+    expect(stack.upstream.requests.at(-1)!.body).toMatchObject({ top_k: 40, repetition_penalty: 1.1 });
   });
 
   it("says that cache_control breakpoints are not passed on yet", async () => {
@@ -130,7 +119,7 @@ describe("request edges", () => {
     ])("%j with max_tokens %i sends effort %s", async (reasoning, maxTokens, effort, warning) => {
       const response = await chat({ model: "test/thinker", messages: hello, max_tokens: maxTokens, reasoning });
       expect(response.status).toBe(200);
-      expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe(effort);
+      expect(stack.upstream.requests.at(-1)!.body.reasoning_effort).toBe(effort);
       const warnings = response.headers.get("x-router-warnings");
       if (warning) expect(warnings).toMatch(warning);
       else expect(warnings).toBeNull();

@@ -1,6 +1,7 @@
 // Starts a gateway for tests on ephemeral ports: in-process (the default
 // deployment) or split (core server + gateway reaching it over Connect/HTTP2).
 import type { Server } from "node:http";
+import { afterAll, beforeAll } from "vitest";
 import type { AddressInfo } from "node:net";
 import { parseConfig } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
@@ -8,6 +9,7 @@ import { createCore, type Core } from "../../core/create-core.ts";
 import { createCoreServer, type CoreServer } from "../../core/server.ts";
 import { createApp } from "../../gateway/app.ts";
 import { createInProcessCoreClient, createRemoteCoreClient } from "../../gateway/core-client.ts";
+import { startFakeUpstream, type FakeUpstream } from "./fake-openai-upstream.ts";
 
 export const TEST_KEY = "sk-test-key";
 export const DISABLED_KEY = "sk-disabled-key";
@@ -118,4 +120,22 @@ export async function startGateway(config: RouterConfig, options: { split?: bool
       await core.close();
     },
   };
+}
+
+/**
+ * A fake upstream and an in-process gateway routed to it, started before the
+ * calling file's (or describe block's) tests and closed after them. The fields
+ * are filled in by beforeAll.
+ */
+export function useGatewayWithUpstream(configFor: (upstreamUrl: string) => RouterConfig = testConfig) {
+  const stack = {} as { upstream: FakeUpstream; gateway: Gateway };
+  beforeAll(async () => {
+    stack.upstream = await startFakeUpstream();
+    stack.gateway = await startGateway(configFor(stack.upstream.url));
+  });
+  afterAll(async () => {
+    await stack.gateway?.close();
+    await stack.upstream?.close();
+  });
+  return stack;
 }

@@ -3,13 +3,9 @@
 // first token has reached the client.
 import { createParser } from "eventsource-parser";
 import OpenAI, { APIError } from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { RouterConfig } from "../../../core/config/schema.ts";
-import { startFakeUpstream, type FakeUpstream } from "../../support/fake-openai-upstream.ts";
-import { startGateway, TEST_KEY, testConfig, type Gateway } from "../../support/harness.ts";
-
-let upstream: FakeUpstream;
-let gateway: Gateway;
+import { TEST_KEY, testConfig, useGatewayWithUpstream } from "../../support/harness.ts";
 
 /** testConfig plus test/ok with its dear route listed first, to tell price order from config order. */
 function configWithReversedRoutes(upstreamUrl: string): RouterConfig {
@@ -19,22 +15,14 @@ function configWithReversedRoutes(upstreamUrl: string): RouterConfig {
   return config;
 }
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startGateway(configWithReversedRoutes(upstream.url));
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const stack = useGatewayWithUpstream(configWithReversedRoutes);
 
 beforeEach(() => {
-  upstream.requests.length = 0;
+  stack.upstream.requests.length = 0;
 });
 
 function post(body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gateway.apiUrl}/chat/completions`, {
+  return fetch(`${stack.gateway.apiUrl}/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
     body: JSON.stringify({ messages: [{ role: "user", content: "Hi" }], ...body }),
@@ -51,7 +39,7 @@ async function sseData(response: Response): Promise<string[]> {
 
 /** Which upstream model ids were asked for, with which provider key, in order. */
 function upstreamCalls(): string[] {
-  return upstream.requests.map((r) => `${String(r.body.model)} ${String(r.headers.authorization)}`);
+  return stack.upstream.requests.map((r) => `${String(r.body.model)} ${String(r.headers.authorization)}`);
 }
 
 interface Completion {
@@ -92,7 +80,7 @@ describe("fallback to the next provider before the first token", () => {
     const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { provider: string; choices: { delta: { content?: string } }[] });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("Hello from ok-dear");
     expect(new Set(chunks.map((c) => c.provider))).toEqual(new Set(["dear"]));
-    expect(upstream.requests.map((r) => r.body.model)).toEqual([model.slice("test/".length), "ok-dear"]);
+    expect(stack.upstream.requests.map((r) => r.body.model)).toEqual([model.slice("test/".length), "ok-dear"]);
   });
 });
 
@@ -112,7 +100,7 @@ describe("no fallback after the first token", () => {
     expect(events[errorAt]).toEqual({
       error: { message: expect.stringContaining("mid-stream"), type: "api_error", param: null, code: "upstream_error" },
     });
-    expect(upstream.requests.map((r) => r.body.model)).toEqual(["cut-after-first"]);
+    expect(stack.upstream.requests.map((r) => r.body.model)).toEqual(["cut-after-first"]);
   });
 });
 
@@ -158,7 +146,7 @@ describe("fallback across models", () => {
     expect(response.headers.get("x-router-trace")).toBe(
       "test/all-429@cheap;error;http_429, test/all-429@dear;error;http_429, test/ok@cheap;ok",
     );
-    expect(upstream.requests.map((r) => r.body.model)).toEqual(["fail-429", "fail-429", "ok"]);
+    expect(stack.upstream.requests.map((r) => r.body.model)).toEqual(["fail-429", "fail-429", "ok"]);
   });
 });
 
@@ -203,13 +191,13 @@ describe("more provider preferences", () => {
   it("a provider that names no key variable is enabled and sent no Authorization header", async () => {
     const response = await post({ model: "test/local" });
     expect(response.status).toBe(200);
-    expect(upstream.requests.at(-1)!.headers.authorization).toBeUndefined();
+    expect(stack.upstream.requests.at(-1)!.headers.authorization).toBeUndefined();
   });
 });
 
 describe("an in-band stream error through the official SDK", () => {
   it("arrives as an APIError after the text already streamed", async () => {
-    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: stack.gateway.apiUrl, maxRetries: 0 });
     const stream = await client.chat.completions.create({ model: "test/cut", messages: [{ role: "user", content: "Hi" }], stream: true });
     let text = "";
     const read = async () => {
