@@ -13,15 +13,27 @@ export interface UpstreamCall {
   apiKey: string;
   /** Whether the caller reads the answer as a stream (adapters may ask upstream for JSON otherwise). */
   stream: boolean;
+  /** This route's completion limit, for protocols that require a max_tokens when the request has none. */
+  maxCompletionTokens: number;
   signal: AbortSignal;
 }
 
 export type UpstreamEvent =
   | { type: "block_start"; index: number; blockType: BlockType; toolCallId?: string; toolName?: string }
-  | { type: "block_delta"; index: number; text: string }
+  | { type: "block_delta"; index: number; text: string; signature?: string; redactedData?: string }
   | { type: "block_stop"; index: number }
   | { type: "usage"; usage: TokenUsage }
-  | { type: "finish"; reason: FinishReason; rawReason: string };
+  | { type: "finish"; reason: FinishReason; rawReason: string }
+  | { type: "annotation"; annotation: Citation };
+
+/** A source the answer cites. Indexes are characters of the answer's text. */
+export interface Citation {
+  url: string;
+  title: string;
+  startIndex?: number;
+  endIndex?: number;
+  content?: string;
+}
 
 export interface TokenUsage {
   /** Prompt tokens, cached and cache-write included. */
@@ -36,6 +48,12 @@ export interface TokenUsage {
 export interface ProviderAdapter {
   /** Yields the answer's events; throws UpstreamError when the upstream fails. */
   stream(call: UpstreamCall): AsyncIterable<UpstreamEvent>;
+  /**
+   * What this protocol will leave out or change of the call, in words (for
+   * example: Anthropic takes no temperature while thinking). The adapter
+   * drops those fields itself; routing shows the words in the answer's warnings.
+   */
+  warningsFor?(call: UpstreamCall): string[];
 }
 
 /**

@@ -16,7 +16,7 @@ import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { Code, ConnectError, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
-import type { ProviderAdapter, TokenUsage, UpstreamEvent } from "../providers/types.ts";
+import type { ProviderAdapter, TokenUsage, UpstreamCall, UpstreamEvent } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { bareModelName } from "./model-id.ts";
 import { planAttempts, type Attempt } from "./plan.ts";
@@ -36,14 +36,18 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   const attempts = planAttempts(request, deps.catalogue);
   const trace: RoutingAttempt[] = [];
   for (const attempt of attempts) {
-    const events = deps.adapters[attempt.route.provider.protocol].stream({
+    const adapter = deps.adapters[attempt.route.provider.protocol];
+    const call: UpstreamCall = {
       request: attempt.request,
       provider: attempt.route.provider,
       route: attempt.route.route,
       apiKey: attempt.route.apiKey,
       stream: request.stream,
+      maxCompletionTokens: attempt.route.maxCompletionTokens,
       signal,
-    });
+    };
+    const warnings = [...attempt.warnings, ...(adapter.warningsFor?.(call) ?? [])];
+    const events = adapter.stream(call);
     const iterator = events[Symbol.asyncIterator]();
     let first: IteratorResult<UpstreamEvent>;
     try {
@@ -57,7 +61,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     }
     trace.push(traceEntry(attempt, "ok", ""));
     try {
-      yield startEvent(id, attempt, trace, deps.now());
+      yield startEvent(id, attempt, trace, warnings, deps.now());
       yield* relay(first, iterator, attempt, signal);
     } finally {
       // Ends the upstream request too when our caller stops reading early.
@@ -83,6 +87,7 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
       const event = step.value;
       if (event.type === "usage") usage = event.usage;
       else if (event.type === "finish") finish = event;
+      else if (event.type === "annotation") yield create(GenerateResponseSchema, { event: { case: "annotation", value: event.annotation } });
       else if (excludeReasoning && event.type === "block_start" && event.blockType === BlockType.REASONING) withheld.add(event.index);
       else if (!withheld.has(event.index)) yield blockEvent(event);
     }
@@ -101,20 +106,22 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
 
 const callerWentAway = () => new ConnectError("the caller went away", Code.Canceled);
 
-function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" }>): GenerateResponse {
+function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" | "annotation" }>): GenerateResponse {
   switch (event.type) {
     case "block_start":
       return create(GenerateResponseSchema, {
         event: { case: "blockStart", value: { index: event.index, type: event.blockType, toolCallId: event.toolCallId ?? "", toolName: event.toolName ?? "" } },
       });
     case "block_delta":
-      return create(GenerateResponseSchema, { event: { case: "blockDelta", value: { index: event.index, text: event.text } } });
+      return create(GenerateResponseSchema, {
+        event: { case: "blockDelta", value: { index: event.index, text: event.text, signature: event.signature ?? "", redactedData: event.redactedData ?? "" } },
+      });
     case "block_stop":
       return create(GenerateResponseSchema, { event: { case: "blockStop", value: { index: event.index } } });
   }
 }
 
-function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], now: Date): GenerateResponse {
+function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: string[], now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {
     event: {
       case: "start",
@@ -125,7 +132,7 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], now: 
         provider: attempt.route.provider.id,
         created: BigInt(Math.floor(now.getTime() / 1000)),
         attempts: trace,
-        warnings: attempt.warnings,
+        warnings,
         free: attempt.free,
       },
     },

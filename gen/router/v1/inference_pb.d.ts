@@ -845,6 +845,12 @@ export declare type GenerateResponse = Message$1<"router.v1.GenerateResponse"> &
      */
     value: Finish;
     case: "finish";
+  } | {
+    /**
+     * @generated from field: router.v1.Annotation annotation = 7;
+     */
+    value: Annotation;
+    case: "annotation";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1025,6 +1031,13 @@ export declare type BlockDelta = Message$1<"router.v1.BlockDelta"> & {
    * @generated from field: string signature = 4;
    */
   signature: string;
+
+  /**
+   * Opaque redacted reasoning (Anthropic `redacted_thinking`), to be sent back unchanged.
+   *
+   * @generated from field: string redacted_data = 5;
+   */
+  redactedData: string;
 };
 
 /**
@@ -1032,6 +1045,49 @@ export declare type BlockDelta = Message$1<"router.v1.BlockDelta"> & {
  * Use `create(BlockDeltaSchema)` to create a new message.
  */
 export declare const BlockDeltaSchema: GenMessage<BlockDelta>;
+
+/**
+ * Annotation is a source the answer cites (web search results, grounding),
+ * relayed as the chat format's `annotations` and `citations`.
+ *
+ * @generated from message router.v1.Annotation
+ */
+export declare type Annotation = Message$1<"router.v1.Annotation"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * Character range of the cited passage in the answer's text, when known.
+   *
+   * @generated from field: optional int32 start_index = 3;
+   */
+  startIndex?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 end_index = 4;
+   */
+  endIndex?: number | undefined;
+
+  /**
+   * The cited text, when the provider returns it.
+   *
+   * @generated from field: string content = 5;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message router.v1.Annotation.
+ * Use `create(AnnotationSchema)` to create a new message.
+ */
+export declare const AnnotationSchema: GenMessage<Annotation>;
 
 /**
  * @generated from message router.v1.BlockStop
