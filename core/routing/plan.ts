@@ -6,6 +6,7 @@ import { ReasoningOptionsSchema, type GenerateRequest } from "../../gen/router/v
 import { supportedParametersOf, type Catalogue, type CatalogueModel, type ProviderRoute } from "../catalogue/catalogue.ts";
 import { Code, routerError } from "../errors.ts";
 import { parseModelReference, type ModelReference } from "./model-id.ts";
+import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
 
 export interface Attempt {
@@ -17,11 +18,25 @@ export interface Attempt {
   warnings: string[];
 }
 
-export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Attempt[] {
+/** A route left out before dispatch because it lacks a capability the request needs. */
+export interface SkippedRoute {
+  modelId: string;
+  provider: string;
+  requirement: Requirement;
+}
+
+export interface Plan {
+  attempts: Attempt[];
+  skipped: SkippedRoute[];
+}
+
+export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Plan {
   const requested = [...new Set([request.model, ...request.models].filter(Boolean))];
   const references = requested.map((id) => parseModelReference(id, (candidate) => catalogue.get(candidate) !== undefined));
   const attempts: Attempt[] = [];
+  const skipped: SkippedRoute[] = [];
   const unavailable: string[] = [];
+  const requirements = requirementsOf(request);
   const requestWarnings = notServedYet(request);
   for (const reference of references) {
     rejectVirtualModels(reference.requested);
@@ -38,14 +53,32 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): At
     }
     if (routes.length === 0) unavailable.push(describeUnavailable(model));
     for (const route of routes) {
+      const unmet = requirements.find((requirement) => !requirement.isMetBy(route));
+      if (unmet) {
+        skipped.push({ modelId: model.config.id, provider: route.provider.id, requirement: unmet });
+        continue;
+      }
       const adapted = adaptRequest(request, reference, route);
       attempts.push({ model, route, free, request: adapted.request, warnings: [...adapted.warnings, ...requestWarnings] });
     }
   }
+  if (attempts.length === 0 && skipped.length > 0 && unavailable.length === 0) throw capabilityMissing(skipped);
   if (attempts.length === 0) {
     throw routerError(Code.Unavailable, "no_provider_available", `No provider can serve this request now: ${unavailable.join("; ")}.`);
   }
-  return attempts;
+  return { attempts, skipped };
+}
+
+/** Every route lacks something the request needs: a 400 that names it, never a dispatch bound to fail. */
+function capabilityMissing(skipped: SkippedRoute[]) {
+  const first = skipped[0].requirement;
+  const byModel = new Map<string, string>();
+  for (const { modelId, requirement } of skipped) if (!byModel.has(modelId)) byModel.set(modelId, requirement.description);
+  const details = [...byModel].map(([modelId, description]) => `${modelId} lacks ${description}`).join("; ");
+  return routerError(Code.InvalidArgument, "capability_not_supported", `No provider can serve this request: ${details}.`, {
+    param: first.param,
+    metadata: { missing: first.reason },
+  });
 }
 
 /** `router/free` takes no suffix (spec, free-tier rule 3); its selection comes with the free-tier quotas. */
@@ -93,37 +126,61 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, reasoning: resolved.reasoning };
     warnings.push(...resolved.warnings);
   }
-  const unsupported = unsupportedSamplingExtensions(adapted, route);
+  const unsupported = unsupportedSampling(adapted, route);
   if (unsupported.length > 0) {
     const sampling = { ...adapted.sampling! };
     for (const { field, name } of unsupported) {
-      sampling[field] = undefined;
-      warnings.push(`${name} is not supported by ${route.model.id} on ${route.provider.id} and was ignored`);
+      if (field === "stop") sampling.stop = [];
+      else sampling[field] = undefined;
+      warnings.push(unsupportedWarning(name, route));
     }
     adapted = { ...adapted, sampling };
+  }
+  if (adapted.toolChoice && !supportedParametersOf(route).includes("tool_choice")) {
+    adapted = { ...adapted, toolChoice: undefined };
+    warnings.push(unsupportedWarning("tool_choice", route));
+  }
+  if (request.messages.some((m) => m.content.some((part) => part.cacheControl)) && !PASSES_CACHE_CONTROL.has(route.provider.protocol)) {
+    warnings.push(`cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`);
   }
   return { request: adapted, warnings };
 }
 
-/** Sampling fields outside OpenAI's set, which only some providers take (per their supported_parameters). */
-const SAMPLING_EXTENSIONS = [
+/** Protocols that take explicit prompt-caching breakpoints. */
+const PASSES_CACHE_CONTROL = new Set(["anthropic"]);
+
+const unsupportedWarning = (name: string, route: ProviderRoute) => `${name} is not supported by ${route.model.id} on ${route.provider.id} and was ignored`;
+
+/**
+ * Optional sampling fields, each sent only where the route's supported_parameters
+ * list it (OpenAI's reasoning models refuse temperature, for example).
+ * max_tokens is always sent: every provider has a completion limit.
+ */
+const SAMPLING_FIELDS = [
+  { field: "temperature", name: "temperature" },
+  { field: "topP", name: "top_p" },
   { field: "topK", name: "top_k" },
+  { field: "frequencyPenalty", name: "frequency_penalty" },
+  { field: "presencePenalty", name: "presence_penalty" },
   { field: "repetitionPenalty", name: "repetition_penalty" },
+  { field: "seed", name: "seed" },
+  { field: "stop", name: "stop" },
 ] as const;
 
-function unsupportedSamplingExtensions(request: GenerateRequest, route: ProviderRoute) {
+function unsupportedSampling(request: GenerateRequest, route: ProviderRoute) {
+  const sampling = request.sampling;
+  if (!sampling) return [];
   const supported = supportedParametersOf(route);
-  return SAMPLING_EXTENSIONS.filter(({ field, name }) => request.sampling?.[field] !== undefined && !supported.includes(name));
+  return SAMPLING_FIELDS.filter(({ field, name }) => {
+    const present = field === "stop" ? sampling.stop.length > 0 : sampling[field] !== undefined;
+    return present && !supported.includes(name);
+  });
 }
 
 /** Accepted fields whose feature is not built yet: said, never silently dropped. */
 function notServedYet(request: GenerateRequest): string[] {
   const warnings: string[] = [];
   if (request.cache) warnings.push("the semantic cache is not available yet; the request was not cached");
-  if (request.messages.some((m) => m.content.some((part) => part.cacheControl))) {
-    // OpenAI-compatible providers cache prompts by themselves; explicit breakpoints come with the Anthropic protocol.
-    warnings.push("cache_control breakpoints are not passed to any provider yet; OpenAI-compatible providers cache prompts automatically");
-  }
   const media = request.media;
   if (media && (media.aspectRatio || media.audioPrompt || media.durationSeconds !== undefined)) {
     warnings.push("aspectRatio, prompt and duration are not supported by this model's providers yet and were ignored");

@@ -13,13 +13,61 @@ export interface ResolvedReasoning {
 }
 
 /**
+ * Protocols whose thinking is sized by a token budget (Anthropic's
+ * `budget_tokens`, Gemini 2.5's `thinkingBudget`) when the route lists no
+ * effort levels. OpenAI-compatible routes without a map reason at a fixed effort.
+ */
+const BUDGET_PROTOCOLS = new Set(["anthropic", "gemini"]);
+
+/** The spec: low, medium and high are about 20%, 50% and 80% of max_tokens. */
+const EFFORT_SHARE: Record<Exclude<Level, "none">, number> = { minimal: 0.1, low: 0.2, medium: 0.5, high: 0.8 };
+
+/** The spec's bounds of reasoning.max_tokens, which are Anthropic's too (a budget of at least 1024). */
+export const MIN_REASONING_BUDGET = 1024;
+export const MAX_REASONING_BUDGET = 32000;
+
+/**
+ * Routes with an effort map get an effort, budget protocols without one a token
+ * budget; anything else reasons at the model's fixed effort.
+ */
+export function resolveReasoning(request: GenerateRequest, route: ProviderRoute): ResolvedReasoning {
+  const hasEffortMap = Object.keys(route.route.reasoning_effort_map ?? {}).length > 0;
+  if (!hasEffortMap && BUDGET_PROTOCOLS.has(route.provider.protocol)) return resolveBudget(request, route);
+  return resolveEffort(request, route);
+}
+
+/**
+ * The budget the provider will get: `max_tokens` as asked, or the effort's
+ * share of the completion limit, kept within the spec's bounds and below the
+ * completion limit (a provider refuses a budget that leaves no room to answer).
+ */
+function resolveBudget(request: GenerateRequest, route: ProviderRoute): ResolvedReasoning {
+  const requested = request.reasoning;
+  if (!requested) return { reasoning: undefined, warnings: [] };
+  if (requested.enabled === false || requested.effort === "none") {
+    return { reasoning: create(ReasoningOptionsSchema, { exclude: requested.exclude, enabled: false }), warnings: [] };
+  }
+  const limit = request.sampling?.maxTokens ?? route.maxCompletionTokens;
+  const level = (requested.effort || "medium") as Exclude<Level, "none">;
+  const wanted = requested.maxTokens ?? Math.floor(EFFORT_SHARE[level] * limit);
+  const budget = Math.min(Math.max(wanted, MIN_REASONING_BUDGET), MAX_REASONING_BUDGET, limit - 1);
+  if (budget < MIN_REASONING_BUDGET) {
+    return {
+      reasoning: create(ReasoningOptionsSchema, { exclude: requested.exclude, enabled: false }),
+      warnings: [`max_tokens ${limit} leaves no room for a reasoning budget of at least ${MIN_REASONING_BUDGET} on ${route.model.id}; reasoning was turned off`],
+    };
+  }
+  return { reasoning: create(ReasoningOptionsSchema, { maxTokens: budget, exclude: requested.exclude, enabled: true }), warnings: [] };
+}
+
+/**
  * The effort the provider will get, as one of its own map's levels:
  * - `enabled: false` asks for `none` (a model that always reasons keeps its default);
  * - `max_tokens` becomes the effort whose share of the completion budget is
  *   nearest (the spec: low, medium, high are about 20%, 50%, 80% of max_tokens);
  * - a level the model does not offer moves to the nearest stronger one.
  */
-export function resolveReasoning(request: GenerateRequest, route: ProviderRoute): ResolvedReasoning {
+function resolveEffort(request: GenerateRequest, route: ProviderRoute): ResolvedReasoning {
   const requested = request.reasoning;
   const map = route.route.reasoning_effort_map ?? {};
   const offered = LEVELS.filter((level) => map[level] !== undefined);

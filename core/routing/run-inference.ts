@@ -33,8 +33,10 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   // The authenticated key and organisation are what accounting (issue 4) will charge.
   authenticate(deps.keys, request.caller?.apiKey ?? "");
   const id = request.requestId || newServiceId(deps.catalogue.idPrefix);
-  const attempts = planAttempts(request, deps.catalogue);
-  const trace: RoutingAttempt[] = [];
+  const { attempts, skipped } = planAttempts(request, deps.catalogue);
+  const trace: RoutingAttempt[] = skipped.map((s) =>
+    create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
+  );
   for (const attempt of attempts) {
     const adapter = deps.adapters[attempt.route.provider.protocol];
     const call: UpstreamCall = {
@@ -156,7 +158,8 @@ function upstreamRejected(error: UpstreamError, trace: RoutingAttempt[]): Connec
 
 /** decisions.md: 502 upstream_error after all fallbacks, 429 when every attempt was rate limited. */
 function allAttemptsFailed(trace: RoutingAttempt[]): ConnectError {
-  const allRateLimited = trace.length > 0 && trace.every((t) => t.reason === "http_429");
+  const failures = trace.filter((t) => t.outcome === "error");
+  const allRateLimited = failures.length > 0 && failures.every((t) => t.reason === "http_429");
   return allRateLimited
     ? routerError(Code.ResourceExhausted, "upstream_rate_limited", "Every provider for this model is rate limiting; retry later.", { metadata: traceJson(trace) })
     : routerError(Code.Unavailable, "upstream_error", "Every provider for this model failed.", { metadata: traceJson(trace) });

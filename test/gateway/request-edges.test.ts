@@ -77,11 +77,11 @@ describe("request edges", () => {
     expect(stack.upstream.requests.at(-1)!.body).toMatchObject({ top_k: 40, repetition_penalty: 1.1 });
   });
 
-  it("says that cache_control breakpoints are not passed on yet", async () => {
+  it("says that cache_control breakpoints are not sent to an OpenAI-compatible provider", async () => {
     const content = [{ type: "text", text: "long context", cache_control: { type: "ephemeral" } }];
     const response = await chat({ model: "test/ok", messages: [{ role: "user", content }] });
     expect(response.status).toBe(200);
-    expect(response.headers.get("x-router-warnings")).toMatch(/cache_control breakpoints are not passed/);
+    expect(response.headers.get("x-router-warnings")).toMatch(/cache_control breakpoints are not sent to cheap, which caches prompts automatically/);
   });
 
   it("answers invalid JSON with 400 invalid_json", async () => {
@@ -91,11 +91,12 @@ describe("request edges", () => {
   });
 
   it("accepts a body just under the 16 MB limit and refuses one over it with 413", async () => {
-    const envelope = JSON.stringify({ model: "test/ok", messages: [{ role: "user", content: "" }] });
-    const under = 16 * 1024 * 1024 - envelope.length;
-    const ok = await chat({ model: "test/ok", messages: [{ role: "user", content: "x".repeat(under) }] });
+    // An image, so that the body's size, not the prompt's estimated tokens, is what is tested.
+    const bodyWith = (data: string) => ({ model: "test/ok", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${data}` } }] }] });
+    const under = 16 * 1024 * 1024 - JSON.stringify(bodyWith("")).length;
+    const ok = await chat(bodyWith("A".repeat(under)));
     expect(ok.status).toBe(200);
-    const tooLarge = await chat({ model: "test/ok", messages: [{ role: "user", content: "x".repeat(under + 1) }] });
+    const tooLarge = await chat(bodyWith("A".repeat(under + 1)));
     expect(tooLarge.status).toBe(413);
     expect((await json(tooLarge)).error).toMatchObject({ code: "payload_too_large", type: "invalid_request_error" });
   });

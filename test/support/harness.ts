@@ -34,7 +34,7 @@ export function testConfig(upstreamUrl: string): RouterConfig {
     pricing: { prompt, completion: "0.000002", input_cache_read: "0.0000001" },
     ...extra,
   });
-  const model = (id: string, routes: ReturnType<typeof route>[], supportedParameters = ALL_PARAMETERS) => ({
+  const model = (id: string, routes: ReturnType<typeof route>[], supportedParameters = ALL_PARAMETERS, extra: Record<string, unknown> = {}) => ({
     id,
     name: id,
     created: 1700000000,
@@ -45,6 +45,7 @@ export function testConfig(upstreamUrl: string): RouterConfig {
     output_modalities: ["text"],
     supported_parameters: supportedParameters,
     providers: routes,
+    ...extra,
   });
   return parseConfig(
     JSON.stringify({
@@ -81,6 +82,9 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("test/thinker", [route("cheap", "ok", "0.000001", { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } })]),
         model("test/plain", [route("cheap", "ok", "0.000001")], ["max_tokens", "temperature"]),
         model("test/extensions", [route("cheap", "ok", "0.000001")], [...ALL_PARAMETERS, "top_k", "repetition_penalty"]),
+        // Capability cases: text input only; a cheap route with a small context before a roomier dear one.
+        model("test/text-only", [route("cheap", "ok", "0.000001")], ALL_PARAMETERS, { input_modalities: ["text"] }),
+        model("test/limited", [route("cheap", "ok", "0.000001", { context_length: 1000 }), route("dear", "ok-dear", "0.000003")]),
       ],
       organizations: [
         {
@@ -96,7 +100,10 @@ export function testConfig(upstreamUrl: string): RouterConfig {
   );
 }
 
-const ALL_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "tools", "tool_choice", "response_format", "reasoning"];
+const ALL_PARAMETERS = [
+  "max_tokens", "temperature", "top_p", "stop", "seed", "frequency_penalty", "presence_penalty",
+  "tools", "tool_choice", "response_format", "reasoning",
+];
 
 export const TEST_ENV = { CHEAP_KEY: "cheap-secret", DEAR_KEY: "dear-secret", TEST_API_KEY: TEST_KEY, DISABLED_API_KEY: DISABLED_KEY };
 
