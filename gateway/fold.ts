@@ -2,6 +2,7 @@
 // used by every format's JSON encoder.
 import {
   BlockType,
+  type Annotation,
   FinishReason,
   type GenerateResponse,
   type ResponseStart,
@@ -13,34 +14,46 @@ export interface FoldedBlock {
   text: string;
   toolCallId: string;
   toolName: string;
+  /** Reasoning blocks: the provider's signature, or its redacted reasoning. */
+  signature: string;
+  redactedData: string;
 }
 
 export interface FoldedResponse {
   start: ResponseStart;
   blocks: FoldedBlock[];
   usage: Usage | undefined;
+  annotations: Annotation[];
   finishReason: FinishReason;
   rawFinishReason: string;
 }
 
 /** Folds the events after the start into one answer. */
 export async function foldEvents(start: ResponseStart, rest: AsyncIterator<GenerateResponse>): Promise<FoldedResponse> {
-  const folded: FoldedResponse = { start, blocks: [], usage: undefined, finishReason: FinishReason.UNSPECIFIED, rawFinishReason: "" };
+  const folded: FoldedResponse = { start, blocks: [], usage: undefined, annotations: [], finishReason: FinishReason.UNSPECIFIED, rawFinishReason: "" };
   const byIndex = new Map<number, FoldedBlock>();
   for (let step = await rest.next(); !step.done; step = await rest.next()) {
     const { event } = step.value;
     switch (event.case) {
       case "blockStart": {
-        const block = { type: event.value.type, text: "", toolCallId: event.value.toolCallId, toolName: event.value.toolName };
+        const { type, toolCallId, toolName } = event.value;
+        const block = { type, text: "", toolCallId, toolName, signature: "", redactedData: "" };
         byIndex.set(event.value.index, block);
         folded.blocks.push(block);
         break;
       }
       case "blockDelta": {
         const block = byIndex.get(event.value.index);
-        if (block) block.text += event.value.text;
+        if (block) {
+          block.text += event.value.text;
+          block.signature += event.value.signature;
+          block.redactedData += event.value.redactedData;
+        }
         break;
       }
+      case "annotation":
+        folded.annotations.push(event.value);
+        break;
       case "usage":
         folded.usage = event.value;
         break;

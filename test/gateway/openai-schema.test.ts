@@ -234,6 +234,15 @@ const cases: Case[] = [
       }
     },
   },
+  {
+    name: "citations (test/cite)",
+    body: { model: "test/cite", messages: [{ role: "user", content: "Cite a source" }] },
+    upstream: true,
+    check({ json, chunks }) {
+      const annotations = json ? json.choices[0].message.annotations : chunks!.flatMap((c) => c.choices[0]?.delta?.annotations ?? []);
+      expect(annotations).toHaveLength(1);
+    },
+  },
 ];
 
 describe("chat completions against OpenAI's OpenAPI schemas", () => {

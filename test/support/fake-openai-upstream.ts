@@ -7,6 +7,8 @@
 //   "tool"            answers with a tool call to the first tool in the request
 //   "end-early"       streams the role chunk, then ends cleanly without content, finish or usage
 //   "html"            answers 200 with an HTML page, as a misconfigured proxy would
+//   "cite"            answers with an OpenAI url_citation annotation
+//   "cite-urls"       answers with Perplexity-style `citations` (URLs on every chunk)
 //   anything else     answers "Hello from <model>" (as JSON or SSE, as asked)
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -32,6 +34,9 @@ export const FAKE_USAGE = {
   prompt_tokens_details: { cached_tokens: 2 },
   completion_tokens_details: { reasoning_tokens: 1 },
 };
+
+/** The citation of the "cite" model: the word "Hello" of its answer. */
+export const CITATION = { type: "url_citation", url_citation: { url: "https://example.com/source", title: "A source", start_index: 0, end_index: 5 } };
 
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
@@ -84,17 +89,20 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const tools = body.tools as { function: { name: string } }[] | undefined;
   const toolCall = model === "tool" && tools?.length ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
   const text = `Hello from ${model}`;
+  const annotations = model === "cite" ? [CITATION] : undefined;
+  const citations = model === "cite-urls" ? ["https://example.org/first", "https://example.org/second"] : undefined;
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
     const message = toolCall
       ? { role: "assistant", content: null, tool_calls: [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }] }
-      : { role: "assistant", content: text };
-    res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
+      : { role: "assistant", content: text, annotations };
+    res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
   const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
-  const chunk = (delta: unknown, finish: string | null = null) => send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    send({ ...base, citations, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
   chunk({ role: "assistant", content: "" });
   if (model === "hang") {
     chunk({ content: "Hello" });
@@ -117,6 +125,7 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     chunk({}, "tool_calls");
   } else {
     for (const word of text.split(/(?<= )/)) chunk({ content: word });
+    if (annotations) chunk({ annotations });
     chunk({}, "stop");
   }
   const options = body.stream_options as { include_usage?: boolean } | undefined;

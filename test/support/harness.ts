@@ -72,6 +72,8 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("test/all-429", [route("cheap", "fail-429", "0.000001"), route("dear", "fail-429", "0.000003")]),
         model("test/hang", [route("cheap", "hang", "0.000001")]),
         model("test/tool", [route("cheap", "tool", "0.000001")]),
+        model("test/cite", [route("cheap", "cite", "0.000001")]),
+        model("test/cite-urls", [route("cheap", "cite-urls", "0.000001")]),
         model("test/unkeyed", [route("nokey", "ok", "0.000001")]),
         model("test/fail-401", [route("cheap", "fail-401", "0.000001"), route("dear", "ok-dear", "0.000003")]),
         model("test/html", [route("cheap", "html", "0.000001"), route("dear", "ok-dear", "0.000003")]),

@@ -13,8 +13,17 @@ const toolCallDeltaSchema = z.looseObject({
   function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
 });
 
+/** OpenAI's web-search citations (`url_citation`), on the message or a stream delta. */
+const annotationSchema = z.looseObject({
+  type: z.string(),
+  url_citation: z
+    .looseObject({ url: z.string(), title: z.string().nullish(), start_index: z.number().int().nullish(), end_index: z.number().int().nullish() })
+    .nullish(),
+});
+
 const deltaSchema = z.looseObject({
   content: z.string().nullish(),
+  annotations: z.array(annotationSchema).nullish(),
   reasoning: z.string().nullish(),
   reasoning_content: z.string().nullish(),
   tool_calls: z.array(toolCallDeltaSchema).nullish(),
@@ -25,6 +34,8 @@ export const chunkSchema = z.looseObject({
     .array(z.looseObject({ delta: deltaSchema.nullish(), message: deltaSchema.nullish(), finish_reason: z.string().nullish() }))
     .nullish(),
   usage: openAiUsageSchema.nullish(),
+  // Perplexity lists its sources as URLs on the completion (and repeats them on every chunk).
+  citations: z.array(z.string()).nullish(),
 });
 
 export type OpenAiChunk = z.infer<typeof chunkSchema>;
@@ -43,6 +54,7 @@ export function createChunkTranslator(): ChunkTranslator {
   let open: { key: string; index: number } | undefined;
   let finishRaw: string | undefined;
   let usage: TokenUsage | undefined;
+  const citedUrls = new Set<string>();
 
   function blockFor(key: string, start: Omit<Extract<UpstreamEvent, { type: "block_start" }>, "type" | "index">, out: UpstreamEvent[]): number {
     if (open?.key === key) return open.index;
@@ -61,9 +73,21 @@ export function createChunkTranslator(): ChunkTranslator {
     translate(chunk) {
       const out: UpstreamEvent[] = [];
       if (chunk.usage) usage = convertUsage(chunk.usage);
+      for (const url of chunk.citations ?? []) {
+        if (!citedUrls.has(url)) out.push({ type: "annotation", annotation: { url, title: "" } });
+        citedUrls.add(url);
+      }
       const choice = chunk.choices?.[0];
       if (!choice) return out;
       const delta = choice.delta ?? choice.message;
+      for (const annotation of delta?.annotations ?? []) {
+        const citation = annotation.url_citation;
+        if (annotation.type !== "url_citation" || !citation) continue;
+        out.push({
+          type: "annotation",
+          annotation: { url: citation.url, title: citation.title ?? "", startIndex: citation.start_index ?? undefined, endIndex: citation.end_index ?? undefined },
+        });
+      }
       const reasoning = delta?.reasoning ?? delta?.reasoning_content;
       if (reasoning) {
         out.push({ type: "block_delta", index: blockFor("reasoning", { blockType: BlockType.REASONING }, out), text: reasoning });

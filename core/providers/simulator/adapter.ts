@@ -41,6 +41,8 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
       await pace();
       yield { type: "block_delta", index, text: word };
     }
+    // Like Anthropic's thinking blocks, the reasoning ends with a signature the client sends back.
+    yield { type: "block_delta", index, text: "", signature: "sim_" + createHash("sha256").update(thoughts.join("")).digest("hex").slice(0, 32) };
     yield { type: "block_stop", index };
     reasoningTokens = thoughts.length;
     outputTokens += thoughts.length;

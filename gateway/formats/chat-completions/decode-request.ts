@@ -199,7 +199,12 @@ function mimeTypeOf(fileData: string): string {
 
 /** Reasoning of an earlier answer, sent back so the model keeps its thread. */
 function reasoningParts(message: ChatMessage): PartInit[] {
-  return message.reasoning ? [{ part: { case: "reasoning", value: { text: message.reasoning.text } } }] : [];
+  if (!message.reasoning) return [];
+  const { text, signature = "", redacted = [] } = message.reasoning;
+  return [
+    { part: { case: "reasoning", value: { text, signature } } },
+    ...redacted.map((redactedData): PartInit => ({ part: { case: "reasoning", value: { redactedData } } })),
+  ];
 }
 
 function toolCallParts(message: ChatMessage): PartInit[] {

@@ -1,12 +1,13 @@
 // The folded event stream as a `chat.completion` object (spec: Chat completion).
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
-import type { FoldedResponse } from "../../fold.ts";
+import type { FoldedBlock, FoldedResponse } from "../../fold.ts";
+import { encodeAnnotation, encodeCitations } from "./encode-annotations.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export function encodeChatCompletion(folded: FoldedResponse) {
   const { start } = folded;
   const text = folded.blocks.filter((b) => b.type === BlockType.TEXT).map((b) => b.text).join("");
-  const reasoning = folded.blocks.filter((b) => b.type === BlockType.REASONING).map((b) => b.text).join("");
+  const reasoning = encodeReasoning(folded.blocks.filter((b) => b.type === BlockType.REASONING));
   const toolCalls = folded.blocks
     .filter((b) => b.type === BlockType.TOOL_CALL)
     .map((b) => ({ id: b.toolCallId, type: "function", function: { name: b.toolName, arguments: b.text } }));
@@ -15,9 +16,9 @@ export function encodeChatCompletion(folded: FoldedResponse) {
     // OpenAI's shape: null content when the answer is only tool calls.
     content: text === "" && toolCalls.length > 0 ? null : text,
     refusal: null,
-    annotations: [],
+    annotations: folded.annotations.map((annotation) => encodeAnnotation(annotation, text.length)),
   };
-  if (reasoning) message.reasoning = { text: reasoning };
+  if (reasoning) message.reasoning = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     id: start.id,
@@ -25,8 +26,23 @@ export function encodeChatCompletion(folded: FoldedResponse) {
     created: Number(start.created),
     model: start.model,
     provider: start.provider,
-    citations: null,
+    citations: encodeCitations(folded.annotations),
     choices: [{ index: 0, message, logprobs: null, finish_reason: encodeFinishReason(folded.finishReason) ?? "stop" }],
     usage: encodeUsage(folded.usage, start),
   };
+}
+
+/**
+ * The spec's `message.reasoning {text}`, plus what a client must send back for
+ * the provider to accept its earlier reasoning (Anthropic checks it): the
+ * signature, and any reasoning the provider sealed (`redacted`).
+ */
+function encodeReasoning(blocks: FoldedBlock[]) {
+  if (blocks.length === 0) return undefined;
+  const reasoning: { text: string; signature?: string; redacted?: string[] } = { text: blocks.map((b) => b.text).join("") };
+  const signature = blocks.findLast((b) => b.signature)?.signature;
+  if (signature) reasoning.signature = signature;
+  const redacted = blocks.filter((b) => b.redactedData).map((b) => b.redactedData);
+  if (redacted.length > 0) reasoning.redacted = redacted;
+  return reasoning;
 }

@@ -3,6 +3,7 @@
 // `[DONE]`. Tool calls stream as OpenAI does: id and name first, then arguments.
 import { BlockType, type GenerateResponse, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
 import type { SseEvent } from "../../sse.ts";
+import { encodeStreamedAnnotation } from "./encode-annotations.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export interface ChunkEncoder {
@@ -38,19 +39,25 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
           ];
         }
         case "blockDelta": {
-          const { index, text } = event.value;
+          const { index, text, signature, redactedData } = event.value;
+          if (blockTypes.get(index) === BlockType.REASONING) {
+            // The same object as the answer's `message.reasoning`, field by field.
+            if (!text && !signature && !redactedData) return [];
+            return [delta({ reasoning: { text, ...(signature && { signature }), ...(redactedData && { redacted: [redactedData] }) } })];
+          }
           if (!text) return [];
           switch (blockTypes.get(index)) {
             case BlockType.TEXT:
               return [delta({ content: text })];
-            case BlockType.REASONING:
-              return [delta({ reasoning: { text } })];
             case BlockType.TOOL_CALL:
               return [delta({ tool_calls: [{ index: toolPositions.get(index), function: { arguments: text } }] })];
             default:
               return [];
           }
         }
+        case "annotation":
+          // Ranges are only known once the text is whole, so a streamed citation carries those the provider gave.
+          return [delta({ annotations: [encodeStreamedAnnotation(event.value)] })];
         case "usage":
           usage = event.value;
           return [];

@@ -81,7 +81,8 @@ const messageSchema = z
     // Fields of an assistant message as this gateway returns it, so a client
     // can append the previous answer to `messages` unchanged. Annotations are
     // output metadata about that answer and carry nothing for the model.
-    reasoning: z.strictObject({ text: z.string() }).optional(),
+    // `signature` and `redacted` carry a provider's sealed reasoning back to it (Anthropic).
+    reasoning: z.strictObject({ text: z.string(), signature: z.string().optional(), redacted: z.array(z.string()).optional() }).optional(),
     refusal: z.null().optional(),
     annotations: z.array(z.unknown()).optional(),
   })
