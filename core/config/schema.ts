@@ -17,6 +17,12 @@ const openAiQuirksSchema = z
   .object({
     /** Which field carries the completion limit upstream. */
     max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).default("max_tokens"),
+    /**
+     * How the vendor takes reasoning options: OpenAI's `reasoning_effort`, an
+     * OpenRouter-style `reasoning: {effort}`, Qwen's `enable_thinking` (with
+     * `thinking_budget`), or `thinking: {type: enabled|disabled}` (GLM, Kimi).
+     */
+    reasoning_field: z.enum(["reasoning_effort", "reasoning", "enable_thinking", "thinking"]).default("reasoning_effort"),
   })
   .strict();
 
@@ -33,7 +39,7 @@ export const providerSchema = z
     timeout_ms: z.number().int().positive().default(60_000),
     /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
     request_timeout_ms: z.number().int().positive().default(600_000),
-    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens" }),
+    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", reasoning_field: "reasoning_effort" }),
     /** Simulator only: milliseconds between streamed chunks. */
     chunk_delay_ms: z.number().int().nonnegative().default(0),
   })

@@ -53,9 +53,7 @@ export function convertRequest(call: UpstreamCall): JsonObject {
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   const responseFormat = convertResponseFormat(request);
   if (responseFormat) body.response_format = responseFormat;
-  const effort = request.reasoning?.effort as keyof NonNullable<typeof route.reasoning_effort_map> | undefined;
-  const upstreamEffort = effort ? route.reasoning_effort_map?.[effort] : undefined;
-  if (upstreamEffort) body.reasoning_effort = upstreamEffort;
+  Object.assign(body, convertReasoning(call));
   const user = request.passthrough?.user;
   if (typeof user === "string") body.user = user;
   if (call.stream) {
@@ -147,5 +145,24 @@ function convertResponseFormat(request: GenerateRequest): JsonObject | undefined
       return { type: "json_schema", json_schema: { name: format.name, schema: format.schema ?? {}, strict: format.strict } };
     default:
       return undefined;
+  }
+}
+
+/** The reasoning fields in the vendor's own style (quirks.reasoning_field). */
+function convertReasoning({ request, route, provider }: UpstreamCall): JsonObject {
+  const reasoning = request.reasoning;
+  if (!reasoning) return {};
+  const effort = reasoning.effort as keyof NonNullable<typeof route.reasoning_effort_map> | "";
+  const upstreamEffort = effort ? route.reasoning_effort_map?.[effort] : undefined;
+  const enabled = reasoning.enabled !== false && effort !== "none";
+  switch (provider.quirks.reasoning_field) {
+    case "reasoning_effort":
+      return upstreamEffort ? { reasoning_effort: upstreamEffort } : {};
+    case "reasoning":
+      return upstreamEffort ? { reasoning: { effort: upstreamEffort } } : {};
+    case "enable_thinking":
+      return { enable_thinking: enabled, ...(enabled && reasoning.maxTokens !== undefined && { thinking_budget: reasoning.maxTokens }) };
+    case "thinking":
+      return { thinking: { type: enabled ? "enabled" : "disabled" } };
   }
 }
