@@ -9,7 +9,10 @@
 //   "html"            answers 200 with an HTML page, as a misconfigured proxy would
 //   "cite"            answers with an OpenAI url_citation annotation
 //   "cite-urls"       answers with Perplexity-style `citations` (URLs on every chunk)
-//   anything else     answers "Hello from <model>" (as JSON or SSE, as asked)
+//   anything else     answers "Hello from <model>" (as JSON or SSE, as asked); with a
+//                     json_schema or json_object response_format the text is {"answer":"Hello"},
+//                     and with reasoning_effort the answer starts with reasoning_content
+//                     "Let me think." (as DeepSeek-style vendors send it)
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -34,6 +37,8 @@ export const FAKE_USAGE = {
   prompt_tokens_details: { cached_tokens: 2 },
   completion_tokens_details: { reasoning_tokens: 1 },
 };
+
+export const STRUCTURED_ANSWER = '{"answer":"Hello"}';
 
 /** The citation of the "cite" model: the word "Hello" of its answer. */
 export const CITATION = { type: "url_citation", url_citation: { url: "https://example.com/source", title: "A source", start_index: 0, end_index: 5 } };
@@ -88,14 +93,16 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const base = { id, created: 1700000000, model };
   const tools = body.tools as { function: { name: string } }[] | undefined;
   const toolCall = model === "tool" && tools?.length ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
-  const text = `Hello from ${model}`;
+  const format = (body.response_format as { type?: string } | undefined)?.type;
+  const text = format === "json_schema" || format === "json_object" ? STRUCTURED_ANSWER : `Hello from ${model}`;
+  const reasoning = body.reasoning_effort ? "Let me think." : undefined;
   const annotations = model === "cite" ? [CITATION] : undefined;
   const citations = model === "cite-urls" ? ["https://example.org/first", "https://example.org/second"] : undefined;
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
     const message = toolCall
       ? { role: "assistant", content: null, tool_calls: [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }] }
-      : { role: "assistant", content: text, annotations };
+      : { role: "assistant", content: text, annotations, reasoning_content: reasoning };
     res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
     return;
   }
@@ -124,6 +131,7 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(5) } }] });
     chunk({}, "tool_calls");
   } else {
+    if (reasoning) chunk({ reasoning_content: reasoning });
     for (const word of text.split(/(?<= )/)) chunk({ content: word });
     if (annotations) chunk({ annotations });
     chunk({}, "stop");
