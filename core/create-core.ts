@@ -5,8 +5,9 @@ import type { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import type { InferenceService } from "../gen/router/v1/inference_pb.js";
 import { createMemoryKeyStore, type KeyStore } from "./auth/keys.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
-import type { RouterConfig } from "./config/schema.ts";
+import type { ProviderProtocol, RouterConfig } from "./config/schema.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
+import { createGeminiAdapter } from "./providers/gemini/adapter.ts";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.ts";
 import { createSimulatorAdapter } from "./providers/simulator/adapter.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
@@ -36,6 +37,7 @@ export function createCore(deps: CoreDeps): Core {
   const http = deps.http ?? createHttpClient();
   const adapters: Record<string, ProviderAdapter> = {
     "openai-compatible": createOpenAiCompatibleAdapter(http),
+    gemini: createGeminiAdapter(http),
     simulator: createSimulatorAdapter(),
   };
   const inferenceDeps = {

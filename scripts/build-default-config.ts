@@ -42,25 +42,37 @@ interface PriceEntry {
   supports_minimal_reasoning_effort?: boolean;
   supports_none_reasoning_effort?: boolean;
   supports_web_search?: boolean;
+  supports_adaptive_thinking?: boolean;
+  supports_video_input?: boolean;
 }
 
+/** The upstreams of the bundled catalogue; `source` is the pricing table's provider name. */
 const UPSTREAMS = [
-  { id: "openai", label: "OpenAI", base_url: "https://api.openai.com/v1", api_key_env: "OPENAI_API_KEY", quirks: { max_tokens_field: "max_completion_tokens" } },
-  { id: "xai", label: "xAI", base_url: "https://api.x.ai/v1", api_key_env: "XAI_API_KEY" },
-  { id: "deepseek", label: "DeepSeek", base_url: "https://api.deepseek.com/v1", api_key_env: "DEEPSEEK_API_KEY" },
-  { id: "moonshot", label: "Moonshot AI", base_url: "https://api.moonshot.ai/v1", api_key_env: "MOONSHOT_API_KEY" },
+  { id: "openai", source: "openai", label: "OpenAI", protocol: "openai-compatible", base_url: "https://api.openai.com/v1", api_key_env: "OPENAI_API_KEY", quirks: { max_tokens_field: "max_completion_tokens" } },
+  { id: "anthropic", source: "anthropic", label: "Anthropic", protocol: "anthropic", base_url: "https://api.anthropic.com/v1", api_key_env: "ANTHROPIC_API_KEY" },
+  { id: "google", source: "gemini", label: "Google AI Studio", protocol: "gemini", base_url: "https://generativelanguage.googleapis.com/v1beta", api_key_env: "GEMINI_API_KEY" },
+  { id: "xai", source: "xai", label: "xAI", protocol: "openai-compatible", base_url: "https://api.x.ai/v1", api_key_env: "XAI_API_KEY" },
+  { id: "deepseek", source: "deepseek", label: "DeepSeek", protocol: "openai-compatible", base_url: "https://api.deepseek.com/v1", api_key_env: "DEEPSEEK_API_KEY" },
+  { id: "moonshot", source: "moonshot", label: "Moonshot AI", protocol: "openai-compatible", base_url: "https://api.moonshot.ai/v1", api_key_env: "MOONSHOT_API_KEY" },
 ];
 
 const PROVIDERS = [
-  ...UPSTREAMS.map(({ id, label, base_url, api_key_env, quirks }) => ({
-    id, label, protocol: "openai-compatible", base_url, api_key_env, ...(quirks && { quirks }),
+  ...UPSTREAMS.map(({ id, label, protocol, base_url, api_key_env, quirks }) => ({
+    id, label, protocol, base_url, api_key_env, ...(quirks && { quirks }),
   })),
   { id: "simulator", label: "Simulator", protocol: "simulator" },
   { id: "simulator-backup", label: "Simulator (backup)", protocol: "simulator" },
 ];
 
-const SAMPLING_PARAMETERS = ["temperature", "top_p", "frequency_penalty", "presence_penalty"];
+const SAMPLING_PARAMETERS = ["temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty"];
 const BASE_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "frequency_penalty", "presence_penalty"];
+
+/** The sampling fields each wire protocol carries (Anthropic has no seed or penalties; both it and Gemini take top_k). */
+const PARAMETERS_BY_PROTOCOL: Record<string, string[]> = {
+  "openai-compatible": BASE_PARAMETERS,
+  anthropic: ["max_tokens", "temperature", "top_p", "top_k", "stop"],
+  gemini: [...BASE_PARAMETERS, "top_k"],
+};
 
 /**
  * OpenAI reasoning models reject the sampling parameters. The snapshot only flags this
@@ -80,12 +92,16 @@ function rejectsSampling(provider: string, key: string, entry: PriceEntry): bool
  * - xAI: only the models xAI documents as accepting it on chat completions (grok-3-mini,
  *   not in the snapshot, takes only low/high; grok-4.3 and grok-4.5 take low/medium/high).
  *   grok-4.20-*-reasoning, grok-4.20-multi-agent and grok-build reject it.
+ * - Anthropic: the adaptive-thinking models (`output_config.effort`); older ones get a
+ *   `budget_tokens` derived by routing, as do all Gemini models (`thinkingBudget`).
  * - DeepSeek and Moonshot: none; their models reason by model choice (deepseek-reasoner,
  *   kimi-k2.x), so they list `reasoning` when the snapshot says supports_reasoning, but get
  *   no map and no effort is ever sent.
  */
-function acceptsReasoningEffort(provider: string, key: string): boolean {
+function acceptsReasoningEffort(provider: string, key: string, entry: PriceEntry): boolean {
   if (provider === "openai") return true;
+  // Anthropic's adaptive-thinking models take an effort; the others a thinking budget (no map).
+  if (provider === "anthropic") return entry.supports_adaptive_thinking === true;
   if (provider === "xai") return /^grok-4\.[35]([-.]|$)/.test(key);
   return false;
 }
@@ -111,8 +127,7 @@ pricing snapshot shared/data/model-prices.json: do not hand-edit, regenerate.
 See docs/configuration.md for the fields.
 
 Real providers are enabled by their API key environment variable. Anthropic and
-Google are not listed yet: their native protocols are not implemented (the
-protocol enum only has openai-compatible and simulator).`;
+Google speak their native protocols (Messages, Gemini generateContent).`;
 
 /**
  * The exact decimal string of a JSON number, from its shortest string form
@@ -151,7 +166,8 @@ function exclusion(key: string, entry: PriceEntry): string | undefined {
 }
 
 function toModel(key: string, entry: PriceEntry) {
-  const provider = UPSTREAMS.find((p) => p.id === entry.litellm_provider)!;
+  const provider = UPSTREAMS.find((p) => p.source === entry.litellm_provider)!;
+  const parameters = PARAMETERS_BY_PROTOCOL[provider.protocol];
   const search = entry.supports_web_search ? entry.search_context_cost_per_query : undefined;
   const pricing = {
     prompt: exactDecimal(entry.input_cost_per_token!),
@@ -174,10 +190,11 @@ function toModel(key: string, entry: PriceEntry) {
       ...(entry.supports_vision ? ["image"] : []),
       ...(entry.supports_pdf_input ? ["file"] : []),
       ...(entry.supports_audio_input ? ["audio"] : []),
+      ...(entry.supports_video_input ? ["video"] : []),
     ],
     output_modalities: ["text", ...(entry.supports_audio_output ? ["audio"] : [])],
     supported_parameters: [
-      ...(rejectsSampling(provider.id, key, entry) ? BASE_PARAMETERS.filter((p) => !SAMPLING_PARAMETERS.includes(p)) : BASE_PARAMETERS),
+      ...(rejectsSampling(provider.id, key, entry) ? parameters.filter((p) => !SAMPLING_PARAMETERS.includes(p)) : parameters),
       ...(entry.supports_function_calling ? ["tools", "tool_choice"] : []),
       ...(entry.supports_response_schema ? ["response_format"] : []),
       ...(entry.supports_reasoning ? ["reasoning"] : []),
@@ -187,7 +204,7 @@ function toModel(key: string, entry: PriceEntry) {
         provider: provider.id,
         provider_model_id: key,
         pricing: withoutUndefined(pricing),
-        ...(entry.supports_reasoning && acceptsReasoningEffort(provider.id, key) && {
+        ...(entry.supports_reasoning && acceptsReasoningEffort(provider.id, key, entry) && {
           reasoning_effort_map: effortMap(entry.supports_none_reasoning_effort, entry.supports_minimal_reasoning_effort),
         }),
         ...(pricing.web_search_per_1000_requests_low && { supports_web_search: true }),
@@ -241,7 +258,7 @@ function simulatorModels() {
 /** The default configuration built from the pricing table's text, validated, and its YAML. */
 export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; yaml: string; skipped: string[] } {
   const table = JSON.parse(pricesJson) as Record<string, PriceEntry>;
-  const upstreamIds = new Set(UPSTREAMS.map((p) => p.id));
+  const upstreamIds = new Set(UPSTREAMS.map((p) => p.source));
   const chat = Object.entries(table).filter(([, entry]) => upstreamIds.has(entry.litellm_provider ?? "") && entry.mode === "chat");
   const skipped = chat.flatMap(([key, entry]) => exclusion(key, entry) ?? []);
   const priced = chat.filter(([key, entry]) => exclusion(key, entry) === undefined).map(([key, entry]) => toModel(key, entry));

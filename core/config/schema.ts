@@ -170,6 +170,7 @@ function reportDuplicates(values: string[], path: (string | number)[], what: str
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ProviderProtocol = z.infer<typeof providerProtocolSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type ModelProviderConfig = z.infer<typeof modelProviderSchema>;
 export type OrganizationConfig = z.infer<typeof organizationSchema>;

@@ -140,11 +140,18 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, toolChoice: undefined };
     warnings.push(unsupportedWarning("tool_choice", route));
   }
+  const media = request.media;
+  if (media && (media.aspectRatio || media.audioPrompt || media.durationSeconds !== undefined) && !TAKES_MEDIA_OPTIONS.has(route.provider.protocol)) {
+    warnings.push(`aspectRatio, prompt and duration are not supported by ${route.provider.id} and were ignored`);
+  }
   if (request.messages.some((m) => m.content.some((part) => part.cacheControl)) && !PASSES_CACHE_CONTROL.has(route.provider.protocol)) {
     warnings.push(`cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`);
   }
   return { request: adapted, warnings };
 }
+
+/** Protocols whose adapters carry the chat media fields (and name what they cannot). */
+const TAKES_MEDIA_OPTIONS = new Set(["gemini"]);
 
 /** Protocols that take explicit prompt-caching breakpoints. */
 const PASSES_CACHE_CONTROL = new Set(["anthropic"]);
@@ -181,10 +188,6 @@ function unsupportedSampling(request: GenerateRequest, route: ProviderRoute) {
 function notServedYet(request: GenerateRequest): string[] {
   const warnings: string[] = [];
   if (request.cache) warnings.push("the semantic cache is not available yet; the request was not cached");
-  const media = request.media;
-  if (media && (media.aspectRatio || media.audioPrompt || media.durationSeconds !== undefined)) {
-    warnings.push("aspectRatio, prompt and duration are not supported by this model's providers yet and were ignored");
-  }
   return warnings;
 }
 

@@ -98,13 +98,36 @@ describe("build-default-config", () => {
   });
 
   it("has the upstream and simulator providers, and the development organisation", () => {
-    expect(config.providers.map((p) => p.id)).toEqual(["openai", "xai", "deepseek", "moonshot", "simulator", "simulator-backup"]);
+    expect(config.providers.map((p) => [p.id, p.protocol])).toEqual([
+      ["openai", "openai-compatible"],
+      ["anthropic", "anthropic"],
+      ["google", "gemini"],
+      ["xai", "openai-compatible"],
+      ["deepseek", "openai-compatible"],
+      ["moonshot", "openai-compatible"],
+      ["simulator", "simulator"],
+      ["simulator-backup", "simulator"],
+    ]);
     expect(config.providers.find((p) => p.id === "openai")?.quirks.max_tokens_field).toBe("max_completion_tokens");
     expect(config.organizations).toEqual([
       { id: "org_dev", name: "Development", keys: [{ id: "key_dev", env: "ROUTER_DEV_KEY", disabled: false }] },
     ]);
     const perProvider = (id: string) => config.models.filter((m) => m.providers.some((p) => p.provider === id)).length;
-    for (const id of ["openai", "xai", "deepseek", "moonshot", "simulator"]) expect(perProvider(id)).toBeGreaterThan(0);
+    for (const id of ["openai", "anthropic", "google", "xai", "deepseek", "moonshot", "simulator"]) expect(perProvider(id)).toBeGreaterThan(0);
+  });
+
+  it("lists only the sampling fields each protocol carries, and effort maps only where an effort is taken", () => {
+    const model = (id: string) => config.models.find((m) => m.id === id)!;
+    const haiku = model("anthropic/claude-haiku-4-5");
+    expect(haiku.supported_parameters).toEqual(["max_tokens", "temperature", "top_p", "top_k", "stop", "tools", "tool_choice", "response_format", "reasoning"]);
+    // Budget thinking: routing sizes it, so no effort map.
+    expect(haiku.providers[0].reasoning_effort_map).toBeUndefined();
+    // Adaptive thinking takes an effort.
+    expect(model("anthropic/claude-opus-4-6").providers[0].reasoning_effort_map).toEqual({ low: "low", medium: "medium", high: "high" });
+    const flash = model("google/gemini-flash-latest");
+    expect(flash.supported_parameters).toContain("seed");
+    expect(flash.input_modalities).toEqual(["text", "image", "file"]);
+    expect(model("google/gemini-pro-latest").input_modalities).toEqual(["text", "image", "file", "audio", "video"]);
   });
 
   it("serves simulator/fallback cheapest-first from a failing route, then the backup", () => {

@@ -1,0 +1,46 @@
+// GenerateRequest -> the body of POST {base_url}/models/{model}:generateContent
+// (and :streamGenerateContent, which takes the same body).
+import type { JsonObject } from "@bufbuild/protobuf";
+import { ToolChoice_Mode, type GenerateRequest } from "../../../gen/router/v1/inference_pb.js";
+import type { UpstreamCall } from "../types.ts";
+import { convertMessages } from "./convert-contents.ts";
+import { convertGenerationConfig } from "./convert-generation-config.ts";
+
+export function convertRequest(call: UpstreamCall): JsonObject {
+  const { request } = call;
+  const { systemInstruction, contents } = convertMessages(request.messages);
+  const body: JsonObject = { contents };
+  if (systemInstruction) body.systemInstruction = systemInstruction;
+  if (request.tools.length > 0) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          // parametersJsonSchema takes JSON Schema as it is; `parameters` is an OpenAPI subset.
+          ...(tool.parameters ? { parametersJsonSchema: tool.parameters } : {}),
+        })),
+      },
+    ];
+    const functionCallingConfig = convertToolChoice(request);
+    if (functionCallingConfig) body.toolConfig = { functionCallingConfig };
+  }
+  const generationConfig = convertGenerationConfig(call);
+  if (generationConfig) body.generationConfig = generationConfig;
+  return body;
+}
+
+function convertToolChoice(request: GenerateRequest): JsonObject | undefined {
+  switch (request.toolChoice?.mode) {
+    case ToolChoice_Mode.AUTO:
+      return { mode: "AUTO" };
+    case ToolChoice_Mode.NONE:
+      return { mode: "NONE" };
+    case ToolChoice_Mode.REQUIRED:
+      return { mode: "ANY" };
+    case ToolChoice_Mode.NAMED:
+      return { mode: "ANY", allowedFunctionNames: [request.toolChoice.name] };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,30 @@
+// ReasoningOptions -> generationConfig.thinkingConfig.
+//
+// Gemini 3 takes a `thinkingLevel` (the route's reasoning_effort_map gives the
+// level names), Gemini 2.5 a `thinkingBudget` in tokens; the two must not be
+// sent together. `includeThoughts` asks for the thought summaries, which the
+// router relays as reasoning. A budget of 0 turns thinking off on 2.5 Flash and
+// Flash-Lite; 2.5 Pro (budget 128..32768) and the Gemini 3 Pro models cannot
+// stop thinking and refuse 0, so they get their lowest budget.
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { UpstreamCall } from "../types.ts";
+
+const ALWAYS_THINKS = /^(models\/)?gemini-(2\.5|3(\.\d+)?)-pro/;
+export const LOWEST_THINKING_BUDGET = 128;
+
+export function alwaysThinks(modelId: string): boolean {
+  return ALWAYS_THINKS.test(modelId);
+}
+
+/** The thinkingConfig, or undefined when the caller asked nothing of reasoning. */
+export function convertThinking(call: UpstreamCall): JsonObject | undefined {
+  const reasoning = call.request.reasoning;
+  if (!reasoning) return undefined;
+  const effort = reasoning.effort as keyof NonNullable<UpstreamCall["route"]["reasoning_effort_map"]>;
+  const level = reasoning.effort ? call.route.reasoning_effort_map?.[effort] : undefined;
+  const showThoughts = reasoning.enabled !== false;
+  if (level) return showThoughts ? { thinkingLevel: level, includeThoughts: true } : { thinkingLevel: level };
+  if (reasoning.maxTokens !== undefined) return { thinkingBudget: reasoning.maxTokens, includeThoughts: true };
+  if (!showThoughts) return { thinkingBudget: alwaysThinks(call.route.provider_model_id) ? LOWEST_THINKING_BUDGET : 0 };
+  return { includeThoughts: true };
+}

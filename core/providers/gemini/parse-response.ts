@@ -1,0 +1,201 @@
+// Translates Gemini GenerateContentResponses into the hub's block events. A
+// streamed SSE chunk is a GenerateContentResponse too (holding the new parts
+// only), so one translator reads both the stream and a whole JSON answer.
+//
+// Parts map to blocks:
+// - `{text, thought: true}`: reasoning text;
+// - `thoughtSignature` (on any part): a reasoning delta `{text: "", signature}`,
+//   emitted just before the part it came with (into the open reasoning block
+//   when the thoughts precede it), so convert-request can put it back on that part;
+// - `functionCall`: one whole tool-call block (Gemini never splits a call);
+// - `text`: answer text, consecutive parts (across chunks) continuing one block;
+// - `inlineData` (generated images) and code-execution parts are not relayed yet.
+import { z } from "zod";
+import { BlockType } from "../../../gen/router/v1/inference_pb.js";
+import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
+import { convertUsage, geminiUsageSchema } from "./convert-usage.ts";
+import { blockedPromptFinish, mapFinishReason } from "./map-finish-reason.ts";
+
+const partSchema = z.looseObject({
+  text: z.string().optional(),
+  thought: z.boolean().optional(),
+  thoughtSignature: z.string().optional(),
+  functionCall: z
+    .looseObject({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()).nullish() })
+    .optional(),
+});
+
+const groundingMetadataSchema = z.looseObject({
+  groundingChunks: z
+    .array(
+      z.looseObject({
+        web: z.looseObject({ uri: z.string().optional(), title: z.string().optional() }).optional(),
+        retrievedContext: z.looseObject({ uri: z.string().optional(), title: z.string().optional() }).optional(),
+      }),
+    )
+    .nullish(),
+  groundingSupports: z
+    .array(
+      z.looseObject({
+        segment: z
+          .looseObject({ startIndex: z.number().int().optional(), endIndex: z.number().int().optional(), text: z.string().optional() })
+          .optional(),
+        groundingChunkIndices: z.array(z.number().int()).nullish(),
+      }),
+    )
+    .nullish(),
+});
+
+export const responseSchema = z.looseObject({
+  candidates: z
+    .array(
+      z.looseObject({
+        content: z.looseObject({ parts: z.array(partSchema).nullish() }).nullish(),
+        finishReason: z.string().nullish(),
+        groundingMetadata: groundingMetadataSchema.nullish(),
+      }),
+    )
+    .nullish(),
+  promptFeedback: z.looseObject({ blockReason: z.string().nullish() }).nullish(),
+  usageMetadata: geminiUsageSchema.nullish(),
+});
+
+export type GeminiResponse = z.infer<typeof responseSchema>;
+type GroundingMetadata = z.infer<typeof groundingMetadataSchema>;
+
+export interface ResponseTranslator {
+  translate(response: GeminiResponse): UpstreamEvent[];
+  /** Whether a finish reason (or a prompt block) and the usage have arrived. */
+  complete(): boolean;
+  /** Closes the open block and emits usage (when reported) and finish. */
+  end(): UpstreamEvent[];
+}
+
+export function createResponseTranslator(): ResponseTranslator {
+  let nextIndex = 0;
+  // Text and reasoning blocks stay open to be continued; tool-call blocks never do.
+  let open: { blockType: BlockType.TEXT | BlockType.REASONING; index: number } | undefined;
+  let generatedIds = 0;
+  let hasToolCalls = false;
+  let finishRaw: string | undefined;
+  let blockReason: string | undefined;
+  let usage: TokenUsage | undefined;
+  // The answer's text so far, to turn grounding byte offsets into character indexes.
+  let answerText = "";
+  const citedKeys = new Set<string>();
+
+  function continueBlock(blockType: BlockType.TEXT | BlockType.REASONING, out: UpstreamEvent[]): number {
+    if (open?.blockType === blockType) return open.index;
+    closeOpen(out);
+    open = { blockType, index: nextIndex++ };
+    out.push({ type: "block_start", index: open.index, blockType });
+    return open.index;
+  }
+
+  function closeOpen(out: UpstreamEvent[]) {
+    if (open) out.push({ type: "block_stop", index: open.index });
+    open = undefined;
+  }
+
+  function translatePart(part: z.infer<typeof partSchema>, out: UpstreamEvent[]) {
+    if (part.thought) {
+      if (!part.text && !part.thoughtSignature) return;
+      const index = continueBlock(BlockType.REASONING, out);
+      if (part.text) out.push({ type: "block_delta", index, text: part.text });
+      if (part.thoughtSignature) out.push({ type: "block_delta", index, text: "", signature: part.thoughtSignature });
+      return;
+    }
+    if (part.thoughtSignature) {
+      const index = continueBlock(BlockType.REASONING, out);
+      out.push({ type: "block_delta", index, text: "", signature: part.thoughtSignature });
+    }
+    if (part.functionCall) {
+      closeOpen(out);
+      const index = nextIndex++;
+      const { id, name, args } = part.functionCall;
+      hasToolCalls = true;
+      out.push({ type: "block_start", index, blockType: BlockType.TOOL_CALL, toolCallId: id || `call_${++generatedIds}`, toolName: name });
+      out.push({ type: "block_delta", index, text: JSON.stringify(args ?? {}) });
+      out.push({ type: "block_stop", index });
+      return;
+    }
+    if (part.text) {
+      out.push({ type: "block_delta", index: continueBlock(BlockType.TEXT, out), text: part.text });
+      answerText += part.text;
+    }
+  }
+
+  /** One annotation per cited source and passage; sources no passage cites stand alone. */
+  function annotate(metadata: GroundingMetadata, out: UpstreamEvent[]) {
+    const sources = (metadata.groundingChunks ?? []).map((chunk) => chunk.web ?? chunk.retrievedContext);
+    const cited = new Set<number>();
+    const emit = (citation: Citation) => {
+      const key = `${citation.url}|${citation.startIndex ?? ""}|${citation.endIndex ?? ""}`;
+      if (citedKeys.has(key)) return;
+      citedKeys.add(key);
+      out.push({ type: "annotation", annotation: citation });
+    };
+    for (const support of metadata.groundingSupports ?? []) {
+      for (const sourceIndex of support.groundingChunkIndices ?? []) {
+        const source = sources[sourceIndex];
+        if (!source?.uri) continue;
+        cited.add(sourceIndex);
+        const citation: Citation = { url: source.uri, title: source.title ?? "" };
+        const { startIndex, endIndex, text } = support.segment ?? {};
+        // Segment offsets are UTF-8 bytes (the API reference), counted over the answer's text.
+        if (endIndex !== undefined) {
+          citation.startIndex = characterIndex(answerText, startIndex ?? 0);
+          citation.endIndex = characterIndex(answerText, endIndex);
+        }
+        if (text) citation.content = text;
+        emit(citation);
+      }
+    }
+    sources.forEach((source, sourceIndex) => {
+      if (source?.uri && !cited.has(sourceIndex)) emit({ url: source.uri, title: source.title ?? "" });
+    });
+  }
+
+  return {
+    translate(response) {
+      const out: UpstreamEvent[] = [];
+      // Every streamed chunk repeats the usage so far; the last one is complete.
+      if (response.usageMetadata) usage = convertUsage(response.usageMetadata);
+      const candidate = response.candidates?.[0];
+      if (!candidate) {
+        if (response.promptFeedback?.blockReason) blockReason = response.promptFeedback.blockReason;
+        return out;
+      }
+      for (const part of candidate.content?.parts ?? []) translatePart(part, out);
+      if (candidate.groundingMetadata) annotate(candidate.groundingMetadata, out);
+      if (candidate.finishReason) finishRaw = candidate.finishReason;
+      return out;
+    },
+    complete: () => (finishRaw !== undefined || blockReason !== undefined) && usage !== undefined,
+    end() {
+      const out: UpstreamEvent[] = [];
+      closeOpen(out);
+      if (usage) out.push({ type: "usage", usage });
+      if (finishRaw === undefined && blockReason !== undefined) {
+        out.push({ type: "finish", ...blockedPromptFinish(blockReason) });
+      } else {
+        const raw = finishRaw ?? "STOP";
+        out.push({ type: "finish", reason: mapFinishReason(raw, hasToolCalls), rawReason: raw });
+      }
+      return out;
+    },
+  };
+}
+
+/** The string index of the character that starts at `byteOffset` of the UTF-8 encoding of `text`. */
+export function characterIndex(text: string, byteOffset: number): number {
+  let bytes = 0;
+  let index = 0;
+  for (const char of text) {
+    if (bytes >= byteOffset) return index;
+    const codePoint = char.codePointAt(0)!;
+    bytes += codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+    index += char.length;
+  }
+  return index;
+}

@@ -1,0 +1,261 @@
+// Gemini answers (SSE bytes as Google sends them, and whole JSON answers) into block events.
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { characterIndex, createResponseTranslator, responseSchema } from "../../../../core/providers/gemini/parse-response.ts";
+import { readServerSentEvents } from "../../../../core/providers/read-sse.ts";
+import type { UpstreamEvent } from "../../../../core/providers/types.ts";
+import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
+
+/** Google separates events with CRLF pairs; no pings, no [DONE]: the body just ends. */
+const sse = (...chunks: unknown[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join("");
+
+async function translateSse(body: string, splitAt = 37): Promise<{ events: UpstreamEvent[]; complete: boolean }> {
+  // Cut the bytes mid-event, as a network would.
+  const bytes = Buffer.from(body);
+  const pieces: Buffer[] = [];
+  for (let offset = 0; offset < bytes.length; offset += splitAt) pieces.push(bytes.subarray(offset, offset + splitAt));
+  const translator = createResponseTranslator();
+  const events: UpstreamEvent[] = [];
+  for await (const event of readServerSentEvents(Readable.from(pieces))) {
+    events.push(...translator.translate(responseSchema.parse(JSON.parse(event.data))));
+  }
+  const complete = translator.complete();
+  if (complete) events.push(...translator.end());
+  return { events, complete };
+}
+
+function translateJson(answer: unknown): UpstreamEvent[] {
+  const translator = createResponseTranslator();
+  const events = translator.translate(responseSchema.parse(answer));
+  expect(translator.complete()).toBe(true);
+  return [...events, ...translator.end()];
+}
+
+const usage25 = (final: boolean) => ({
+  promptTokenCount: 9,
+  ...(final ? { candidatesTokenCount: 4 } : {}),
+  totalTokenCount: final ? 124 : 120,
+  promptTokensDetails: [{ modality: "TEXT", tokenCount: 9 }],
+  thoughtsTokenCount: 111,
+});
+
+describe("a streamed answer", () => {
+  it("thoughts, then the text with its signature, continued across chunks", async () => {
+    const body = sse(
+      {
+        candidates: [{ content: { parts: [{ text: "**Greeting**\n\nThe user says hi.", thought: true }], role: "model" }, index: 0 }],
+        usageMetadata: usage25(false),
+        modelVersion: "gemini-2.5-flash",
+        responseId: "r1",
+      },
+      {
+        candidates: [{ content: { parts: [{ text: "Hello", thoughtSignature: "c2lnLWE=" }], role: "model" }, index: 0 }],
+        usageMetadata: usage25(false),
+        modelVersion: "gemini-2.5-flash",
+        responseId: "r1",
+      },
+      {
+        candidates: [{ content: { parts: [{ text: " there, " }], role: "model" }, index: 0 }],
+        usageMetadata: usage25(false),
+        modelVersion: "gemini-2.5-flash",
+        responseId: "r1",
+      },
+      {
+        candidates: [{ content: { parts: [{ text: "friend!" }], role: "model" }, finishReason: "STOP", index: 0 }],
+        usageMetadata: usage25(true),
+        modelVersion: "gemini-2.5-flash",
+        responseId: "r1",
+      },
+    );
+    const { events, complete } = await translateSse(body);
+    expect(complete).toBe(true);
+    expect(events).toEqual([
+      { type: "block_start", index: 0, blockType: BlockType.REASONING },
+      { type: "block_delta", index: 0, text: "**Greeting**\n\nThe user says hi." },
+      { type: "block_delta", index: 0, text: "", signature: "c2lnLWE=" },
+      { type: "block_stop", index: 0 },
+      { type: "block_start", index: 1, blockType: BlockType.TEXT },
+      { type: "block_delta", index: 1, text: "Hello" },
+      { type: "block_delta", index: 1, text: " there, " },
+      { type: "block_delta", index: 1, text: "friend!" },
+      { type: "block_stop", index: 1 },
+      { type: "usage", usage: { inputTokens: 9, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 115, reasoningTokens: 111 } },
+      { type: "finish", reason: FinishReason.STOP, rawReason: "STOP" },
+    ]);
+  });
+
+  it("Gemini 3: a trailing signature on an empty text part gets a reasoning block of its own", async () => {
+    const body = sse(
+      { candidates: [{ content: { parts: [{ text: "Hi!" }], role: "model" }, index: 0 }], usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } },
+      {
+        candidates: [{ content: { parts: [{ text: "", thoughtSignature: "c2lnLWI=" }], role: "model" }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 47, thoughtsTokenCount: 40, cachedContentTokenCount: 4 },
+        modelVersion: "gemini-3-flash-preview",
+      },
+    );
+    const { events } = await translateSse(body);
+    expect(events).toEqual([
+      { type: "block_start", index: 0, blockType: BlockType.TEXT },
+      { type: "block_delta", index: 0, text: "Hi!" },
+      { type: "block_stop", index: 0 },
+      { type: "block_start", index: 1, blockType: BlockType.REASONING },
+      { type: "block_delta", index: 1, text: "", signature: "c2lnLWI=" },
+      { type: "block_stop", index: 1 },
+      { type: "usage", usage: { inputTokens: 5, cachedInputTokens: 4, cacheWriteTokens: 0, outputTokens: 42, reasoningTokens: 40 } },
+      { type: "finish", reason: FinishReason.STOP, rawReason: "STOP" },
+    ]);
+  });
+
+  it("parallel function calls: whole calls, the signature on the first, ids kept or generated", async () => {
+    const body = sse({
+      candidates: [
+        {
+          content: {
+            parts: [
+              { functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2lnLWM=" },
+              { functionCall: { id: "fc-7", name: "get_weather", args: { city: "Lyon" } } },
+              { functionCall: { name: "get_time", args: {} } },
+            ],
+            role: "model",
+          },
+          finishReason: "STOP",
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 30, totalTokenCount: 80 },
+      modelVersion: "gemini-3-pro-preview",
+    });
+    const { events } = await translateSse(body, 1000);
+    expect(events).toEqual([
+      { type: "block_start", index: 0, blockType: BlockType.REASONING },
+      { type: "block_delta", index: 0, text: "", signature: "c2lnLWM=" },
+      { type: "block_stop", index: 0 },
+      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, toolCallId: "call_1", toolName: "get_weather" },
+      { type: "block_delta", index: 1, text: '{"city":"Paris"}' },
+      { type: "block_stop", index: 1 },
+      { type: "block_start", index: 2, blockType: BlockType.TOOL_CALL, toolCallId: "fc-7", toolName: "get_weather" },
+      { type: "block_delta", index: 2, text: '{"city":"Lyon"}' },
+      { type: "block_stop", index: 2 },
+      { type: "block_start", index: 3, blockType: BlockType.TOOL_CALL, toolCallId: "call_2", toolName: "get_time" },
+      { type: "block_delta", index: 3, text: "{}" },
+      { type: "block_stop", index: 3 },
+      { type: "usage", usage: { inputTokens: 50, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 30, reasoningTokens: 0 } },
+      { type: "finish", reason: FinishReason.TOOL_CALLS, rawReason: "STOP" },
+    ]);
+  });
+
+  it("grounding: one annotation per cited passage, byte offsets turned into characters", async () => {
+    // "Über" takes 5 bytes in UTF-8 and 4 characters; the second sentence runs from byte 21 to 34, characters 20 to 33.
+    const answer = "Über 10 km of road. Paris is big.";
+    const body = sse(
+      { candidates: [{ content: { parts: [{ text: answer.slice(0, 10) }], role: "model" }, index: 0 }] },
+      {
+        candidates: [
+          {
+            content: { parts: [{ text: answer.slice(10) }], role: "model" },
+            finishReason: "STOP",
+            index: 0,
+            groundingMetadata: {
+              webSearchQueries: ["paris size"],
+              searchEntryPoint: { renderedContent: "<div></div>" },
+              groundingChunks: [
+                { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example" } },
+                { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/b", title: "paris.example" } },
+                { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/c", title: "unused.example" } },
+              ],
+              groundingSupports: [
+                { segment: { endIndex: 20, text: "Über 10 km of road." }, groundingChunkIndices: [0] },
+                { segment: { startIndex: 21, endIndex: 34, text: "Paris is big." }, groundingChunkIndices: [0, 1] },
+              ],
+            },
+          },
+        ],
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 9, toolUsePromptTokenCount: 300, totalTokenCount: 321 },
+      },
+    );
+    const { events } = await translateSse(body);
+    expect(events.filter((event) => event.type === "annotation")).toEqual([
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example", startIndex: 0, endIndex: 19, content: "Über 10 km of road." } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example", startIndex: 20, endIndex: 33, content: "Paris is big." } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/b", title: "paris.example", startIndex: 20, endIndex: 33, content: "Paris is big." } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/c", title: "unused.example" } },
+    ]);
+    expect(answer.slice(20, 33)).toBe("Paris is big.");
+    // The search results fed to the model are input too.
+    expect(events.find((event) => event.type === "usage")).toEqual({
+      type: "usage",
+      usage: { inputTokens: 312, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 9, reasoningTokens: 0 },
+    });
+  });
+
+  it("a stream without a finish reason is incomplete", async () => {
+    const body = sse({ candidates: [{ content: { parts: [{ text: "Hel" }], role: "model" }, index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } });
+    expect((await translateSse(body)).complete).toBe(false);
+  });
+});
+
+describe("a whole JSON answer", () => {
+  it("reads the same parts as a stream", () => {
+    const events = translateJson({
+      candidates: [
+        {
+          content: { parts: [{ text: "Thinking.", thought: true }, { text: "Hello world", thoughtSignature: "c2ln" }], role: "model" },
+          finishReason: "STOP",
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 10, thoughtsTokenCount: 4 },
+      modelVersion: "gemini-2.5-pro",
+      responseId: "x",
+    });
+    expect(events.map((event) => event.type)).toEqual(["block_start", "block_delta", "block_delta", "block_stop", "block_start", "block_delta", "block_stop", "usage", "finish"]);
+  });
+
+  it("MAX_TOKENS spent on thoughts: no content, a length finish", () => {
+    const events = translateJson({
+      candidates: [{ content: { role: "model" }, finishReason: "MAX_TOKENS", index: 0 }],
+      usageMetadata: { promptTokenCount: 4, totalTokenCount: 104, thoughtsTokenCount: 100 },
+    });
+    expect(events).toEqual([
+      { type: "usage", usage: { inputTokens: 4, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 100, reasoningTokens: 100 } },
+      { type: "finish", reason: FinishReason.LENGTH, rawReason: "MAX_TOKENS" },
+    ]);
+  });
+
+  it("a blocked prompt: no candidates, a content-filter finish", () => {
+    const events = translateJson({
+      promptFeedback: { blockReason: "PROHIBITED_CONTENT" },
+      usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+      modelVersion: "gemini-2.5-flash",
+    });
+    expect(events).toEqual([
+      { type: "usage", usage: { inputTokens: 8, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 } },
+      { type: "finish", reason: FinishReason.CONTENT_FILTER, rawReason: "PROHIBITED_CONTENT" },
+    ]);
+  });
+
+  it("skips generated images (not relayed yet)", () => {
+    const events = translateJson({
+      candidates: [{ content: { parts: [{ text: "Here:" }, { inlineData: { mimeType: "image/png", data: "iVBORw0K" } }], role: "model" }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 1290, totalTokenCount: 1294 },
+    });
+    expect(events.filter((event) => event.type.startsWith("block"))).toEqual([
+      { type: "block_start", index: 0, blockType: BlockType.TEXT },
+      { type: "block_delta", index: 0, text: "Here:" },
+      { type: "block_stop", index: 0 },
+    ]);
+  });
+});
+
+describe("characterIndex", () => {
+  it.each([
+    ["abc", 2, 2],
+    ["Über", 2, 1],
+    ["Über", 3, 2],
+    ["a😀b", 5, 3],
+    ["日本", 6, 2],
+    ["abc", 99, 3],
+  ])("%s at byte %i is character %i", (text, byteOffset, expected) => {
+    expect(characterIndex(text, byteOffset)).toBe(expected);
+  });
+});

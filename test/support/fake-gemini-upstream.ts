@@ -1,0 +1,159 @@
+// A real HTTP server speaking the Gemini API (v1beta generateContent and
+// streamGenerateContent?alt=sse), for tests. It records every request it
+// receives. The model in the URL path picks a failure:
+//   "fail-<status>"   answers that HTTP status with Google's error body
+//   "cut-after-first" streams one chunk, then destroys the connection
+//   "end-early"       streams one chunk, then ends cleanly without finishReason
+//   "hang"            streams one chunk, then waits until the client goes away
+// Otherwise the request's content picks the answer:
+//   - thinkingConfig.includeThoughts: a thought part first, and a thoughtSignature
+//     on the first answer part, as the real API puts it;
+//   - functionDeclarations, and no functionResponse in the last content: a
+//     functionCall to the first function with args {"city":"Paris"};
+//   - responseMimeType application/json: the text {"answer":"Hello"};
+//   - else "Hello from <model>", streamed over several chunks.
+// Usage: promptTokenCount 10 and the running totals on every chunk, as Google
+// sends them; the last chunk adds candidatesTokenCount 5, thoughtsTokenCount 3
+// (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
+// cache hit), with finishReason STOP.
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { FakeUpstream, RecordedRequest } from "./fake-openai-upstream.ts";
+
+export const FAKE_THOUGHT = "Let me think.";
+/** base64 of "fake-signature". */
+export const FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU=";
+export const FAKE_USAGE = { promptTokenCount: 10, candidatesTokenCount: 5, cachedContentTokenCount: 2 } as const;
+
+const STATUS_NAMES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+export async function startFakeGeminiUpstream(): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const abortWaiters: (() => void)[] = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
+    requests.push({ path: req.url ?? "", headers: req.headers, body });
+    answer(req.url ?? "", body, res, () => abortWaiters.shift()?.());
+  });
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1beta`,
+    requests,
+    nextAbort: () => new Promise<void>((resolve) => abortWaiters.push(resolve)),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+interface FakeBody {
+  contents?: { role?: string; parts?: Record<string, unknown>[] }[];
+  tools?: { functionDeclarations?: { name: string }[] }[];
+  generationConfig?: { responseMimeType?: string; thinkingConfig?: { includeThoughts?: boolean } };
+}
+
+function answer(path: string, rawBody: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {
+  const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(path);
+  if (!route) {
+    sendError(res, 404, `unknown path ${path}`);
+    return;
+  }
+  const model = decodeURIComponent(route[1]);
+  const stream = route[2] === "streamGenerateContent";
+  const failure = /^fail-(\d{3})$/.exec(model);
+  if (failure) {
+    sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+    return;
+  }
+  const body = rawBody as FakeBody;
+  const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
+  const parts = answerParts(model, body);
+  const usage = (final: boolean) => {
+    const thoughtTokens = thoughts ? 3 : 0;
+    const candidates = final ? FAKE_USAGE.candidatesTokenCount : 0;
+    return {
+      promptTokenCount: FAKE_USAGE.promptTokenCount,
+      ...(final ? { candidatesTokenCount: candidates, cachedContentTokenCount: FAKE_USAGE.cachedContentTokenCount } : {}),
+      totalTokenCount: FAKE_USAGE.promptTokenCount + candidates + thoughtTokens,
+      promptTokensDetails: [{ modality: "TEXT", tokenCount: FAKE_USAGE.promptTokenCount }],
+      ...(thoughtTokens ? { thoughtsTokenCount: thoughtTokens } : {}),
+    };
+  };
+  const response = (chunkParts: Record<string, unknown>[], final: boolean) => ({
+    candidates: [{ content: { parts: chunkParts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0 }],
+    usageMetadata: usage(final),
+    modelVersion: model,
+    responseId: "fake-response-id",
+  });
+
+  if (!stream) {
+    // A whole answer joins the streamed text pieces into one part, as Google does.
+    res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+    res.end(JSON.stringify(response(joinTextParts(parts), true)));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\r\n\r\n`);
+  if (model === "cut-after-first" || model === "end-early" || model === "hang") {
+    send(response(parts.slice(0, 1), false));
+    if (model === "cut-after-first") setImmediate(() => res.socket?.destroy());
+    else if (model === "end-early") res.end();
+    else res.once("close", onAbort);
+    return;
+  }
+  parts.forEach((part, position) => send(response([part], position === parts.length - 1)));
+  res.end();
+}
+
+function answerParts(model: string, body: FakeBody): Record<string, unknown>[] {
+  const parts: Record<string, unknown>[] = [];
+  const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
+  if (thoughts) parts.push({ text: FAKE_THOUGHT, thought: true });
+  const answer: Record<string, unknown>[] = [];
+  const functionName = body.tools?.flatMap((tool) => tool.functionDeclarations ?? [])[0]?.name;
+  const lastParts = body.contents?.at(-1)?.parts ?? [];
+  if (functionName && !lastParts.some((part) => part.functionResponse)) {
+    answer.push({ functionCall: { name: functionName, args: { city: "Paris" } } });
+  } else if (body.generationConfig?.responseMimeType === "application/json") {
+    answer.push({ text: '{"answer":' }, { text: '"Hello"}' });
+  } else {
+    answer.push(...`Hello from ${model}`.split(/(?<= )/).map((text) => ({ text })));
+  }
+  if (thoughts) answer[0] = { ...answer[0], thoughtSignature: FAKE_SIGNATURE };
+  return [...parts, ...answer];
+}
+
+/** Adjacent plain text parts merged; a part with a signature starts a new one, as it does upstream. */
+function joinTextParts(parts: Record<string, unknown>[]): Record<string, unknown>[] {
+  const joined: Record<string, unknown>[] = [];
+  for (const part of parts) {
+    const last = joined.at(-1);
+    const plainText = typeof part.text === "string" && !part.thought && !part.thoughtSignature;
+    if (plainText && last && typeof last.text === "string" && !last.thought) last.text += part.text as string;
+    else joined.push({ ...part });
+  }
+  return joined;
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string) {
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
+  res.end(JSON.stringify({ error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN" } }));
+}
