@@ -4,7 +4,8 @@
 //   "reset"           destroys the connection before answering
 //   "cut-after-first" streams one content chunk, then destroys the connection
 //   "hang"            sends headers and one chunk, then waits until the client goes away
-//   "tool"            answers with a tool call to the first tool in the request
+//   "tool"            answers with a tool call to the first tool in the request, always
+//                     (other models call it too, unless the last message is a tool result)
 //   "end-early"       streams the role chunk, then ends cleanly without content, finish or usage
 //   "html"            answers 200 with an HTML page, as a misconfigured proxy would
 //   "cite"            answers with an OpenAI url_citation annotation
@@ -92,7 +93,10 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const id = "chatcmpl-fake";
   const base = { id, created: 1700000000, model };
   const tools = body.tools as { function: { name: string } }[] | undefined;
-  const toolCall = model === "tool" && tools?.length ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
+  const messages = body.messages as { role: string }[] | undefined;
+  // "tool" always calls; any other model calls unless the last turn is the tool's result, as a model would.
+  const wantsTool = tools?.length && (model === "tool" || messages?.at(-1)?.role !== "tool");
+  const toolCall = wantsTool ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
   const format = (body.response_format as { type?: string } | undefined)?.type;
   const text = format === "json_schema" || format === "json_object" ? STRUCTURED_ANSWER : `Hello from ${model}`;
   const reasoning = body.reasoning_effort ? "Let me think." : undefined;
