@@ -1,4 +1,5 @@
-import { upstreamHttpError, type UpstreamError } from "../types.ts";
+import { httpErrorWithMessage } from "../http-exchange.ts";
+import type { UpstreamError } from "../types.ts";
 
 interface GoogleErrorBody {
   error?: { code?: unknown; message?: unknown; status?: unknown };
@@ -15,11 +16,5 @@ export function googleErrorMessage(json: unknown): string | undefined {
 
 /** Gemini's non-2xx answer (429 RESOURCE_EXHAUSTED and 5xx retryable, per isRetryableStatus). */
 export function mapError(status: number, bodyText: string): UpstreamError {
-  let message = bodyText.slice(0, 500);
-  try {
-    message = googleErrorMessage(JSON.parse(bodyText)) ?? message;
-  } catch {
-    // Not JSON (a proxy's page): keep the text.
-  }
-  return upstreamHttpError(status, message || `upstream answered HTTP ${status}`);
+  return httpErrorWithMessage(status, bodyText, googleErrorMessage);
 }

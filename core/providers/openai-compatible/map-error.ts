@@ -1,14 +1,11 @@
-import { upstreamHttpError, type UpstreamError } from "../types.ts";
+import { httpErrorWithMessage } from "../http-exchange.ts";
+import type { UpstreamError } from "../types.ts";
 
-/** An upstream's non-2xx answer, with its own message when its body has one. */
+/** An upstream's non-2xx answer, with its own message (`error.message`, or `error` as a string) when it has one. */
 export function mapError(status: number, bodyText: string): UpstreamError {
-  let message = bodyText.slice(0, 500);
-  try {
-    const parsed = JSON.parse(bodyText) as { error?: { message?: unknown } | string };
-    const inner = typeof parsed.error === "string" ? parsed.error : parsed.error?.message;
-    if (typeof inner === "string") message = inner;
-  } catch {
-    // Not JSON: keep the text.
-  }
-  return upstreamHttpError(status, message || `upstream answered HTTP ${status}`);
+  return httpErrorWithMessage(status, bodyText, (json) => {
+    const error = (json as { error?: { message?: unknown } | string }).error;
+    const message = typeof error === "string" ? error : error?.message;
+    return typeof message === "string" ? message : undefined;
+  });
 }

@@ -1,0 +1,107 @@
+// The HTTP exchange every upstream protocol shares: post the body, refuse a
+// non-2xx answer or a "stream" that is not SSE, feed each event (or the one JSON
+// answer) to the protocol's translator, insist on a complete answer, and always
+// release the body. A protocol only says how its bytes look.
+import type { z } from "zod";
+import type { HttpClient } from "./http-client.ts";
+import { toUpstreamError } from "./http-client.ts";
+import { readServerSentEvents } from "./read-sse.ts";
+import { UpstreamError, upstreamHttpError, type UpstreamCall, type UpstreamEvent } from "./types.ts";
+
+/** Turns a protocol's answer pieces into hub events, remembering what it has seen. */
+export interface Translator<Chunk> {
+  translate(chunk: Chunk): UpstreamEvent[];
+  /** Whether the answer's end (finish reason and usage) has arrived. */
+  complete(): boolean;
+  /** Closes the open block and emits usage and finish. */
+  end(): UpstreamEvent[];
+}
+
+export interface HttpProtocol<Chunk> {
+  url(call: UpstreamCall): URL;
+  /** Authentication and protocol headers (content-type and accept are set here). */
+  headers(call: UpstreamCall): Record<string, string>;
+  body(call: UpstreamCall): unknown;
+  /** The error of a non-2xx answer, from its status and body text. */
+  errorOf(status: number, bodyText: string): UpstreamError;
+  /** One SSE event's data (`event` is its name), or the whole JSON answer; undefined skips it (keep-alives, `[DONE]`). */
+  parse(data: string, event: string | undefined): Chunk | undefined;
+  translator(): Translator<Chunk>;
+}
+
+export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>): AsyncGenerator<UpstreamEvent> {
+  const { provider, signal } = call;
+  const headers = { accept: call.stream ? "text/event-stream" : "application/json", ...protocol.headers(call) };
+  const response = await http.post(protocol.url(call), headers, JSON.stringify(protocol.body(call)), {
+    signal,
+    // A JSON answer comes only after the whole generation; a stream starts at once.
+    headersTimeoutMs: call.stream ? provider.timeout_ms : provider.request_timeout_ms,
+    bodyTimeoutMs: provider.timeout_ms,
+  });
+  try {
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      throw protocol.errorOf(response.statusCode, await response.body.text());
+    }
+    const translator = protocol.translator();
+    if (call.stream) {
+      const contentType = String(response.headers["content-type"] ?? "");
+      if (!contentType.startsWith("text/event-stream")) {
+        throw new UpstreamError(`upstream answered a stream request with ${contentType || "no content type"}`, { retryable: true, reason: "invalid_answer" });
+      }
+      for await (const event of readServerSentEvents(response.body)) {
+        // Read on to the body's end: leaving the loop early destroys the body with an AbortError.
+        const chunk = protocol.parse(event.data, event.event);
+        if (chunk !== undefined) yield* translator.translate(chunk);
+      }
+    } else {
+      const chunk = protocol.parse(await response.body.text(), undefined);
+      if (chunk !== undefined) yield* translator.translate(chunk);
+    }
+    if (!translator.complete()) {
+      // A cut connection can look like a clean end: without finish and usage the answer is partial and unpriceable.
+      throw new UpstreamError("upstream answer ended without its finish reason and usage", { retryable: true, reason: "truncated" });
+    }
+    yield* translator.end();
+  } catch (error) {
+    throw toUpstreamError(error, signal);
+  } finally {
+    // An unread body is cut (so an abandoned upstream stops generating). Destroying
+    // it emits an AbortError, which must have a listener or it crashes the process.
+    if (!response.body.readableEnded) {
+      response.body.once("error", () => {});
+      response.body.destroy();
+    }
+  }
+}
+
+/** JSON text from upstream; anything else is a retryable bad answer. */
+export function parseUpstreamJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new UpstreamError("upstream sent invalid JSON", { retryable: true, reason: "invalid_json" });
+  }
+}
+
+/** An upstream answer checked against the protocol's schema. */
+export function checkShape<Schema extends z.ZodType>(schema: Schema, json: unknown): z.infer<Schema> {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new UpstreamError("upstream answer has an unexpected shape", { retryable: true, reason: "invalid_shape" });
+  return parsed.data;
+}
+
+/** A failure reported inside an open stream (after a 200): retryable before the first event. */
+export function inStreamError(message: string): UpstreamError {
+  return new UpstreamError(message, { retryable: true, reason: "stream_error" });
+}
+
+/** A non-2xx answer, with the protocol's own message when the body has one (else its first 500 characters). */
+export function httpErrorWithMessage(status: number, bodyText: string, messageOf: (json: unknown) => string | undefined): UpstreamError {
+  let message = bodyText.slice(0, 500);
+  try {
+    message = messageOf(JSON.parse(bodyText)) ?? message;
+  } catch {
+    // Not JSON (a proxy's page): keep the text.
+  }
+  return upstreamHttpError(status, message || `upstream answered HTTP ${status}`);
+}
