@@ -7,6 +7,7 @@ import { createMemoryKeyStore, type KeyStore } from "./auth/keys.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
 import type { ProviderProtocol, RouterConfig } from "./config/schema.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
+import { createAnthropicAdapter } from "./providers/anthropic/adapter.ts";
 import { createGeminiAdapter } from "./providers/gemini/adapter.ts";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.ts";
 import { createSimulatorAdapter } from "./providers/simulator/adapter.ts";
@@ -35,8 +36,9 @@ export interface Core {
 export function createCore(deps: CoreDeps): Core {
   const catalogue = createCatalogue(deps.config, deps.env);
   const http = deps.http ?? createHttpClient();
-  const adapters: Record<string, ProviderAdapter> = {
+  const adapters: Record<ProviderProtocol, ProviderAdapter> = {
     "openai-compatible": createOpenAiCompatibleAdapter(http),
+    anthropic: createAnthropicAdapter(http),
     gemini: createGeminiAdapter(http),
     simulator: createSimulatorAdapter(),
   };

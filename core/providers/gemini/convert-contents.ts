@@ -13,7 +13,8 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Role, type ContentPart, type Message, type ToolResultPart } from "../../../gen/router/v1/inference_pb.js";
 import { UpstreamError } from "../types.ts";
-import { audioMimeType, mimeTypeFromName, parseDataUri } from "./media-types.ts";
+import { parseDataUri } from "../data-uri.ts";
+import { audioMimeType, mimeTypeFromName } from "./media-types.ts";
 
 /**
  * The documented stand-in for a missing signature ("skip_thought_signature_validator",

@@ -1,11 +1,5 @@
 // MIME types of the media Gemini reads, from data URIs, audio formats and file names.
 
-/** `data:<mime>;base64,<data>` split, or undefined when the text is no base64 data URI. */
-export function parseDataUri(uri: string): { mimeType: string; data: string } | undefined {
-  const match = /^data:([^;,]+)(?:;[^;,]*)*;base64,(.*)$/s.exec(uri);
-  return match ? { mimeType: match[1], data: match[2] } : undefined;
-}
-
 // Gemini's documented audio types are audio/wav, audio/mp3, audio/aiff, audio/aac,
 // audio/ogg and audio/flac; other formats are named after themselves.
 const AUDIO_TYPES: Record<string, string> = {

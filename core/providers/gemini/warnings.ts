@@ -3,7 +3,7 @@ import { Role } from "../../../gen/router/v1/inference_pb.js";
 import type { UpstreamCall } from "../types.ts";
 import { isFetchableUri } from "./convert-contents.ts";
 import { alwaysThinks, LOWEST_THINKING_BUDGET } from "./convert-thinking.ts";
-import { parseDataUri } from "./media-types.ts";
+import { parseDataUri } from "../data-uri.ts";
 
 export function geminiWarnings(call: UpstreamCall): string[] {
   const { request, route } = call;

@@ -1,0 +1,38 @@
+// The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
+// `anthropic-version`, answered by one JSON message or by its SSE event stream.
+import type { HttpClient } from "../http-client.ts";
+import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
+import type { ProviderAdapter, UpstreamCall } from "../types.ts";
+import { convertRequest } from "./convert-request.ts";
+import { anthropicErrorMessage, mapError } from "./map-error.ts";
+import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
+import { anthropicWarnings } from "./warnings.ts";
+
+/** The API version every request names (the current stable one). */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+const protocol: HttpProtocol<AnthropicEvent> = {
+  url: ({ provider }: UpstreamCall) => new URL(`${provider.base_url!.replace(/\/+$/, "")}/messages`),
+  headers: ({ apiKey }): Record<string, string> => ({ "anthropic-version": ANTHROPIC_VERSION, ...(apiKey ? { "x-api-key": apiKey } : {}) }),
+  body: convertRequest,
+  errorOf: mapError,
+  parse,
+  translator: createEventTranslator,
+};
+
+export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
+  return { stream: (call) => exchange(http, call, protocol), warningsFor: anthropicWarnings };
+}
+
+/** A stream event (named by `event`), or the whole message of a JSON answer. */
+function parse(data: string, event: string | undefined): AnthropicEvent | undefined {
+  const json = parseUpstreamJson(data);
+  // `event: error` mid-stream, e.g. overloaded_error.
+  if ((json as { type?: unknown }).type === "error") throw inStreamError(anthropicErrorMessage(json) ?? "upstream error");
+  if (event === undefined) return messageAsEvent(checkShape(messageSchema, json));
+  // Event types added after this adapter was written are skipped, as Anthropic asks clients to.
+  if (!KNOWN_EVENTS.has(String((json as { type?: unknown }).type))) return undefined;
+  return checkShape(eventSchema, json);
+}
+
+const KNOWN_EVENTS = new Set(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"]);

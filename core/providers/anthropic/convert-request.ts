@@ -1,0 +1,235 @@
+// GenerateRequest -> the body of POST {base_url}/messages (Anthropic Messages API).
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import {
+  ResponseFormat_Type,
+  Role,
+  ToolChoice_Mode,
+  type CacheControl,
+  type ContentPart,
+  type GenerateRequest,
+  type Message,
+} from "../../../gen/router/v1/inference_pb.js";
+import { parseDataUri } from "../data-uri.ts";
+import { UpstreamError, type UpstreamCall } from "../types.ts";
+
+/** Anthropic has no JSON mode without a schema: a json_object request gets this instruction instead. */
+export const JSON_OBJECT_INSTRUCTION = "Respond with a single JSON object and nothing else.";
+
+/** While thinking, Anthropic takes top_p only from 0.95 to 1 (and no temperature or top_k). */
+export const MIN_TOP_P_WHILE_THINKING = 0.95;
+
+export function convertRequest(call: UpstreamCall): JsonObject {
+  const { request, route } = call;
+  const body: JsonObject = {
+    model: route.provider_model_id,
+    // Required by the protocol.
+    max_tokens: request.sampling?.maxTokens ?? call.maxCompletionTokens,
+    messages: convertMessages(request.messages),
+  };
+  const system = convertSystem(request);
+  if (system.length > 0) body.system = system;
+  Object.assign(body, convertSampling(call), convertThinking(call), convertTools(request));
+  const outputConfig = convertOutputConfig(call);
+  if (outputConfig) body.output_config = outputConfig;
+  const user = request.passthrough?.user;
+  if (typeof user === "string") body.metadata = { user_id: user };
+  if (call.stream) body.stream = true;
+  return body;
+}
+
+/** Thinking is on when routing left a budget or an effort the route maps. */
+export function thinkingMode(call: UpstreamCall): "budget" | "adaptive" | undefined {
+  const reasoning = call.request.reasoning;
+  if (!reasoning || reasoning.enabled === false) return undefined;
+  if (reasoning.maxTokens !== undefined) return "budget";
+  if (upstreamEffort(call)) return "adaptive";
+  return undefined;
+}
+
+function upstreamEffort({ request, route }: UpstreamCall): string | undefined {
+  const effort = request.reasoning?.effort as keyof NonNullable<typeof route.reasoning_effort_map> | undefined;
+  return effort ? route.reasoning_effort_map?.[effort] : undefined;
+}
+
+function convertThinking(call: UpstreamCall): JsonObject {
+  switch (thinkingMode(call)) {
+    case "budget":
+      return { thinking: { type: "enabled", budget_tokens: call.request.reasoning!.maxTokens! } };
+    case "adaptive":
+      // Newer models size their own thinking; the effort goes in output_config.
+      return { thinking: { type: "adaptive" } };
+    default:
+      return {};
+  }
+}
+
+function convertSampling(call: UpstreamCall): JsonObject {
+  const sampling = call.request.sampling;
+  if (!sampling) return {};
+  const thinking = thinkingMode(call) !== undefined;
+  const out: JsonObject = {};
+  if (!thinking && sampling.temperature !== undefined) out.temperature = sampling.temperature;
+  if (!thinking && sampling.topK !== undefined) out.top_k = sampling.topK;
+  if (sampling.topP !== undefined && (!thinking || sampling.topP >= MIN_TOP_P_WHILE_THINKING)) out.top_p = sampling.topP;
+  if (sampling.stop.length > 0) out.stop_sequences = sampling.stop;
+  return out;
+}
+
+function convertOutputConfig(call: UpstreamCall): JsonObject | undefined {
+  const config: JsonObject = {};
+  const effort = thinkingMode(call) === "adaptive" ? upstreamEffort(call) : undefined;
+  if (effort) config.effort = effort;
+  const format = call.request.responseFormat;
+  if (format?.type === ResponseFormat_Type.JSON_SCHEMA) {
+    config.format = { type: "json_schema", schema: format.schema ?? { type: "object" } };
+  }
+  return Object.keys(config).length > 0 ? config : undefined;
+}
+
+function convertTools(request: GenerateRequest): JsonObject {
+  if (request.tools.length === 0) return {};
+  const out: JsonObject = {
+    tools: request.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      input_schema: tool.parameters ?? { type: "object" },
+      ...(tool.strict ? { strict: true } : {}),
+    })),
+  };
+  const choice = request.toolChoice;
+  switch (choice?.mode) {
+    case ToolChoice_Mode.AUTO:
+      out.tool_choice = { type: "auto" };
+      break;
+    case ToolChoice_Mode.REQUIRED:
+      out.tool_choice = { type: "any" };
+      break;
+    case ToolChoice_Mode.NONE:
+      out.tool_choice = { type: "none" };
+      break;
+    case ToolChoice_Mode.NAMED:
+      out.tool_choice = { type: "tool", name: choice.name };
+      break;
+  }
+  return out;
+}
+
+// ---- system and messages ----
+
+const isSystem = (message: Message) => message.role === Role.SYSTEM || message.role === Role.DEVELOPER;
+
+/** System and developer text, block by block so cache breakpoints stay where they were. */
+function convertSystem(request: GenerateRequest): JsonObject[] {
+  const blocks = request.messages
+    .filter(isSystem)
+    .flatMap((message) => message.content.flatMap((part) => (part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [])));
+  if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) blocks.push({ type: "text", text: JSON_OBJECT_INSTRUCTION });
+  return blocks;
+}
+
+/**
+ * User, assistant and tool turns in order. Tool results travel in a user turn,
+ * and consecutive turns of one role are merged: Anthropic wants every result of
+ * a tool-use turn in the one user message that follows it.
+ */
+function convertMessages(messages: Message[]): JsonObject[] {
+  const turns: { role: "user" | "assistant"; content: JsonObject[] }[] = [];
+  for (const message of messages) {
+    if (isSystem(message)) continue;
+    const role = message.role === Role.ASSISTANT ? "assistant" : "user";
+    const content = role === "assistant" ? assistantBlocks(message) : message.content.flatMap(userBlocks);
+    // An empty turn is refused upstream; it carries nothing anyway.
+    if (content.length === 0) continue;
+    const last = turns.at(-1);
+    if (last?.role === role) last.content.push(...content);
+    else turns.push({ role, content });
+  }
+  return turns;
+}
+
+/** Earlier reasoning first (Anthropic checks its signature), then text, then tool calls. */
+function assistantBlocks(message: Message): JsonObject[] {
+  const reasoning: JsonObject[] = [];
+  const rest: JsonObject[] = [];
+  for (const part of message.content) {
+    switch (part.part.case) {
+      case "reasoning": {
+        const { text, signature, redactedData } = part.part.value;
+        if (redactedData) reasoning.push({ type: "redacted_thinking", data: redactedData });
+        // Thinking without its signature is refused; another provider's reasoning has none and stays out.
+        else if (signature) reasoning.push({ type: "thinking", thinking: text, signature });
+        break;
+      }
+      case "toolCall":
+        rest.push(withCacheControl({ type: "tool_use", id: part.part.value.id, name: part.part.value.name, input: parseArguments(part.part.value.name, part.part.value.arguments) }, part.cacheControl));
+        break;
+      default:
+        rest.push(...userBlocks(part));
+    }
+  }
+  return [...reasoning, ...rest];
+}
+
+function userBlocks(part: ContentPart): JsonObject[] {
+  const cache = part.cacheControl;
+  switch (part.part.case) {
+    case "text":
+      return part.part.value.text ? [textBlock(part.part.value.text, cache)] : [];
+    case "image":
+      return [withCacheControl({ type: "image", source: mediaSource(part.part.value.url) }, cache)];
+    case "file": {
+      const document = documentBlock(part.part.value.fileData, part.part.value.mimeType, part.part.value.filename);
+      return document ? [withCacheControl(document, cache)] : [];
+    }
+    case "toolResult": {
+      const { toolCallId, content, isError } = part.part.value;
+      const blocks = content.flatMap(userBlocks);
+      // A lone text result is sent as a string, the protocol's plain form.
+      const resultContent: JsonValue = blocks.length === 1 && blocks[0].type === "text" && !blocks[0].cache_control ? blocks[0].text! : blocks;
+      return [withCacheControl({ type: "tool_result", tool_use_id: toolCallId, content: resultContent, ...(isError ? { is_error: true } : {}) }, cache)];
+    }
+    default:
+      // Audio has no Anthropic block (named in warnings); tool calls and reasoning belong to assistant turns.
+      return [];
+  }
+}
+
+function textBlock(text: string, cache: CacheControl | undefined): JsonObject {
+  return withCacheControl({ type: "text", text }, cache);
+}
+
+function withCacheControl(block: JsonObject, cache: CacheControl | undefined): JsonObject {
+  if (!cache) return block;
+  return { ...block, cache_control: cache.ttl ? { type: "ephemeral", ttl: cache.ttl } : { type: "ephemeral" } };
+}
+
+/** A data URI as base64, anything else as a URL Anthropic fetches. */
+function mediaSource(url: string): JsonObject {
+  const data = parseDataUri(url);
+  return data ? { type: "base64", media_type: data.mimeType, data: data.data } : { type: "url", url };
+}
+
+/**
+ * A file as a `document` block: PDFs as base64, plain text as text. Bare base64
+ * without a type is taken as a PDF, the file type chat clients send.
+ */
+function documentBlock(fileData: string, mimeType: string, filename: string): JsonObject | undefined {
+  if (!fileData) return undefined;
+  const data = parseDataUri(fileData) ?? { mimeType: mimeType || "application/pdf", data: fileData };
+  const source =
+    data.mimeType === "text/plain"
+      ? { type: "text", media_type: "text/plain", data: Buffer.from(data.data, "base64").toString("utf8") }
+      : { type: "base64", media_type: data.mimeType, data: data.data };
+  return { type: "document", source, ...(filename ? { title: filename } : {}) };
+}
+
+/** Tool-call arguments go up as an object; text that is not one is the caller's error, not the provider's. */
+function parseArguments(name: string, text: string): JsonValue {
+  try {
+    const value = JSON.parse(text || "{}") as JsonValue;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
+  } catch {
+    // Reported below.
+  }
+  throw new UpstreamError(`the arguments of tool call ${name} are not a JSON object`, { status: 400, retryable: false, reason: "invalid_request" });
+}

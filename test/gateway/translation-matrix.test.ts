@@ -1,0 +1,458 @@
+// The translation matrix: every upstream protocol x {JSON, stream} x each chat
+// feature, through the public chat endpoint and the official openai SDK, against
+// fake upstreams that speak each protocol and record what they received. Each
+// cell asserts both what went upstream and what the client got.
+//
+// Test names are `<protocol> > <mode> > <feature>`: `npm run docs:matrix` turns
+// this file's results into docs/translation-matrix.md.
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../core/config/load.ts";
+import { startFakeAnthropicUpstream } from "../support/fake-anthropic-upstream.ts";
+import { startFakeGeminiUpstream } from "../support/fake-gemini-upstream.ts";
+import { startFakeUpstream, STRUCTURED_ANSWER, type FakeUpstream } from "../support/fake-openai-upstream.ts";
+import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+
+type Json = Record<string, any>;
+type Protocol = "openai-compatible" | "anthropic" | "gemini";
+const PROTOCOLS: Protocol[] = ["openai-compatible", "anthropic", "gemini"];
+
+/** USD per token in femto-dollars (10^-15), so expected costs are exact integers. */
+const PRICES = { prompt: 1_000_000_000n, completion: 2_000_000_000n, cacheRead: 100_000_000n, cacheWrite: 1_250_000_000n };
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-test", anthropic: "claude-test", gemini: "gemini-test" };
+
+function matrixConfig(urls: Record<Protocol, string>) {
+  const modelFor = (protocol: Protocol) => ({
+    id: `matrix/${protocol}`,
+    name: `Matrix ${protocol}`,
+    created: 1700000000,
+    creator: "matrix",
+    context_length: 128000,
+    max_completion_tokens: 4096,
+    input_modalities: ["text", "image", "file"],
+    output_modalities: ["text"],
+    supported_parameters: ["max_tokens", "temperature", "top_p", "stop", "tools", "tool_choice", "response_format", "reasoning"],
+    providers: [
+      {
+        provider: protocol,
+        provider_model_id: UPSTREAM_MODEL[protocol],
+        pricing: { prompt: "0.000001", completion: "0.000002", input_cache_read: "0.0000001", input_cache_write: "0.00000125" },
+        // OpenAI takes an effort; the other two think on a budget that routing sizes.
+        ...(protocol === "openai-compatible" && { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }),
+      },
+    ],
+  });
+  return parseConfig(
+    JSON.stringify({
+      providers: PROTOCOLS.map((protocol) => ({ id: protocol, label: protocol, protocol, base_url: urls[protocol], api_key_env: "CHEAP_KEY" })),
+      models: PROTOCOLS.map(modelFor),
+      organizations: [{ id: "org_test", name: "Test", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
+    }),
+  );
+}
+
+// ---- what each fake upstream reports, and the cost the router must compute from it ----
+
+interface Tokens {
+  prompt: number;
+  cached: number;
+  cacheWrite: number;
+  completion: number;
+  reasoning: number;
+}
+
+function expectedTokens(protocol: Protocol, feature: { reasoning?: boolean; cacheControl?: boolean }): Tokens {
+  switch (protocol) {
+    case "openai-compatible":
+      return { prompt: 12, cached: 2, cacheWrite: 0, completion: 4, reasoning: 1 };
+    case "anthropic":
+      // Anthropic counts cache reads and writes apart from input_tokens (10); the router adds them up.
+      return feature.cacheControl
+        ? { prompt: 15, cached: 2, cacheWrite: 3, completion: 5, reasoning: 0 }
+        : { prompt: 10, cached: 0, cacheWrite: 0, completion: 5, reasoning: 0 };
+    case "gemini":
+      // Thought tokens are reported apart from candidates; the router counts them as completion.
+      return feature.reasoning
+        ? { prompt: 10, cached: 2, cacheWrite: 0, completion: 8, reasoning: 3 }
+        : { prompt: 10, cached: 2, cacheWrite: 0, completion: 5, reasoning: 0 };
+  }
+}
+
+function expectedCost(tokens: Tokens): number {
+  const uncached = BigInt(tokens.prompt - tokens.cached - tokens.cacheWrite);
+  const femto =
+    uncached * PRICES.prompt + BigInt(tokens.cached) * PRICES.cacheRead + BigInt(tokens.cacheWrite) * PRICES.cacheWrite + BigInt(tokens.completion) * PRICES.completion;
+  const digits = femto.toString().padStart(16, "0");
+  return Number(`${digits.slice(0, -15)}.${digits.slice(-15)}`);
+}
+
+// ---- one answer, JSON or streamed, as the client saw it ----
+
+interface ClientAnswer {
+  content: string | null;
+  reasoning: string;
+  signature: string | undefined;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: string;
+  usage: Json;
+  warnings: string;
+}
+
+describe("translation matrix", () => {
+  const upstreams = {} as Record<Protocol, FakeUpstream>;
+  let gateway: Gateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    upstreams["openai-compatible"] = await startFakeUpstream();
+    upstreams.anthropic = await startFakeAnthropicUpstream();
+    upstreams.gemini = await startFakeGeminiUpstream();
+    gateway = await startGateway(matrixConfig({ "openai-compatible": upstreams["openai-compatible"].url, anthropic: upstreams.anthropic.url, gemini: upstreams.gemini.url }));
+    client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.all(Object.values(upstreams).map((upstream) => upstream?.close()));
+  });
+
+  /** Sends one chat request and returns the answer as the client saw it, plus the one upstream request it caused. */
+  async function ask(protocol: Protocol, stream: boolean, body: Json): Promise<{ answer: ClientAnswer; sent: Json }> {
+    const upstream = upstreams[protocol];
+    const before = upstream.requests.length;
+    const params = { model: `matrix/${protocol}`, ...body } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+    const answer = stream ? await askStreaming(params) : await askJson(params);
+    expect(upstream.requests.length - before).toBe(1);
+    const sent = upstream.requests.at(-1)!;
+    expectRouterFieldsNotSent(sent.body);
+    return { answer, sent: sent.body };
+  }
+
+  async function askJson(params: OpenAI.ChatCompletionCreateParamsNonStreaming): Promise<ClientAnswer> {
+    const { data, response } = await client.chat.completions.create(params).withResponse();
+    const message = data.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning?: { text: string; signature?: string } };
+    return {
+      content: message.content,
+      reasoning: message.reasoning?.text ?? "",
+      signature: message.reasoning?.signature,
+      toolCalls: (message.tool_calls ?? []).map((call) => {
+        const fn = (call as OpenAI.ChatCompletionMessageFunctionToolCall).function;
+        return { id: call.id, name: fn.name, arguments: fn.arguments };
+      }),
+      finishReason: data.choices[0].finish_reason,
+      usage: data.usage as Json,
+      warnings: response.headers.get("x-router-warnings") ?? "",
+    };
+  }
+
+  /** Streams through the SDK's helper, which assembles content and tool calls; reasoning is read from the raw chunks. */
+  async function askStreaming(params: OpenAI.ChatCompletionCreateParamsNonStreaming): Promise<ClientAnswer> {
+    const runner = client.chat.completions.stream({ ...params, stream: true });
+    let reasoning = "";
+    let signature: string | undefined;
+    let usage: Json = {};
+    runner.on("chunk", (chunk) => {
+      const delta = chunk.choices[0]?.delta as Json | undefined;
+      reasoning += delta?.reasoning?.text ?? "";
+      signature = delta?.reasoning?.signature ?? signature;
+      if (chunk.usage) usage = chunk.usage;
+    });
+    const completion = await runner.finalChatCompletion();
+    const message = completion.choices[0].message;
+    return {
+      content: message.content,
+      reasoning,
+      signature,
+      toolCalls: (message.tool_calls ?? []).map((call) => {
+        const fn = (call as OpenAI.ChatCompletionMessageFunctionToolCall).function;
+        return { id: call.id, name: fn.name, arguments: fn.arguments };
+      }),
+      finishReason: completion.choices[0].finish_reason,
+      usage,
+      warnings: "",
+    };
+  }
+
+  function expectRouterFieldsNotSent(body: Json) {
+    const serialised = JSON.stringify(body);
+    for (const field of ["request_tags", "provider", "models", "cache", "matrix-tag"]) {
+      expect(body).not.toHaveProperty(field);
+      if (field === "matrix-tag") expect(serialised).not.toContain(field);
+    }
+  }
+
+  function expectUsage(answer: ClientAnswer, tokens: Tokens) {
+    expect(answer.usage).toMatchObject({
+      prompt_tokens: tokens.prompt,
+      completion_tokens: tokens.completion,
+      total_tokens: tokens.prompt + tokens.completion,
+      prompt_tokens_details: { cached_tokens: tokens.cached },
+      completion_tokens_details: { reasoning_tokens: tokens.reasoning },
+      cost: expectedCost(tokens),
+    });
+  }
+
+  const weatherTool = {
+    type: "function" as const,
+    function: {
+      name: "get_weather",
+      description: "Current weather of a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  };
+  const PNG = "iVBORw0KGgo=";
+  const answerSchema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
+
+  for (const protocol of PROTOCOLS) {
+    describe(protocol, () => {
+      for (const mode of ["JSON", "stream"] as const) {
+        const stream = mode === "stream";
+        describe(mode, () => {
+          it("plain text", async () => {
+            const { answer, sent } = await ask(protocol, stream, {
+              messages: [
+                { role: "system", content: "Be brief." },
+                { role: "user", content: "Hi" },
+              ],
+              max_tokens: 50,
+              temperature: 0.5,
+              stop: ["END"],
+              request_tags: ["matrix-tag"],
+              provider: { allow_fallbacks: true },
+            });
+            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            expect(answer.finishReason).toBe("stop");
+            expectUsage(answer, expectedTokens(protocol, {}));
+            expectPlainSent(protocol, sent);
+          });
+
+          it("tools with a tool-result turn", async () => {
+            const question = { role: "user" as const, content: "Weather in Paris?" };
+            const first = await ask(protocol, stream, { messages: [question], tools: [weatherTool], tool_choice: "auto" });
+            expect(first.answer.finishReason).toBe("tool_calls");
+            expect(first.answer.toolCalls).toHaveLength(1);
+            const [call] = first.answer.toolCalls;
+            expect(call.name).toBe("get_weather");
+            expect(call.id).not.toBe("");
+            expect(JSON.parse(call.arguments)).toEqual({ city: "Paris" });
+            expectToolsSent(protocol, first.sent);
+
+            const second = await ask(protocol, stream, {
+              messages: [
+                question,
+                { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
+                { role: "tool", tool_call_id: call.id, content: '{"celsius":21}' },
+              ],
+              tools: [weatherTool],
+            });
+            expect(second.answer.finishReason).toBe("stop");
+            expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            expectToolResultSent(protocol, second.sent, call.id);
+          });
+
+          it("json_schema", async () => {
+            const { answer, sent } = await ask(protocol, stream, {
+              messages: [{ role: "user", content: "Answer as JSON" }],
+              response_format: { type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } },
+            });
+            expect(JSON.parse(answer.content!)).toEqual(JSON.parse(STRUCTURED_ANSWER));
+            expectJsonSchemaSent(protocol, sent);
+          });
+
+          it("reasoning", async () => {
+            const { answer, sent } = await ask(protocol, stream, {
+              messages: [{ role: "user", content: "Think hard" }],
+              max_tokens: 4096,
+              reasoning: { effort: "high" },
+            });
+            expect(answer.reasoning).toBe("Let me think.");
+            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            if (protocol !== "openai-compatible") expect(answer.signature).toBeTruthy();
+            expectUsage(answer, expectedTokens(protocol, { reasoning: true }));
+            expectReasoningSent(protocol, sent);
+          });
+
+          it("image input", async () => {
+            const { answer, sent } = await ask(protocol, stream, {
+              messages: [
+                {
+                  role: "user",
+                  content: [
+                    { type: "text", text: "What is this?" },
+                    { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+                  ],
+                },
+              ],
+            });
+            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            expectImageSent(protocol, sent);
+          });
+
+          it("cached prompt", async () => {
+            const longContext = "The whole handbook. ".repeat(50);
+            const { answer, sent } = await ask(protocol, stream, {
+              messages: [
+                { role: "system", content: [{ type: "text", text: longContext, cache_control: { type: "ephemeral" } }] },
+                { role: "user", content: "Hi" },
+              ],
+            } as Json);
+            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            expectUsage(answer, expectedTokens(protocol, { cacheControl: true }));
+            if (!stream && protocol !== "anthropic") expect(answer.warnings).toMatch(/cache_control breakpoints are not sent/);
+            expectCachedPromptSent(protocol, sent, longContext);
+          });
+        });
+      }
+    });
+  }
+
+  // ---- what each protocol must have received ----
+
+  function expectPlainSent(protocol: Protocol, sent: Json) {
+    switch (protocol) {
+      case "openai-compatible":
+        expect(sent).toMatchObject({
+          model: "gpt-test",
+          messages: [
+            { role: "system", content: "Be brief." },
+            { role: "user", content: "Hi" },
+          ],
+          max_tokens: 50,
+          temperature: 0.5,
+          stop: ["END"],
+        });
+        return;
+      case "anthropic":
+        expect(sent).toMatchObject({ model: "claude-test", max_tokens: 50, temperature: 0.5, stop_sequences: ["END"] });
+        expect(textOf(sent.system)).toBe("Be brief.");
+        expect(sent.messages).toHaveLength(1);
+        expect(sent.messages[0].role).toBe("user");
+        expect(textOf(sent.messages[0].content)).toBe("Hi");
+        return;
+      case "gemini":
+        expect(sent).toMatchObject({
+          systemInstruction: { parts: [{ text: "Be brief." }] },
+          contents: [{ role: "user", parts: [{ text: "Hi" }] }],
+          generationConfig: { maxOutputTokens: 50, temperature: 0.5, stopSequences: ["END"] },
+        });
+        return;
+    }
+  }
+
+  function expectToolsSent(protocol: Protocol, sent: Json) {
+    const { name, description, parameters } = weatherTool.function;
+    switch (protocol) {
+      case "openai-compatible":
+        expect(sent.tools).toEqual([weatherTool]);
+        expect(sent.tool_choice).toBe("auto");
+        return;
+      case "anthropic":
+        expect(sent.tools).toEqual([{ name, description, input_schema: parameters }]);
+        expect(sent.tool_choice).toEqual({ type: "auto" });
+        return;
+      case "gemini":
+        expect(sent.tools).toEqual([{ functionDeclarations: [{ name, description, parametersJsonSchema: parameters }] }]);
+        expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: "AUTO" } });
+        return;
+    }
+  }
+
+  function expectToolResultSent(protocol: Protocol, sent: Json, callId: string) {
+    switch (protocol) {
+      case "openai-compatible":
+        expect(sent.messages.slice(1)).toEqual([
+          { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+          { role: "tool", tool_call_id: callId, content: '{"celsius":21}' },
+        ]);
+        return;
+      case "anthropic": {
+        expect(sent.messages).toHaveLength(3);
+        expect(sent.messages[1].role).toBe("assistant");
+        expect(sent.messages[1].content).toContainEqual({ type: "tool_use", id: callId, name: "get_weather", input: { city: "Paris" } });
+        expect(sent.messages[2].role).toBe("user");
+        const [result] = sent.messages[2].content;
+        expect(result).toMatchObject({ type: "tool_result", tool_use_id: callId });
+        expect(textOf(result.content)).toBe('{"celsius":21}');
+        return;
+      }
+      case "gemini":
+        expect(sent.contents).toHaveLength(3);
+        expect(sent.contents[1]).toMatchObject({ role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }] });
+        expect(sent.contents[2]).toEqual({ role: "user", parts: [{ functionResponse: { name: "get_weather", response: { celsius: 21 } } }] });
+        return;
+    }
+  }
+
+  function expectJsonSchemaSent(protocol: Protocol, sent: Json) {
+    switch (protocol) {
+      case "openai-compatible":
+        expect(sent.response_format).toEqual({ type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } });
+        return;
+      case "anthropic":
+        expect(anthropicOutputSchema(sent)).toEqual(answerSchema);
+        return;
+      case "gemini":
+        expect(sent.generationConfig).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: answerSchema });
+        return;
+    }
+  }
+
+  function expectReasoningSent(protocol: Protocol, sent: Json) {
+    // high = 80% of max_tokens 4096 for the budget protocols.
+    switch (protocol) {
+      case "openai-compatible":
+        expect(sent.reasoning_effort).toBe("high");
+        return;
+      case "anthropic":
+        expect(sent).toMatchObject({ max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 3276 } });
+        return;
+      case "gemini":
+        expect(sent.generationConfig).toMatchObject({ maxOutputTokens: 4096, thinkingConfig: { thinkingBudget: 3276, includeThoughts: true } });
+        return;
+    }
+  }
+
+  function expectImageSent(protocol: Protocol, sent: Json) {
+    switch (protocol) {
+      case "openai-compatible":
+        expect(sent.messages[0].content).toEqual([
+          { type: "text", text: "What is this?" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+        ]);
+        return;
+      case "anthropic":
+        expect(sent.messages[0].content).toEqual([
+          { type: "text", text: "What is this?" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+        ]);
+        return;
+      case "gemini":
+        expect(sent.contents[0].parts).toEqual([{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: PNG } }]);
+        return;
+    }
+  }
+
+  function expectCachedPromptSent(protocol: Protocol, sent: Json, longContext: string) {
+    const serialised = JSON.stringify(sent);
+    switch (protocol) {
+      case "anthropic":
+        expect(sent.system).toEqual([{ type: "text", text: longContext, cache_control: { type: "ephemeral" } }]);
+        return;
+      default:
+        // Providers that cache by themselves get the text without the breakpoint.
+        expect(serialised).toContain(longContext.trim());
+        expect(serialised).not.toContain("cache_control");
+        return;
+    }
+  }
+});
+
+/** A string, or the text of a list of text blocks. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  return (content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("");
+}
+
+/** Where the Anthropic adapter puts the JSON schema of structured output. */
+function anthropicOutputSchema(sent: Json): unknown {
+  return sent.output_config?.format?.schema ?? sent.output_format?.schema;
+}

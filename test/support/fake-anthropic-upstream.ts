@@ -1,0 +1,157 @@
+// A real HTTP server speaking Anthropic's Messages API (POST /v1/messages), for
+// tests. It records every request. The model picks a failure:
+//   "fail-<status>"   answers that status with Anthropic's error body
+//   "cut-after-first" streams the first text delta, then destroys the connection
+//   "overloaded"      opens the stream, then sends an `event: error` (overloaded_error)
+// Otherwise the request's content picks the answer:
+//   - `thinking` on (enabled or adaptive): a thinking block "Let me think." with a
+//     signature (thinking_delta, then signature_delta) comes first;
+//   - tools, and no tool_result in the last user turn: a tool_use call to the first
+//     tool with input {"city":"Paris"} (input_json_delta in two pieces), stop_reason tool_use;
+//   - output_config.format (structured output): the text {"answer":"Hello"};
+//   - else "Hello from <model>" in several text deltas.
+// Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
+// request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { FakeUpstream, RecordedRequest } from "./fake-openai-upstream.ts";
+
+export const FAKE_THINKING = "Let me think.";
+export const FAKE_SIGNATURE = "EqQBCgIYAhIM-fake-signature";
+export const FAKE_TOOL_USE_ID = "toolu_01FakeCall";
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+export async function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, any>;
+    requests.push({ path: req.url ?? "", headers: req.headers, body });
+    answer(req.url ?? "", body, res);
+  });
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    nextAbort: () => new Promise<void>(() => {}),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+type Block = Record<string, any>;
+
+function answer(path: string, body: Record<string, any>, res: http.ServerResponse) {
+  if (path !== "/v1/messages") return sendError(res, 404, `unknown path ${path}`);
+  const model = String(body.model);
+  const failure = /^fail-(\d{3})$/.exec(model);
+  if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+
+  const blocks = answerBlocks(model, body);
+  const cached = JSON.stringify(body).includes('"cache_control"');
+  const usage = { input_tokens: 10, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5 };
+  const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
+  const message = { id: "msg_fake", type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage };
+
+  if (body.stream !== true) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(message));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  if (model === "overloaded") {
+    send("error", { error: { type: "overloaded_error", message: "Overloaded" } });
+    res.end();
+    return;
+  }
+  send("ping", {});
+  for (const [index, block] of blocks.entries()) {
+    send("content_block_start", { index, content_block: emptied(block) });
+    for (const delta of deltasOf(block)) {
+      send("content_block_delta", { index, delta });
+      if (model === "cut-after-first") {
+        setImmediate(() => res.socket?.destroy());
+        return;
+      }
+    }
+    send("content_block_stop", { index });
+  }
+  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  send("message_stop", {});
+  res.end();
+}
+
+function answerBlocks(model: string, body: Record<string, any>): Block[] {
+  const blocks: Block[] = [];
+  if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
+    blocks.push({ type: "thinking", thinking: FAKE_THINKING, signature: FAKE_SIGNATURE });
+  }
+  const tools = body.tools as { name: string }[] | undefined;
+  const lastTurn = (body.messages as { role: string; content: unknown }[]).at(-1);
+  const answeredTool = Array.isArray(lastTurn?.content) && lastTurn.content.some((block: Block) => block.type === "tool_result");
+  if (tools?.length && !answeredTool) {
+    blocks.push({ type: "tool_use", id: FAKE_TOOL_USE_ID, name: tools[0].name, input: { city: "Paris" } });
+  } else if (body.output_config?.format) {
+    blocks.push({ type: "text", text: '{"answer":"Hello"}' });
+  } else {
+    blocks.push({ type: "text", text: `Hello from ${model}` });
+  }
+  return blocks;
+}
+
+/** A block as content_block_start shows it: its content comes in the deltas. */
+function emptied(block: Block): Block {
+  switch (block.type) {
+    case "thinking":
+      return { type: "thinking", thinking: "", signature: "" };
+    case "tool_use":
+      return { ...block, input: {} };
+    default:
+      return { type: "text", text: "" };
+  }
+}
+
+function deltasOf(block: Block): Block[] {
+  switch (block.type) {
+    case "thinking":
+      return [
+        { type: "thinking_delta", thinking: block.thinking },
+        { type: "signature_delta", signature: block.signature },
+      ];
+    case "tool_use": {
+      const json = JSON.stringify(block.input);
+      return [
+        { type: "input_json_delta", partial_json: json.slice(0, 5) },
+        { type: "input_json_delta", partial_json: json.slice(5) },
+      ];
+    }
+    default:
+      return (block.text as string).split(/(?<= )/).map((text) => ({ type: "text_delta", text }));
+  }
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message } }));
+}
