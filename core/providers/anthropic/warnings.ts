@@ -27,6 +27,6 @@ export function anthropicWarnings(call: UpstreamCall): string[] {
   if (parts.some((part) => part.part.case === "reasoning" && !part.part.value.signature && !part.part.value.redactedData)) {
     warnings.push("earlier reasoning without an Anthropic signature cannot be sent back to Anthropic and was left out");
   }
-  if (request.messages.some((message) => message.name)) ignored("message author names");
+  if (request.messages.some((message) => message.name)) warnings.push("message author names are not supported by the Anthropic protocol and were ignored");
   return warnings;
 }

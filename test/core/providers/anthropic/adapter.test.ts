@@ -1,0 +1,91 @@
+// The Anthropic adapter end to end against a real HTTP server speaking the Messages API.
+import { create } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
+import { ANTHROPIC_VERSION, createAnthropicAdapter } from "../../../../core/providers/anthropic/adapter.ts";
+import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
+import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../../../../core/providers/types.ts";
+import { GenerateRequestSchema, Role } from "../../../../gen/router/v1/inference_pb.js";
+import { startFakeAnthropicUpstream } from "../../../support/fake-anthropic-upstream.ts";
+import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
+
+let upstream: FakeUpstream;
+let http: HttpClient;
+let adapter: ProviderAdapter;
+
+beforeAll(async () => {
+  upstream = await startFakeAnthropicUpstream();
+  http = createHttpClient();
+  adapter = createAnthropicAdapter(http);
+});
+afterAll(async () => {
+  await http.close();
+  await upstream.close();
+});
+
+function call(model: string, stream: boolean, apiKey = "anthropic-secret"): UpstreamCall {
+  return {
+    request: create(GenerateRequestSchema, { messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } } }] }] }),
+    provider: providerSchema.parse({ id: "anthropic", label: "Anthropic", protocol: "anthropic", base_url: upstream.url, timeout_ms: 5000 }),
+    route: modelProviderSchema.parse({ provider: "anthropic", provider_model_id: model, pricing: { prompt: "0", completion: "0" } }),
+    apiKey,
+    stream,
+    maxCompletionTokens: 1024,
+    signal: new AbortController().signal,
+  };
+}
+
+async function collect(upstreamCall: UpstreamCall): Promise<UpstreamEvent[]> {
+  const events: UpstreamEvent[] = [];
+  for await (const event of adapter.stream(upstreamCall)) events.push(event);
+  return events;
+}
+
+async function failure(upstreamCall: UpstreamCall): Promise<UpstreamError> {
+  const error = await collect(upstreamCall).then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(UpstreamError);
+  return error as UpstreamError;
+}
+
+describe.each([false, true])("Anthropic adapter (stream: %s)", (stream) => {
+  it("posts to /v1/messages with the key and API version, and yields the same answer either way", async () => {
+    const events = await collect(call("claude-test", stream));
+    const sent = upstream.requests.at(-1)!;
+    expect(sent.path).toBe("/v1/messages");
+    expect(sent.headers["x-api-key"]).toBe("anthropic-secret");
+    expect(sent.headers["anthropic-version"]).toBe(ANTHROPIC_VERSION);
+    expect(sent.body.stream).toBe(stream ? true : undefined);
+    const text = events.flatMap((e) => (e.type === "block_delta" ? [e.text] : [])).join("");
+    expect(text).toBe("Hello from claude-test");
+    expect(events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0 } });
+  });
+
+  it("sends no key header for a keyless provider", async () => {
+    await collect(call("claude-test", stream, ""));
+    expect(upstream.requests.at(-1)!.headers).not.toHaveProperty("x-api-key");
+  });
+
+  it.each([
+    [529, true],
+    [429, true],
+    [401, true],
+    [400, false],
+  ])("maps HTTP %i with Anthropic's message (retryable: %s)", async (status, retryable) => {
+    const error = await failure(call(`fail-${status}`, stream));
+    expect(error).toMatchObject({ status, retryable, reason: `http_${status}` });
+    expect(error.message).toMatch(new RegExp(`fake failure ${status} \\(\\w+\\)`));
+  });
+});
+
+describe("Anthropic adapter stream failures", () => {
+  it("turns an `event: error` inside the stream into a retryable stream_error", async () => {
+    const error = await failure(call("overloaded", true));
+    expect(error).toMatchObject({ retryable: true, reason: "stream_error" });
+    expect(error.message).toBe("Overloaded (overloaded_error)");
+  });
+
+  it("fails a stream cut after its first delta as retryable", async () => {
+    const error = await failure(call("cut-after-first", true));
+    expect(error.retryable).toBe(true);
+  });
+});
