@@ -7,81 +7,12 @@
 // Our extra fields (usage.cost, usage.chat_id, usage.provider, top-level provider,
 // citations, message.reasoning, delta.reasoning) pass only because those schemas
 // leave additionalProperties open; the checks are not loosened to let them in.
-import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import type { RecordedRequest } from "../support/fake-openai-upstream.ts";
-import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
+import { expectValid, validatorFor } from "../support/openai-schema.ts";
 
-const SPEC_PATH = "/work/shared/specs/openai-openapi.yaml";
-/** The id the document's components are registered under; `#/components/...` refs resolve against it. */
-const SPEC_ID = "https://api.openai.com/openapi.json";
-
-type SchemaName = "CreateChatCompletionRequest" | "CreateChatCompletionResponse" | "CreateChatCompletionStreamResponse";
 type Json = Record<string, any>;
-
-/**
- * The document says `openapi: 3.1.0` (JSON Schema 2020-12) but still carries the
- * 3.0 keyword `nullable: true` in places, sometimes beside `$ref` or `oneOf`
- * without a `type` (which Ajv refuses) and once beside an `enum` (where Ajv's
- * own `nullable` would still reject null). Each is rewritten to its 3.1 form:
- * `type: [t, "null"]` (and null in the enum), or `anyOf: [schema, {type: "null"}]`.
- */
-function toJsonSchema2020(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toJsonSchema2020);
-  if (node === null || typeof node !== "object") return node;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(node)) out[key] = toJsonSchema2020(value);
-  if (typeof out.nullable !== "boolean") return out;
-  const { nullable, ...rest } = out;
-  if (!nullable) return rest;
-  if (rest.type !== undefined) {
-    const types = Array.isArray(rest.type) ? rest.type : [rest.type];
-    rest.type = types.includes("null") ? types : [...types, "null"];
-    if (Array.isArray(rest.enum) && !rest.enum.includes(null)) rest.enum = [...rest.enum, null];
-    return rest;
-  }
-  return { anyOf: [rest, { type: "null" }] };
-}
-
-let ajv: Ajv2020 | undefined;
-const validators = new Map<SchemaName, ValidateFunction>();
-
-/** Loads the document once, and compiles each of the three schemas on first use. */
-function validatorFor(name: SchemaName): ValidateFunction {
-  if (!ajv) {
-    const spec = parse(readFileSync(SPEC_PATH, "utf8")) as Json;
-    expect(spec.openapi).toMatch(/^3\.1\./);
-    // strict: false ignores the document's own keywords (x-oaiTypeLabel, x-stainless-const,
-    // discriminator, example, deprecated); the oneOf beside a discriminator is still checked.
-    ajv = new Ajv2020({ strict: false, allErrors: true });
-    // The two formats the chat schemas use: `uri` must be an absolute URL (a data: URI is),
-    // `unixtime` is an integer, which `type` already checks.
-    ajv.addFormat("uri", (value: string) => URL.canParse(value));
-    ajv.addFormat("unixtime", true);
-    ajv.addSchema({ $id: SPEC_ID, components: { schemas: toJsonSchema2020(spec.components.schemas) } });
-  }
-  let validate = validators.get(name);
-  if (!validate) {
-    validate = ajv.getSchema(`${SPEC_ID}#/components/schemas/${name}`);
-    if (!validate) throw new Error(`${name} is not in ${SPEC_PATH}`);
-    validators.set(name, validate);
-  }
-  return validate;
-}
-
-function describeErrors(errors: ErrorObject[]): string[] {
-  return errors.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)} (schema ${e.schemaPath})`);
-}
-
-/** Validates and fails with every error and the offending document. */
-function expectValid(name: SchemaName, data: unknown, label: string) {
-  const validate = validatorFor(name);
-  const ok = validate(data);
-  const errors = ok ? [] : describeErrors(validate.errors ?? []);
-  expect(errors, `${label} against ${name}: ${JSON.stringify(data)}`).toEqual([]);
-}
+import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
 
 const weatherTool = {
   type: "function",

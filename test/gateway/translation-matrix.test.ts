@@ -3,7 +3,8 @@
 // fake upstreams that speak each protocol and record what they received. Each
 // cell asserts both what went upstream and what the client got.
 //
-// Test names are `<protocol> > <mode> > <feature>`: `npm run docs:matrix` turns
+// Every answer and stream chunk is also validated against OpenAI's published
+// schemas. Test names are `<protocol> > <mode> > <feature>`: `npm run docs:matrix` turns
 // this file's results into docs/translation-matrix.md.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { startFakeAnthropicUpstream } from "../support/fake-anthropic-upstream.t
 import { startFakeGeminiUpstream } from "../support/fake-gemini-upstream.ts";
 import { startFakeUpstream, STRUCTURED_ANSWER, type FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { expectValid } from "../support/openai-schema.ts";
 
 type Json = Record<string, any>;
 type Protocol = "openai-compatible" | "anthropic" | "gemini";
@@ -124,11 +126,13 @@ describe("translation matrix", () => {
     expect(upstream.requests.length - before).toBe(1);
     const sent = upstream.requests.at(-1)!;
     expectRouterFieldsNotSent(sent.body);
+    if (protocol === "openai-compatible") expectValid("CreateChatCompletionRequest", sent.body, "upstream request");
     return { answer, sent: sent.body };
   }
 
   async function askJson(params: OpenAI.ChatCompletionCreateParamsNonStreaming): Promise<ClientAnswer> {
     const { data, response } = await client.chat.completions.create(params).withResponse();
+    expectValid("CreateChatCompletionResponse", data, "JSON answer");
     const message = data.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning?: { text: string; signature?: string } };
     return {
       content: message.content,
@@ -150,13 +154,16 @@ describe("translation matrix", () => {
     let reasoning = "";
     let signature: string | undefined;
     let usage: Json = {};
+    const chunks: unknown[] = [];
     runner.on("chunk", (chunk) => {
+      chunks.push(chunk);
       const delta = chunk.choices[0]?.delta as Json | undefined;
       reasoning += delta?.reasoning?.text ?? "";
       signature = delta?.reasoning?.signature ?? signature;
       if (chunk.usage) usage = chunk.usage;
     });
     const completion = await runner.finalChatCompletion();
+    for (const chunk of chunks) expectValid("CreateChatCompletionStreamResponse", chunk, "stream chunk");
     const message = completion.choices[0].message;
     return {
       content: message.content,
