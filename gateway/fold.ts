@@ -17,6 +17,9 @@ export interface FoldedBlock {
   /** Reasoning blocks: the provider's signature, or its redacted reasoning. */
   signature: string;
   redactedData: string;
+  /** Media blocks: the type and the bytes. */
+  mimeType: string;
+  data: Uint8Array[];
 }
 
 export interface FoldedResponse {
@@ -36,8 +39,8 @@ export async function foldEvents(start: ResponseStart, rest: AsyncIterator<Gener
     const { event } = step.value;
     switch (event.case) {
       case "blockStart": {
-        const { type, toolCallId, toolName } = event.value;
-        const block = { type, text: "", toolCallId, toolName, signature: "", redactedData: "" };
+        const { type, toolCallId, toolName, mimeType } = event.value;
+        const block: FoldedBlock = { type, text: "", toolCallId, toolName, signature: "", redactedData: "", mimeType, data: [] };
         byIndex.set(event.value.index, block);
         folded.blocks.push(block);
         break;
@@ -48,6 +51,7 @@ export async function foldEvents(start: ResponseStart, rest: AsyncIterator<Gener
           block.text += event.value.text;
           block.signature += event.value.signature;
           block.redactedData += event.value.redactedData;
+          if (event.value.data.length > 0) block.data.push(event.value.data);
         }
         break;
       }

@@ -19,8 +19,8 @@ export interface UpstreamCall {
 }
 
 export type UpstreamEvent =
-  | { type: "block_start"; index: number; blockType: BlockType; toolCallId?: string; toolName?: string }
-  | { type: "block_delta"; index: number; text: string; signature?: string; redactedData?: string }
+  | { type: "block_start"; index: number; blockType: BlockType; toolCallId?: string; toolName?: string; mimeType?: string }
+  | { type: "block_delta"; index: number; text: string; signature?: string; redactedData?: string; data?: Uint8Array }
   | { type: "block_stop"; index: number }
   | { type: "usage"; usage: TokenUsage }
   | { type: "finish"; reason: FinishReason; rawReason: string }

@@ -140,9 +140,14 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, toolChoice: undefined };
     warnings.push(unsupportedWarning("tool_choice", route));
   }
-  const media = request.media;
-  if (media && (media.aspectRatio || media.audioPrompt || media.durationSeconds !== undefined) && !TAKES_MEDIA_OPTIONS.has(route.provider.protocol)) {
-    warnings.push(`aspectRatio, prompt and duration are not supported by ${route.provider.id} and were ignored`);
+  const media = adapted.media;
+  if (media?.aspectRatio && !(TAKES_MEDIA_OPTIONS.has(route.provider.protocol) && route.model.output_modalities.includes("image"))) {
+    // Only an image-generating model takes an aspect ratio; elsewhere the provider would refuse it.
+    adapted = { ...adapted, media: { ...media, aspectRatio: "" } };
+    warnings.push(unsupportedWarning("aspectRatio", route));
+  }
+  if (media && (media.audioPrompt || media.durationSeconds !== undefined) && !TAKES_MEDIA_OPTIONS.has(route.provider.protocol)) {
+    warnings.push(`prompt and duration are not supported by ${route.provider.id} and were ignored`);
   }
   if (request.messages.some((m) => m.content.some((part) => part.cacheControl)) && !PASSES_CACHE_CONTROL.has(route.provider.protocol)) {
     warnings.push(`cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`);

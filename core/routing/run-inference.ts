@@ -112,11 +112,17 @@ function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" | "
   switch (event.type) {
     case "block_start":
       return create(GenerateResponseSchema, {
-        event: { case: "blockStart", value: { index: event.index, type: event.blockType, toolCallId: event.toolCallId ?? "", toolName: event.toolName ?? "" } },
+        event: {
+          case: "blockStart",
+          value: { index: event.index, type: event.blockType, toolCallId: event.toolCallId ?? "", toolName: event.toolName ?? "", mimeType: event.mimeType ?? "" },
+        },
       });
     case "block_delta":
       return create(GenerateResponseSchema, {
-        event: { case: "blockDelta", value: { index: event.index, text: event.text, signature: event.signature ?? "", redactedData: event.redactedData ?? "" } },
+        event: {
+          case: "blockDelta",
+          value: { index: event.index, text: event.text, signature: event.signature ?? "", redactedData: event.redactedData ?? "", data: event.data },
+        },
       });
     case "block_stop":
       return create(GenerateResponseSchema, { event: { case: "blockStop", value: { index: event.index } } });

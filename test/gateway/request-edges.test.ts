@@ -142,6 +142,6 @@ describe("request edges", () => {
     expect(response.status).toBe(200);
     const warnings = response.headers.get("x-router-warnings");
     expect(warnings).toMatch(/semantic cache is not available yet/);
-    expect(warnings).toMatch(/aspectRatio, prompt and duration are not supported/);
+    expect(warnings).toMatch(/aspectRatio is not supported by test\/ok on cheap and was ignored/);
   });
 });

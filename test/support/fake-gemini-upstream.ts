@@ -11,7 +11,8 @@
 //   - functionDeclarations, and no functionResponse in the last content: a
 //     functionCall to the first function with args {"city":"Paris"};
 //   - responseMimeType application/json: the text {"answer":"Hello"};
-//   - else "Hello from <model>", streamed over several chunks.
+//   - else "Hello from <model>", streamed over several chunks;
+//   - responseModalities with IMAGE: the answer ends with an inlineData PNG (FAKE_IMAGE).
 // Usage: promptTokenCount 10 and the running totals on every chunk, as Google
 // sends them; the last chunk adds candidatesTokenCount 5, thoughtsTokenCount 3
 // (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
@@ -23,6 +24,8 @@ import type { FakeUpstream, RecordedRequest } from "./fake-openai-upstream.ts";
 export const FAKE_THOUGHT = "Let me think.";
 /** base64 of "fake-signature". */
 export const FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU=";
+/** base64 of the PNG signature: the image an IMAGE-modality answer carries. */
+export const FAKE_IMAGE = "iVBORw0KGgo=";
 export const FAKE_USAGE = { promptTokenCount: 10, candidatesTokenCount: 5, cachedContentTokenCount: 2 } as const;
 
 const STATUS_NAMES: Record<number, string> = {
@@ -67,7 +70,7 @@ export async function startFakeGeminiUpstream(): Promise<FakeUpstream> {
 interface FakeBody {
   contents?: { role?: string; parts?: Record<string, unknown>[] }[];
   tools?: { functionDeclarations?: { name: string }[] }[];
-  generationConfig?: { responseMimeType?: string; thinkingConfig?: { includeThoughts?: boolean } };
+  generationConfig?: { responseMimeType?: string; responseModalities?: string[]; thinkingConfig?: { includeThoughts?: boolean } };
 }
 
 function answer(path: string, rawBody: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {
@@ -138,6 +141,7 @@ function answerParts(model: string, body: FakeBody): Record<string, unknown>[] {
     answer.push(...`Hello from ${model}`.split(/(?<= )/).map((text) => ({ text })));
   }
   if (thoughts) answer[0] = { ...answer[0], thoughtSignature: FAKE_SIGNATURE };
+  if (body.generationConfig?.responseModalities?.includes("IMAGE")) answer.push({ inlineData: { mimeType: "image/png", data: FAKE_IMAGE } });
   return [...parts, ...answer];
 }
 

@@ -9,7 +9,8 @@
 //   when the thoughts precede it), so convert-request can put it back on that part;
 // - `functionCall`: one whole tool-call block (Gemini never splits a call);
 // - `text`: answer text, consecutive parts (across chunks) continuing one block;
-// - `inlineData` (generated images) and code-execution parts are not relayed yet.
+// - `inlineData` (generated images): one whole image block with its bytes;
+// - code-execution parts are not relayed yet.
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
@@ -23,6 +24,7 @@ const partSchema = z.looseObject({
   functionCall: z
     .looseObject({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()).nullish() })
     .optional(),
+  inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
 });
 
 const groundingMetadataSchema = z.looseObject({
@@ -116,6 +118,15 @@ export function createResponseTranslator(): ResponseTranslator {
       hasToolCalls = true;
       out.push({ type: "block_start", index, blockType: BlockType.TOOL_CALL, toolCallId: id || `call_${++generatedIds}`, toolName: name });
       out.push({ type: "block_delta", index, text: JSON.stringify(args ?? {}) });
+      out.push({ type: "block_stop", index });
+      return;
+    }
+    if (part.inlineData) {
+      closeOpen(out);
+      const index = nextIndex++;
+      const { mimeType, data } = part.inlineData;
+      out.push({ type: "block_start", index, blockType: BlockType.IMAGE, mimeType });
+      out.push({ type: "block_delta", index, text: "", data: Buffer.from(data, "base64") });
       out.push({ type: "block_stop", index });
       return;
     }

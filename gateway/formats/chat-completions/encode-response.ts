@@ -2,6 +2,7 @@
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { FoldedBlock, FoldedResponse } from "../../fold.ts";
 import { encodeAnnotation, encodeCitations } from "./encode-annotations.ts";
+import { imageOf } from "./encode-images.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export function encodeChatCompletion(folded: FoldedResponse) {
@@ -20,6 +21,8 @@ export function encodeChatCompletion(folded: FoldedResponse) {
   };
   if (reasoning) message.reasoning = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const images = folded.blocks.filter((b) => b.type === BlockType.IMAGE).map((b) => imageOf(b.mimeType, b.data));
+  if (images.length > 0) message.images = images;
   return {
     id: start.id,
     object: "chat.completion",

@@ -234,7 +234,7 @@ describe("a whole JSON answer", () => {
     ]);
   });
 
-  it("skips generated images (not relayed yet)", () => {
+  it("relays a generated image as one whole image block with its bytes", () => {
     const events = translateJson({
       candidates: [{ content: { parts: [{ text: "Here:" }, { inlineData: { mimeType: "image/png", data: "iVBORw0K" } }], role: "model" }, finishReason: "STOP" }],
       usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 1290, totalTokenCount: 1294 },
@@ -243,6 +243,9 @@ describe("a whole JSON answer", () => {
       { type: "block_start", index: 0, blockType: BlockType.TEXT },
       { type: "block_delta", index: 0, text: "Here:" },
       { type: "block_stop", index: 0 },
+      { type: "block_start", index: 1, blockType: BlockType.IMAGE, mimeType: "image/png" },
+      { type: "block_delta", index: 1, text: "", data: Buffer.from("iVBORw0K", "base64") },
+      { type: "block_stop", index: 1 },
     ]);
   });
 });
