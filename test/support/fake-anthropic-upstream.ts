@@ -12,9 +12,8 @@
 //   - else "Hello from <model>" in several text deltas.
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
 // request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import type { FakeUpstream, RecordedRequest } from "./fake-openai-upstream.ts";
+import type http from "node:http";
+import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THINKING = "Let me think.";
 export const FAKE_SIGNATURE = "EqQBCgIYAhIM-fake-signature";
@@ -31,31 +30,8 @@ const ERROR_TYPES: Record<number, string> = {
   529: "overloaded_error",
 };
 
-export async function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
-  const requests: RecordedRequest[] = [];
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, any>;
-    requests.push({ path: req.url ?? "", headers: req.headers, body });
-    answer(req.url ?? "", body, res);
-  });
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    nextAbort: () => new Promise<void>(() => {}),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
+  return startRecordingServer("/v1", ({ path, body }, res) => answer(path, body, res));
 }
 
 type Block = Record<string, any>;

@@ -17,9 +17,8 @@
 // sends them; the last chunk adds candidatesTokenCount 5, thoughtsTokenCount 3
 // (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
 // cache hit), with finishReason STOP.
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import type { FakeUpstream, RecordedRequest } from "./fake-openai-upstream.ts";
+import type http from "node:http";
+import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THOUGHT = "Let me think.";
 /** base64 of "fake-signature". */
@@ -39,32 +38,8 @@ const STATUS_NAMES: Record<number, string> = {
   504: "DEADLINE_EXCEEDED",
 };
 
-export async function startFakeGeminiUpstream(): Promise<FakeUpstream> {
-  const requests: RecordedRequest[] = [];
-  const abortWaiters: (() => void)[] = [];
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
-    requests.push({ path: req.url ?? "", headers: req.headers, body });
-    answer(req.url ?? "", body, res, () => abortWaiters.shift()?.());
-  });
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1beta`,
-    requests,
-    nextAbort: () => new Promise<void>((resolve) => abortWaiters.push(resolve)),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
+  return startRecordingServer("/v1beta", ({ path, body }, res, onAbort) => answer(path, body, res, onAbort));
 }
 
 interface FakeBody {

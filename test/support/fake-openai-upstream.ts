@@ -14,22 +14,10 @@
 //                     json_schema or json_object response_format the text is {"answer":"Hello"},
 //                     and with reasoning_effort the answer starts with reasoning_content
 //                     "Let me think." (as DeepSeek-style vendors send it)
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
+import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
-export interface RecordedRequest {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-export interface FakeUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  /** Resolves when a "hang" request's connection closes (the abort reached us). */
-  nextAbort(): Promise<void>;
-  close(): Promise<void>;
-}
+export type { FakeUpstream, RecordedRequest } from "./recording-server.ts";
 
 export const FAKE_USAGE = {
   prompt_tokens: 12,
@@ -44,32 +32,8 @@ export const STRUCTURED_ANSWER = '{"answer":"Hello"}';
 /** The citation of the "cite" model: the word "Hello" of its answer. */
 export const CITATION = { type: "url_citation", url_citation: { url: "https://example.com/source", title: "A source", start_index: 0, end_index: 5 } };
 
-export async function startFakeUpstream(): Promise<FakeUpstream> {
-  const requests: RecordedRequest[] = [];
-  const abortWaiters: (() => void)[] = [];
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
-    requests.push({ path: req.url ?? "", headers: req.headers, body });
-    answer(body, res, () => abortWaiters.shift()?.());
-  });
-  const sockets = new Set<import("node:net").Socket>();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    nextAbort: () => new Promise<void>((resolve) => abortWaiters.push(resolve)),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+export function startFakeUpstream(): Promise<FakeUpstream> {
+  return startRecordingServer("/v1", ({ body }, res, onAbort) => answer(body, res, onAbort));
 }
 
 function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {

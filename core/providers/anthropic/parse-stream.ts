@@ -5,6 +5,7 @@ import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
 import { mapFinishReason } from "./map-finish-reason.ts";
+import type { Translator } from "../http-exchange.ts";
 
 const count = z.number().int().nonnegative().nullish();
 
@@ -63,11 +64,7 @@ export type AnthropicEvent = z.infer<typeof eventSchema>;
 type Block = z.infer<typeof blockSchema>;
 type Usage = z.infer<typeof usageSchema>;
 
-export interface EventTranslator {
-  translate(event: AnthropicEvent): UpstreamEvent[];
-  complete(): boolean;
-  end(): UpstreamEvent[];
-}
+export type EventTranslator = Translator<AnthropicEvent>;
 
 /** The block kinds relayed; server tool blocks (web search calls and results) are the provider's own business. */
 const BLOCK_TYPES: Record<string, BlockType> = {

@@ -16,6 +16,7 @@ import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
 import { convertUsage, geminiUsageSchema } from "./convert-usage.ts";
 import { blockedPromptFinish, mapFinishReason } from "./map-finish-reason.ts";
+import type { Translator } from "../http-exchange.ts";
 
 const partSchema = z.looseObject({
   text: z.string().optional(),
@@ -65,13 +66,7 @@ export const responseSchema = z.looseObject({
 export type GeminiResponse = z.infer<typeof responseSchema>;
 type GroundingMetadata = z.infer<typeof groundingMetadataSchema>;
 
-export interface ResponseTranslator {
-  translate(response: GeminiResponse): UpstreamEvent[];
-  /** Whether a finish reason (or a prompt block) and the usage have arrived. */
-  complete(): boolean;
-  /** Closes the open block and emits usage (when reported) and finish. */
-  end(): UpstreamEvent[];
-}
+export type ResponseTranslator = Translator<GeminiResponse>;
 
 export function createResponseTranslator(): ResponseTranslator {
   let nextIndex = 0;

@@ -6,6 +6,7 @@ import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { TokenUsage, UpstreamEvent } from "../types.ts";
 import { convertUsage, openAiUsageSchema } from "./convert-usage.ts";
 import { mapFinishReason } from "./map-finish-reason.ts";
+import type { Translator } from "../http-exchange.ts";
 
 const toolCallDeltaSchema = z.looseObject({
   index: z.number().int().nonnegative().optional(),
@@ -40,13 +41,7 @@ export const chunkSchema = z.looseObject({
 
 export type OpenAiChunk = z.infer<typeof chunkSchema>;
 
-export interface ChunkTranslator {
-  translate(chunk: OpenAiChunk): UpstreamEvent[];
-  /** Whether both the finish reason and the usage have arrived. */
-  complete(): boolean;
-  /** Closes the open block and emits usage (when reported) and finish. */
-  end(): UpstreamEvent[];
-}
+export type ChunkTranslator = Translator<OpenAiChunk>;
 
 export function createChunkTranslator(): ChunkTranslator {
   let nextIndex = 0;

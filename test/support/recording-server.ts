@@ -1,0 +1,50 @@
+// The HTTP server under every fake upstream: it records each request (path,
+// headers, parsed JSON body), hands it to the protocol's answer function, and
+// closes with its open connections cut.
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface RecordedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, any>;
+}
+
+export interface FakeUpstream {
+  url: string;
+  requests: RecordedRequest[];
+  /** Resolves when a "hang" request's connection closes (the abort reached us). */
+  nextAbort(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `answer` gets the recorded request, the response, and a callback to call when a hung request is aborted. */
+export type Answer = (request: RecordedRequest, res: http.ServerResponse, onAbort: () => void) => void;
+
+export async function startRecordingServer(basePath: string, answer: Answer): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const abortWaiters: (() => void)[] = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const request = { path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, any> };
+    requests.push(request);
+    answer(request, res, () => abortWaiters.shift()?.());
+  });
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    requests,
+    nextAbort: () => new Promise<void>((resolve) => abortWaiters.push(resolve)),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
