@@ -192,7 +192,7 @@ describe("translation matrix", () => {
       prompt_tokens: tokens.prompt,
       completion_tokens: tokens.completion,
       total_tokens: tokens.prompt + tokens.completion,
-      prompt_tokens_details: { cached_tokens: tokens.cached },
+      prompt_tokens_details: { cached_tokens: tokens.cached, cache_write_tokens: tokens.cacheWrite },
       completion_tokens_details: { reasoning_tokens: tokens.reasoning },
       cost: expectedCost(tokens),
     });

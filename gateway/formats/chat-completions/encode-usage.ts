@@ -10,7 +10,8 @@ export function encodeUsage(usage: Usage | undefined, start: ResponseStart) {
     prompt_tokens: input,
     completion_tokens: output,
     total_tokens: input + output,
-    prompt_tokens_details: { cached_tokens: usage?.cachedInputTokens ?? 0 },
+    // cache_write_tokens: prompt tokens written to the provider's cache (priced apart; OpenRouter's name).
+    prompt_tokens_details: { cached_tokens: usage?.cachedInputTokens ?? 0, cache_write_tokens: usage?.cacheWriteTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: usage?.reasoningTokens ?? 0 },
     object: "",
     cost: exactNumber(usage?.cost || "0"),
