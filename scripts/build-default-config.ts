@@ -226,7 +226,7 @@ const PRICIER = { prompt: "0.0000002", completion: "0.0000004" };
 
 /** The built-in simulator models; the simulator's behaviour is named by provider_model_id. */
 function simulatorModels() {
-  const model = (name: string, description: string, providers: object[]) => ({
+  const model = (name: string, description: string, providers: object[], extra: object = {}) => ({
     id: `simulator/${name}`,
     name: `Simulator: ${name}`,
     description,
@@ -238,6 +238,7 @@ function simulatorModels() {
     output_modalities: ["text"],
     supported_parameters: [...BASE_PARAMETERS, "tools", "tool_choice", "response_format", "reasoning"],
     providers: providers.map((p) => ({ ...p, reasoning_effort_map: effortMap() })),
+    ...extra,
   });
   const served = (behaviour: string, extra: object = {}) => [{ provider: "simulator", provider_model_id: behaviour, pricing: CHEAP, ...extra }];
   return [
@@ -248,6 +249,12 @@ function simulatorModels() {
     model("cut-mid-stream", "Drops the connection halfway through the answer.", served("cut-mid-stream")),
     model("tool-call", "Calls the first (or the named) tool offered with the user's text.", served("tool-call")),
     model("reasoning", "Streams a reasoning block before its answer.", served("reasoning")),
+    model(
+      "audio",
+      "Generates a WAV tone from the request's prompt, as long as its duration (1 to 60 seconds, 5 by default), like an audio-generation model.",
+      served("audio"),
+      { input_modalities: ["text"], output_modalities: ["text", "audio"], supported_parameters: [...BASE_PARAMETERS] },
+    ),
     model("fallback", "The cheaper provider always fails with 503, so routing falls back to the backup.", [
       { provider: "simulator", provider_model_id: "error-503", pricing: CHEAP },
       { provider: "simulator-backup", provider_model_id: "echo", pricing: PRICIER },

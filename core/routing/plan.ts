@@ -140,14 +140,14 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, toolChoice: undefined };
     warnings.push(unsupportedWarning("tool_choice", route));
   }
-  const media = adapted.media;
-  if (media?.aspectRatio && !(TAKES_MEDIA_OPTIONS.has(route.provider.protocol) && route.model.output_modalities.includes("image"))) {
+  if (adapted.media?.aspectRatio && !generates(route, "image")) {
     // Only an image-generating model takes an aspect ratio; elsewhere the provider would refuse it.
-    adapted = { ...adapted, media: { ...media, aspectRatio: "" } };
+    adapted = { ...adapted, media: { ...adapted.media, aspectRatio: "" } };
     warnings.push(unsupportedWarning("aspectRatio", route));
   }
-  if (media && (media.audioPrompt || media.durationSeconds !== undefined) && !TAKES_MEDIA_OPTIONS.has(route.provider.protocol)) {
-    warnings.push(`prompt and duration are not supported by ${route.provider.id} and were ignored`);
+  if (adapted.media && (adapted.media.audioPrompt || adapted.media.durationSeconds !== undefined) && !generates(route, "audio")) {
+    adapted = { ...adapted, media: { ...adapted.media, audioPrompt: "", durationSeconds: undefined } };
+    warnings.push(`prompt and duration are not supported by ${route.model.id} on ${route.provider.id} and were ignored`);
   }
   if (request.messages.some((m) => m.content.some((part) => part.cacheControl)) && !PASSES_CACHE_CONTROL.has(route.provider.protocol)) {
     warnings.push(`cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`);
@@ -155,8 +155,16 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
   return { request: adapted, warnings };
 }
 
-/** Protocols whose adapters carry the chat media fields (and name what they cannot). */
-const TAKES_MEDIA_OPTIONS = new Set(["gemini"]);
+/** Protocols whose adapters carry the chat media fields of each output modality. */
+const MEDIA_OPTIONS_PROTOCOLS: Record<string, ReadonlySet<string>> = {
+  image: new Set(["gemini"]),
+  audio: new Set(["gemini", "simulator"]),
+};
+
+/** Whether this route generates the modality and its protocol carries the fields that steer it. */
+function generates(route: ProviderRoute, modality: "image" | "audio"): boolean {
+  return MEDIA_OPTIONS_PROTOCOLS[modality].has(route.provider.protocol) && route.model.output_modalities.includes(modality);
+}
 
 /** Protocols that take explicit prompt-caching breakpoints. */
 const PASSES_CACHE_CONTROL = new Set(["anthropic"]);

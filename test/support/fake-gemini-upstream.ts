@@ -12,7 +12,9 @@
 //     functionCall to the first function with args {"city":"Paris"};
 //   - responseMimeType application/json: the text {"answer":"Hello"};
 //   - else "Hello from <model>", streamed over several chunks;
-//   - responseModalities with IMAGE: the answer ends with an inlineData PNG (FAKE_IMAGE).
+//   - responseModalities with IMAGE: the answer ends with an inlineData PNG (FAKE_IMAGE);
+//   - a model named lyria-*: the answer ends with an MP3 in two inlineData parts
+//     (FAKE_AUDIO_PARTS), as a music model streams it.
 // Usage: promptTokenCount 10 and the running totals on every chunk, as Google
 // sends them; the last chunk adds candidatesTokenCount 5, thoughtsTokenCount 3
 // (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
@@ -25,6 +27,8 @@ export const FAKE_THOUGHT = "Let me think.";
 export const FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU=";
 /** base64 of the PNG signature: the image an IMAGE-modality answer carries. */
 export const FAKE_IMAGE = "iVBORw0KGgo=";
+/** Two pieces of one MP3 file (an ID3 tag, then a frame header), base64. */
+export const FAKE_AUDIO_PARTS = ["SUQzBAAAAAAAAA==", "//uQZAAAAAAA"];
 export const FAKE_USAGE = { promptTokenCount: 10, candidatesTokenCount: 5, cachedContentTokenCount: 2 } as const;
 
 const STATUS_NAMES: Record<number, string> = {
@@ -117,6 +121,7 @@ function answerParts(model: string, body: FakeBody): Record<string, unknown>[] {
   }
   if (thoughts) answer[0] = { ...answer[0], thoughtSignature: FAKE_SIGNATURE };
   if (body.generationConfig?.responseModalities?.includes("IMAGE")) answer.push({ inlineData: { mimeType: "image/png", data: FAKE_IMAGE } });
+  if (model.startsWith("lyria")) answer.push(...FAKE_AUDIO_PARTS.map((data) => ({ inlineData: { mimeType: "audio/mpeg", data } })));
   return [...parts, ...answer];
 }
 

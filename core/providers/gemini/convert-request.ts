@@ -1,14 +1,15 @@
 // GenerateRequest -> the body of POST {base_url}/models/{model}:generateContent
 // (and :streamGenerateContent, which takes the same body).
-import type { JsonObject } from "@bufbuild/protobuf";
-import { ToolChoice_Mode, type GenerateRequest } from "../../../gen/router/v1/inference_pb.js";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { MessageSchema, Role, ToolChoice_Mode, type GenerateRequest, type MediaOptions, type Message } from "../../../gen/router/v1/inference_pb.js";
 import type { UpstreamCall } from "../types.ts";
 import { convertMessages } from "./convert-contents.ts";
 import { convertGenerationConfig } from "./convert-generation-config.ts";
 
 export function convertRequest(call: UpstreamCall): JsonObject {
   const { request } = call;
-  const { systemInstruction, contents } = convertMessages(request.messages);
+  const audioPrompt = audioPromptMessage(request.media);
+  const { systemInstruction, contents } = convertMessages(audioPrompt ? [...request.messages, audioPrompt] : request.messages);
   const body: JsonObject = { contents };
   if (systemInstruction) body.systemInstruction = systemInstruction;
   if (request.tools.length > 0) {
@@ -43,4 +44,16 @@ function convertToolChoice(request: GenerateRequest): JsonObject | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The chat's `prompt` and `duration` for an audio-generating model. Gemini's
+ * music models (Lyria) take both from the prompt text, so they become a last
+ * user turn (merged into the one before it when that is the user's too).
+ */
+function audioPromptMessage(media: MediaOptions | undefined): Message | undefined {
+  if (!media || (!media.audioPrompt && media.durationSeconds === undefined)) return undefined;
+  const length = media.durationSeconds === undefined ? "" : `Length: ${media.durationSeconds} seconds.`;
+  const text = [media.audioPrompt, length].filter(Boolean).join(" ");
+  return create(MessageSchema, { role: Role.USER, content: [{ part: { case: "text", value: { text } } }] });
 }

@@ -9,7 +9,7 @@
 //   when the thoughts precede it), so convert-request can put it back on that part;
 // - `functionCall`: one whole tool-call block (Gemini never splits a call);
 // - `text`: answer text, consecutive parts (across chunks) continuing one block;
-// - `inlineData` (generated images): one whole image block with its bytes;
+// - `inlineData` (generated images, music or speech): one whole image or audio block with its bytes;
 // - code-execution parts are not relayed yet.
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
@@ -120,7 +120,7 @@ export function createResponseTranslator(): ResponseTranslator {
       closeOpen(out);
       const index = nextIndex++;
       const { mimeType, data } = part.inlineData;
-      out.push({ type: "block_start", index, blockType: BlockType.IMAGE, mimeType });
+      out.push({ type: "block_start", index, blockType: mediaBlockType(mimeType), mimeType });
       out.push({ type: "block_delta", index, text: "", data: Buffer.from(data, "base64") });
       out.push({ type: "block_stop", index });
       return;
@@ -204,4 +204,9 @@ export function characterIndex(text: string, byteOffset: number): number {
     index += char.length;
   }
   return index;
+}
+
+/** Generated media: audio (music and speech models) or images. */
+function mediaBlockType(mimeType: string): BlockType {
+  return mimeType.startsWith("audio/") ? BlockType.AUDIO : BlockType.IMAGE;
 }

@@ -13,8 +13,6 @@ export function geminiWarnings(call: UpstreamCall): string[] {
 
   if (request.sampling?.repetitionPenalty !== undefined) ignored("repetition_penalty");
   if (request.tools.some((tool) => tool.strict)) ignored("strict tool schemas", true);
-  if (request.media?.audioPrompt) ignored("audio_prompt");
-  if (request.media?.durationSeconds !== undefined) ignored("duration");
 
   const reasoning = request.reasoning;
   const hasLevel = reasoning?.effort && route.reasoning_effort_map?.[reasoning.effort as keyof typeof route.reasoning_effort_map];

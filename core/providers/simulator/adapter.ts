@@ -11,6 +11,7 @@ import {
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
 import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../types.ts";
+import { AUDIO_TOKENS_PER_SECOND, generateClip } from "./audio-clip.ts";
 import { behaviourOf, SLOW_CHUNK_DELAY_MS } from "./behaviours.ts";
 
 export function createSimulatorAdapter(): ProviderAdapter {
@@ -47,6 +48,25 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
     reasoningTokens = thoughts.length;
     outputTokens += thoughts.length;
     index++;
+  }
+
+  if (behaviour === "audio") {
+    const prompt = request.media?.audioPrompt || lastText;
+    const clip = generateClip(prompt, request.media?.durationSeconds);
+    const caption = words(`A ${clip.seconds}-second ${clip.frequencyHz} Hz tone for: ${prompt || "(empty)"}`);
+    yield { type: "block_start", index, blockType: BlockType.TEXT };
+    for (const word of caption) yield { type: "block_delta", index, text: word };
+    yield { type: "block_stop", index };
+    index++;
+    yield { type: "block_start", index, blockType: BlockType.AUDIO, mimeType: "audio/wav" };
+    for (const piece of clip.pieces) {
+      await pace();
+      yield { type: "block_delta", index, text: "", data: piece };
+    }
+    yield { type: "block_stop", index };
+    yield usage(inputTokens, caption.length + clip.seconds * AUDIO_TOKENS_PER_SECOND, 0);
+    yield { type: "finish", reason: FinishReason.STOP, rawReason: "stop" };
+    return;
   }
 
   const tool = behaviour === "tool-call" ? chooseTool(request) : undefined;

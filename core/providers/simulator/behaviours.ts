@@ -7,9 +7,10 @@ export type SimulatorBehaviour =
   | "error-503"
   | "cut-mid-stream"
   | "tool-call"
-  | "reasoning";
+  | "reasoning"
+  | "audio";
 
-const BEHAVIOURS: readonly SimulatorBehaviour[] = ["echo", "slow", "error-429", "error-503", "cut-mid-stream", "tool-call", "reasoning"];
+const BEHAVIOURS: readonly SimulatorBehaviour[] = ["echo", "slow", "error-429", "error-503", "cut-mid-stream", "tool-call", "reasoning", "audio"];
 
 /** Unknown ids behave like `echo`, so any configured simulator model answers. */
 export function behaviourOf(providerModelId: string): SimulatorBehaviour {

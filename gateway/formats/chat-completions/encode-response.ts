@@ -2,7 +2,7 @@
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { FoldedBlock, FoldedResponse } from "../../fold.ts";
 import { encodeAnnotation, encodeCitations } from "./encode-annotations.ts";
-import { imageOf } from "./encode-images.ts";
+import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export function encodeChatCompletion(folded: FoldedResponse) {
@@ -23,6 +23,9 @@ export function encodeChatCompletion(folded: FoldedResponse) {
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const images = folded.blocks.filter((b) => b.type === BlockType.IMAGE).map((b) => imageOf(b.mimeType, b.data));
   if (images.length > 0) message.images = images;
+  // One audio answer in the chat format: a provider that splits it (streamed parts) sends pieces of one file.
+  const audio = folded.blocks.filter((b) => b.type === BlockType.AUDIO);
+  if (audio.length > 0) message.audio = audioOf(`audio_${start.id}`, Number(start.created), audio[0].mimeType, audio.flatMap((b) => b.data));
   return {
     id: start.id,
     object: "chat.completion",

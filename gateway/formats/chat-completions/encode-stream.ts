@@ -4,7 +4,7 @@
 import { BlockType, type GenerateResponse, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
 import type { SseEvent } from "../../sse.ts";
 import { encodeStreamedAnnotation } from "./encode-annotations.ts";
-import { imageOf } from "./encode-images.ts";
+import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export interface ChunkEncoder {
@@ -21,8 +21,8 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
   const blockTypes = new Map<number, BlockType>();
   // Tool calls are numbered among themselves in the chat format.
   const toolPositions = new Map<number, number>();
-  // Image bytes are gathered and sent whole when their block ends.
-  const images = new Map<number, { mimeType: string; chunks: Uint8Array[] }>();
+  // Media bytes are gathered and sent whole when their block ends.
+  const media = new Map<number, { type: BlockType; mimeType: string; chunks: Uint8Array[] }>();
   let usage: Usage | undefined;
 
   return {
@@ -32,7 +32,8 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
           return [delta({ role: "assistant", content: "" })];
         case "blockStart": {
           blockTypes.set(event.value.index, event.value.type);
-          if (event.value.type === BlockType.IMAGE) images.set(event.value.index, { mimeType: event.value.mimeType, chunks: [] });
+          const { type, mimeType } = event.value;
+          if (type === BlockType.IMAGE || type === BlockType.AUDIO) media.set(event.value.index, { type, mimeType, chunks: [] });
           if (event.value.type !== BlockType.TOOL_CALL) return [];
           const position = toolPositions.size;
           toolPositions.set(event.value.index, position);
@@ -44,7 +45,7 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
         }
         case "blockDelta": {
           const { index, text, signature, redactedData, data } = event.value;
-          if (data.length > 0) images.get(index)?.chunks.push(data);
+          if (data.length > 0) media.get(index)?.chunks.push(data);
           if (blockTypes.get(index) === BlockType.REASONING) {
             // The same object as the answer's `message.reasoning`, field by field.
             if (!text && !signature && !redactedData) return [];
@@ -61,10 +62,12 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
           }
         }
         case "blockStop": {
-          const image = images.get(event.value.index);
-          if (!image) return [];
-          images.delete(event.value.index);
-          return [delta({ images: [imageOf(image.mimeType, image.chunks)] })];
+          const block = media.get(event.value.index);
+          if (!block) return [];
+          media.delete(event.value.index);
+          return block.type === BlockType.IMAGE
+            ? [delta({ images: [imageOf(block.mimeType, block.chunks)] })]
+            : [delta({ audio: audioOf(`audio_${start.id}`, created, block.mimeType, block.chunks) })];
         }
         case "annotation":
           // Ranges are only known once the text is whole, so a streamed citation carries those the provider gave.

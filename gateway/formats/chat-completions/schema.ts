@@ -80,12 +80,13 @@ const messageSchema = z
     tool_call_id: nonEmptyString.optional(),
     // Fields of an assistant message as this gateway returns it, so a client
     // can append the previous answer to `messages` unchanged. Annotations and
-    // generated images are output about that answer and are not sent back.
+    // generated images and audio are output about that answer and are not sent back.
     // `signature` and `redacted` carry a provider's sealed reasoning back to it (Anthropic).
     reasoning: z.strictObject({ text: z.string(), signature: z.string().optional(), redacted: z.array(z.string()).optional() }).optional(),
     refusal: z.null().optional(),
     annotations: z.array(z.unknown()).optional(),
     images: z.array(z.unknown()).optional(),
+    audio: z.unknown().optional(),
   })
   .superRefine((message, ctx) => {
     const isAssistant = message.role === "assistant";
@@ -100,7 +101,7 @@ const messageSchema = z
     if (message.role !== "tool" && message.tool_call_id !== undefined) {
       ctx.addIssue({ code: "custom", path: ["tool_call_id"], message: "is only allowed on tool messages" });
     }
-    for (const field of ["tool_calls", "reasoning", "refusal", "annotations", "images"] as const) {
+    for (const field of ["tool_calls", "reasoning", "refusal", "annotations", "images", "audio"] as const) {
       if (!isAssistant && message[field] !== undefined) {
         ctx.addIssue({ code: "custom", path: [field], message: "is only allowed on assistant messages" });
       }

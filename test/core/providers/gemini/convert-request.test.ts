@@ -315,8 +315,6 @@ describe("warningsFor", () => {
     expect(warnings).toEqual([
       "repetition_penalty is not supported by the Gemini protocol and was ignored",
       "strict tool schemas are not supported by the Gemini protocol and were ignored",
-      "audio_prompt is not supported by the Gemini protocol and was ignored",
-      "duration is not supported by the Gemini protocol and was ignored",
       "reasoning cannot be turned off on gemini-2.5-pro; its lowest thinking budget (128) was used",
       "message author names are not supported by the Gemini protocol and were ignored",
       "non-text content of system messages is not supported by the Gemini protocol and was left out",
