@@ -1,0 +1,214 @@
+// The in-memory account stores: the embedded default (one process, nothing
+// shared). Each operation runs to completion without awaiting, so it is atomic
+// within the process, as the Redis scripts are across processes.
+import type {
+  AccountStores,
+  Admission,
+  AdmissionRequest,
+  KeyRecord,
+  NewKey,
+  OrganizationLimits,
+  RateLimitSnapshot,
+  Refusal,
+  Settlement,
+  UsageRecord,
+  WindowState,
+} from "./store.ts";
+import { MINUTE_MS, minuteStart, utcDay } from "./windows.ts";
+
+/** Usage records kept per organisation (the newest). */
+export const USAGE_RECORDS_KEPT = 10_000;
+
+interface Window {
+  start: number;
+  requests: number;
+  tokens: number;
+}
+
+interface AdmittedRequest {
+  organizationId: string;
+  keyId: string;
+  holdNanos: bigint;
+  free?: { counter: string };
+}
+
+export function createMemoryAccountStores(): AccountStores {
+  const keysByDigest = new Map<string, KeyRecord>();
+  const digestByKeyId = new Map<string, string>();
+  const organizations = new Map<string, OrganizationLimits>();
+  const balances = new Map<string, bigint>();
+  const windows = new Map<string, Window>();
+  /** `org|model` -> today's count. */
+  const freeUsed = new Map<string, { day: string; used: number }>();
+  const inFlight = new Map<string, AdmittedRequest>();
+  const usageById = new Map<string, UsageRecord>();
+  const usageByOrg = new Map<string, UsageRecord[]>();
+
+  const windowOf = (scope: string, now: number): Window => {
+    const start = minuteStart(now);
+    let window = windows.get(scope);
+    if (!window || window.start !== start) {
+      window = { start, requests: 0, tokens: 0 };
+      windows.set(scope, window);
+    }
+    return window;
+  };
+  const freeCountOf = (counter: string, day: string) => {
+    const entry = freeUsed.get(counter);
+    return entry && entry.day === day ? entry.used : 0;
+  };
+  const addFree = (counter: string, day: string, delta: number) => freeUsed.set(counter, { day, used: Math.max(0, freeCountOf(counter, day) + delta) });
+
+  const createKey = (key: NewKey): KeyRecord | undefined => {
+    if (digestByKeyId.has(key.keyId)) return undefined;
+    const { digest, ...fields } = key;
+    const record: KeyRecord = { ...fields, disabled: false, allowedModels: [...key.allowedModels] };
+    keysByDigest.set(digest, record);
+    digestByKeyId.set(key.keyId, digest);
+    return { ...record };
+  };
+
+  function admit(request: AdmissionRequest): Admission {
+    const refuse = (refusal: Refusal): Admission => ({ admitted: false, refusal });
+    const key = keysByDigest.get(request.keyDigest);
+    if (!key) return refuse({ reason: "invalid_api_key" });
+    if (key.disabled) return refuse({ reason: "key_disabled" });
+    const allowed = (modelId: string) => key.allowedModels.length === 0 || key.allowedModels.includes(modelId);
+    const forbidden = request.modelIds.find((modelId) => !allowed(modelId));
+    if (forbidden) return refuse({ reason: "model_not_allowed", modelId: forbidden });
+    if (inFlight.has(request.requestId)) return refuse({ reason: "duplicate_request" });
+
+    const organization = organizations.get(key.organizationId) ?? { organizationId: key.organizationId };
+    const scopes = [
+      { scope: "key" as const, window: windowOf(`key:${key.keyId}`, request.now), rpm: key.rpm, tpm: key.tpm },
+      { scope: "organization" as const, window: windowOf(`org:${key.organizationId}`, request.now), rpm: organization.rpm, tpm: organization.tpm },
+    ];
+    const resetAt = minuteStart(request.now) + MINUTE_MS;
+    for (const { scope, window, rpm, tpm } of scopes) {
+      if (rpm !== undefined && window.requests >= rpm) return refuse({ reason: "rate_limited", scope, unit: "requests", limit: rpm, resetAt });
+      if (tpm !== undefined && window.tokens >= tpm) return refuse({ reason: "rate_limited", scope, unit: "tokens", limit: tpm, resetAt });
+    }
+
+    const admitted: AdmittedRequest = { organizationId: key.organizationId, keyId: key.keyId, holdNanos: 0n };
+    let free: { modelId: string; limit: number; used: number } | undefined;
+    const { charge } = request;
+    if (charge.kind === "credits") {
+      const balance = balances.get(key.organizationId) ?? 0n;
+      if (balance < charge.holdNanos) return refuse({ reason: "insufficient_credits", balanceNanos: balance, neededNanos: charge.holdNanos });
+      balances.set(key.organizationId, balance - charge.holdNanos);
+      admitted.holdNanos = charge.holdNanos;
+    } else {
+      const day = utcDay(request.now);
+      const counted = charge.candidates
+        .filter((candidate) => allowed(candidate.modelId))
+        .map((candidate) => ({ ...candidate, counter: `${key.organizationId}|${candidate.modelId}`, used: freeCountOf(`${key.organizationId}|${candidate.modelId}`, day) }));
+      const eligible = counted.filter((candidate) => candidate.used < candidate.dailyQuota);
+      if (eligible.length === 0) {
+        if (charge.candidates.length === 1 && counted.length === 1) {
+          return refuse({ reason: "free_quota_exhausted", modelId: counted[0].modelId, limit: counted[0].dailyQuota, used: counted[0].used });
+        }
+        return refuse({ reason: "no_free_model_available" });
+      }
+      const chosen = eligible[Math.min(eligible.length - 1, Math.floor(charge.pick * eligible.length))];
+      addFree(chosen.counter, day, 1);
+      admitted.free = { counter: chosen.counter };
+      free = { modelId: chosen.modelId, limit: chosen.dailyQuota, used: chosen.used + 1 };
+    }
+    for (const { window } of scopes) window.requests++;
+    inFlight.set(request.requestId, admitted);
+    return { admitted: true, value: { key: { ...key }, rateLimit: snapshotOf(scopes, resetAt), ...(free && { free }) } };
+  }
+
+  function settle(settlement: Settlement) {
+    const admitted = inFlight.get(settlement.requestId);
+    if (!admitted) return;
+    inFlight.delete(settlement.requestId);
+    const balance = balances.get(admitted.organizationId) ?? 0n;
+    if (settlement.chargeNanos <= admitted.holdNanos) {
+      balances.set(admitted.organizationId, balance + admitted.holdNanos - settlement.chargeNanos);
+    } else {
+      // Beyond the hold only what the balance has is taken: it never goes below zero.
+      const extra = settlement.chargeNanos - admitted.holdNanos;
+      balances.set(admitted.organizationId, balance - (extra < balance ? extra : balance > 0n ? balance : 0n));
+    }
+    if (settlement.refundFreeQuota && admitted.free) addFree(admitted.free.counter, utcDay(settlement.now), -1);
+    windowOf(`key:${admitted.keyId}`, settlement.now).tokens += settlement.tokens;
+    windowOf(`org:${admitted.organizationId}`, settlement.now).tokens += settlement.tokens;
+  }
+
+  return {
+    keys: {
+      findByDigest: async (digest) => {
+        const key = keysByDigest.get(digest);
+        return key && { ...key };
+      },
+      create: async (key) => createKey(key),
+      list: async (organizationId) => [...keysByDigest.values()].filter((key) => key.organizationId === organizationId).map((key) => ({ ...key })),
+      setDisabled: async (keyId, disabled) => {
+        const key = keysByDigest.get(digestByKeyId.get(keyId) ?? "");
+        if (!key) return undefined;
+        key.disabled = disabled;
+        return { ...key };
+      },
+    },
+    credits: {
+      topUp: async (organizationId, nanos) => {
+        const balance = (balances.get(organizationId) ?? 0n) + nanos;
+        balances.set(organizationId, balance);
+        return balance;
+      },
+      balance: async (organizationId) => balances.get(organizationId) ?? 0n,
+    },
+    admission: {
+      admit: async (request) => admit(request),
+      settle: async (settlement) => settle(settlement),
+    },
+    usage: {
+      append: async (records) => {
+        for (const record of records) {
+          usageById.set(record.id, record);
+          const list = usageByOrg.get(record.organizationId) ?? [];
+          list.push(record);
+          if (list.length > USAGE_RECORDS_KEPT) usageById.delete(list.shift()!.id);
+          usageByOrg.set(record.organizationId, list);
+        }
+      },
+      get: async (organizationId, id) => {
+        const record = usageById.get(id);
+        return record?.organizationId === organizationId ? record : undefined;
+      },
+      list: async (organizationId, limit) => (usageByOrg.get(organizationId) ?? []).slice(-limit).reverse(),
+    },
+    seed: async (seeds) => {
+      for (const seed of seeds) {
+        organizations.set(seed.organizationId, { organizationId: seed.organizationId, rpm: seed.rpm, tpm: seed.tpm });
+        if (!balances.has(seed.organizationId)) balances.set(seed.organizationId, seed.initialCreditsNanos);
+        for (const key of seed.keys) {
+          const existing = digestByKeyId.get(key.keyId);
+          if (existing === undefined) {
+            createKey(key);
+            continue;
+          }
+          // Configuration owns the key's settings; an operator's disable stands.
+          const record = keysByDigest.get(existing)!;
+          keysByDigest.delete(existing);
+          const { digest, ...fields } = key;
+          keysByDigest.set(digest, { ...fields, disabled: record.disabled, createdAt: record.createdAt });
+          digestByKeyId.set(key.keyId, digest);
+        }
+      }
+    },
+    close: async () => {},
+  };
+}
+
+/** The tighter window per unit (fewer remaining), once this request is counted. */
+function snapshotOf(scopes: { window: Window; rpm?: number; tpm?: number }[], resetAt: number): RateLimitSnapshot {
+  const snapshot: RateLimitSnapshot = {};
+  const tighter = (current: WindowState | undefined, next: WindowState) => (!current || next.remaining < current.remaining ? next : current);
+  for (const { window, rpm, tpm } of scopes) {
+    if (rpm !== undefined) snapshot.requests = tighter(snapshot.requests, { limit: rpm, remaining: Math.max(0, rpm - window.requests), resetAt });
+    if (tpm !== undefined) snapshot.tokens = tighter(snapshot.tokens, { limit: tpm, remaining: Math.max(0, tpm - window.tokens), resetAt });
+  }
+  return snapshot;
+}

@@ -1,0 +1,188 @@
+// The account state the core keeps: API keys, credit balances and holds, free
+// quotas, rate-limit windows and the usage log. Each narrow interface has two
+// implementations, in memory (the embedded default) and Redis (REDIS_URL,
+// shared by every instance). Whatever must be exact under concurrency is one
+// atomic step of the store (a Lua script on Redis), never read-then-write.
+//
+// Money in the stores is integer nano-dollars (1e-9 USD): Redis counts in
+// signed 64-bit integers, which hold balances up to about 9.2e9 USD at that
+// scale. Costs are computed exactly in femto-dollars and charged rounded up to
+// the next nano-dollar (core/accounts/ledger-units.ts).
+
+export interface KeyRecord {
+  keyId: string;
+  organizationId: string;
+  /** Operator's label for the key. */
+  name: string;
+  disabled: boolean;
+  /** Requests and tokens per minute for this key; undefined: no limit. */
+  rpm?: number;
+  tpm?: number;
+  /** Catalogue model ids the key may use; empty: every model. */
+  allowedModels: string[];
+  /** Unix milliseconds. */
+  createdAt: number;
+}
+
+export interface NewKey extends Omit<KeyRecord, "disabled" | "createdAt"> {
+  /** SHA-256 hex of the key: the clear key is never stored. */
+  digest: string;
+  createdAt: number;
+}
+
+export interface OrganizationLimits {
+  organizationId: string;
+  rpm?: number;
+  tpm?: number;
+}
+
+/** What the configuration declares; seeding is idempotent and never re-enables a key an operator disabled. */
+export interface SeedOrganization extends OrganizationLimits {
+  /** Starting balance, applied once (when the organisation has none yet). */
+  initialCreditsNanos: bigint;
+  keys: NewKey[];
+}
+
+export interface KeyStore {
+  findByDigest(digest: string): Promise<KeyRecord | undefined>;
+  /** Refuses (returns undefined) when the key id is taken. */
+  create(key: NewKey): Promise<KeyRecord | undefined>;
+  list(organizationId: string): Promise<KeyRecord[]>;
+  /** Returns the updated key, or undefined when there is no such key. */
+  setDisabled(keyId: string, disabled: boolean): Promise<KeyRecord | undefined>;
+}
+
+export interface CreditStore {
+  /** Adds credits and returns the new balance. */
+  topUp(organizationId: string, nanos: bigint): Promise<bigint>;
+  /** The spendable balance (holds of requests in flight already taken off). */
+  balance(organizationId: string): Promise<bigint>;
+}
+
+/** Fixed one-minute windows (UTC minute boundaries). */
+export interface WindowState {
+  limit: number;
+  remaining: number;
+  /** Unix milliseconds when the window resets. */
+  resetAt: number;
+}
+
+export interface RateLimitSnapshot {
+  requests?: WindowState;
+  tokens?: WindowState;
+}
+
+export interface FreeCandidate {
+  /** Catalogue model id (no suffix). */
+  modelId: string;
+  dailyQuota: number;
+}
+
+export type Charge =
+  /** A paid request: hold its worst-case cost until it settles. */
+  | { kind: "credits"; holdNanos: bigint }
+  /**
+   * A free request: one unit of today's quota of one candidate. `:free` names
+   * one candidate; `router/free` names every eligible one and the store picks
+   * among those with quota left, uniformly, using `pick` (a number in [0, 1)
+   * drawn by the caller, so a test can fix it).
+   */
+  | { kind: "free"; candidates: FreeCandidate[]; pick: number };
+
+export interface AdmissionRequest {
+  /** The service id of the request: holds and quota units are kept under it (idempotency). */
+  requestId: string;
+  keyDigest: string;
+  /** Catalogue ids (no suffix) the request names; each must be on the key's allow-list, when it has one. */
+  modelIds: string[];
+  charge: Charge;
+  /** Unix milliseconds (injected clock). */
+  now: number;
+}
+
+export type Refusal =
+  | { reason: "invalid_api_key" }
+  | { reason: "key_disabled" }
+  | { reason: "model_not_allowed"; modelId: string }
+  | { reason: "rate_limited"; scope: "key" | "organization"; unit: "requests" | "tokens"; limit: number; resetAt: number }
+  | { reason: "insufficient_credits"; balanceNanos: bigint; neededNanos: bigint }
+  | { reason: "free_quota_exhausted"; modelId: string; limit: number; used: number }
+  | { reason: "no_free_model_available" }
+  | { reason: "duplicate_request" };
+
+export interface Admitted {
+  key: KeyRecord;
+  /** The tighter of the key's and the organisation's windows, per unit. */
+  rateLimit: RateLimitSnapshot;
+  /** Free requests: the model whose quota was used, and that quota after this request. */
+  free?: { modelId: string; limit: number; used: number };
+}
+
+export type Admission = { admitted: true; value: Admitted } | { admitted: false; refusal: Refusal };
+
+export interface Settlement {
+  requestId: string;
+  /** The real cost; 0 releases the hold (error, client abort). Never more than balance plus hold is taken. */
+  chargeNanos: bigint;
+  /** Tokens the request used, added to the key's and organisation's token windows. */
+  tokens: number;
+  /** A free request that failed gives its quota unit back (docs/accounts.md). */
+  refundFreeQuota: boolean;
+  now: number;
+}
+
+export interface AdmissionStore {
+  /**
+   * One atomic step: the key (exists, enabled), the allow-list, the key's and
+   * organisation's request and token windows (a request counts against its
+   * window when admitted), then the charge. Nothing is written when anything
+   * refuses. On Redis this is the request's one round trip before dispatch.
+   * An admitted request is recorded under its id (organisation, key, hold, free
+   * unit) for its settlement, for at most a day.
+   */
+  admit(request: AdmissionRequest): Promise<Admission>;
+  /** Ends an admitted request. Idempotent: a second settlement of the same id does nothing. */
+  settle(settlement: Settlement): Promise<void>;
+}
+
+export interface UsageRecord {
+  /** The chat id. */
+  id: string;
+  organizationId: string;
+  keyId: string;
+  model: string;
+  provider: string;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  /** Exact decimal USD. */
+  cost: string;
+  requestTags: string[];
+  latencyMs: number;
+  /** HTTP-like status of the outcome (200, 402, 429, 502...). */
+  status: number;
+  free: boolean;
+  streamed: boolean;
+  /** Unix milliseconds. */
+  createdAt: number;
+}
+
+export interface UsageStore {
+  append(records: UsageRecord[]): Promise<void>;
+  /** One record, only to its own organisation. */
+  get(organizationId: string, id: string): Promise<UsageRecord | undefined>;
+  /** The organisation's latest records, newest first. */
+  list(organizationId: string, limit: number): Promise<UsageRecord[]>;
+}
+
+export interface AccountStores {
+  keys: KeyStore;
+  credits: CreditStore;
+  admission: AdmissionStore;
+  usage: UsageStore;
+  /** Writes the configuration's organisations and keys. */
+  seed(organizations: SeedOrganization[]): Promise<void>;
+  close(): Promise<void>;
+}
