@@ -23,6 +23,12 @@ const openAiQuirksSchema = z
      * `thinking_budget`), or `thinking: {type: enabled|disabled}` (GLM, Kimi).
      */
     reasoning_field: z.enum(["reasoning_effort", "reasoning", "enable_thinking", "thinking"]).default("reasoning_effort"),
+    /**
+     * The assistant-message field the vendor reads earlier reasoning back from, or
+     * `none`. DeepSeek and Kimi in thinking mode refuse a history whose tool-call
+     * turns lack their `reasoning_content` (HTTP 400).
+     */
+    reasoning_passback: z.enum(["none", "reasoning_content"]).default("none"),
   })
   .strict();
 
@@ -39,7 +45,7 @@ export const providerSchema = z
     timeout_ms: z.number().int().positive().default(60_000),
     /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
     request_timeout_ms: z.number().int().positive().default(600_000),
-    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", reasoning_field: "reasoning_effort" }),
+    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", reasoning_field: "reasoning_effort", reasoning_passback: "none" }),
     /** Simulator only: milliseconds between streamed chunks. */
     chunk_delay_ms: z.number().int().nonnegative().default(0),
   })

@@ -10,6 +10,10 @@
 //   "html"            answers 200 with an HTML page, as a misconfigured proxy would
 //   "cite"            answers with an OpenAI url_citation annotation
 //   "cite-urls"       answers with Perplexity-style `citations` (URLs on every chunk)
+//   "thinking-tools"  behaves like DeepSeek or Kimi in thinking mode: always reasons
+//                     (reasoning_content "Let me think." before its tool call or text), and
+//                     answers 400 with DeepSeek's message when an assistant turn with
+//                     tool_calls in the history comes without its reasoning_content
 //   anything else     answers "Hello from <model>" (as JSON or SSE, as asked); with a
 //                     json_schema or json_object response_format the text is {"answer":"Hello"},
 //                     and with reasoning_effort the answer starts with reasoning_content
@@ -53,6 +57,11 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     res.end("<html><body>Welcome</body></html>");
     return;
   }
+  if (model === "thinking-tools" && !passesReasoningBack(body)) {
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: REASONING_PASSBACK_ERROR, type: "invalid_request_error", param: null, code: "invalid_request_error" } }));
+    return;
+  }
   const stream = body.stream === true;
   const id = "chatcmpl-fake";
   const base = { id, created: 1700000000, model };
@@ -63,13 +72,13 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const toolCall = wantsTool ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
   const format = (body.response_format as { type?: string } | undefined)?.type;
   const text = format === "json_schema" || format === "json_object" ? STRUCTURED_ANSWER : `Hello from ${model}`;
-  const reasoning = body.reasoning_effort ? "Let me think." : undefined;
+  const reasoning = body.reasoning_effort || model === "thinking-tools" ? "Let me think." : undefined;
   const annotations = model === "cite" ? [CITATION] : undefined;
   const citations = model === "cite-urls" ? ["https://example.org/first", "https://example.org/second"] : undefined;
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
     const message = toolCall
-      ? { role: "assistant", content: null, tool_calls: [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }] }
+      ? { role: "assistant", content: null, reasoning_content: reasoning, tool_calls: [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }] }
       : { role: "assistant", content: text, annotations, reasoning_content: reasoning };
     res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
     return;
@@ -94,6 +103,7 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     return;
   }
   if (toolCall) {
+    if (reasoning) chunk({ reasoning_content: reasoning });
     chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } }] });
     chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(0, 5) } }] });
     chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(5) } }] });
@@ -107,4 +117,12 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const options = body.stream_options as { include_usage?: boolean } | undefined;
   if (options?.include_usage) send({ ...base, object: "chat.completion.chunk", choices: [], usage: FAKE_USAGE });
   res.end("data: [DONE]\n\n");
+}
+
+/** DeepSeek's 400 for a thinking-mode history that dropped the reasoning of a tool-call turn. */
+export const REASONING_PASSBACK_ERROR = "The `reasoning_content` in the thinking mode must be passed back to the API.";
+
+function passesReasoningBack(body: Record<string, unknown>): boolean {
+  const messages = (body.messages ?? []) as { role: string; tool_calls?: unknown[]; reasoning_content?: unknown }[];
+  return messages.every((message) => message.role !== "assistant" || !message.tool_calls?.length || (typeof message.reasoning_content === "string" && message.reasoning_content !== ""));
 }

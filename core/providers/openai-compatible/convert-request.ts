@@ -24,7 +24,7 @@ export function convertRequest(call: UpstreamCall): JsonObject {
   const sampling = request.sampling;
   const body: JsonObject = {
     model: route.provider_model_id,
-    messages: request.messages.flatMap(convertMessage),
+    messages: request.messages.flatMap((message) => convertMessage(message, provider.quirks.reasoning_passback)),
   };
   if (sampling) {
     setIfDefined(body, "temperature", sampling.temperature);
@@ -68,7 +68,9 @@ function setIfDefined(body: JsonObject, key: string, value: number | undefined) 
   if (value !== undefined) body[key] = value;
 }
 
-function convertMessage(message: Message): JsonObject[] {
+type ReasoningPassback = UpstreamCall["provider"]["quirks"]["reasoning_passback"];
+
+function convertMessage(message: Message, passback: ReasoningPassback): JsonObject[] {
   if (message.role === Role.TOOL) {
     // One upstream tool message per result, as the protocol pairs each with its call id.
     return message.content.flatMap((part) =>
@@ -87,6 +89,11 @@ function convertMessage(message: Message): JsonObject[] {
   out.content = visible.length === 0 && toolCalls.length > 0 ? null : contentOf(visible);
   if (message.name) out.name = message.name;
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
+  if (passback !== "none" && message.role === Role.ASSISTANT) {
+    // Vendors in thinking mode (DeepSeek, Kimi) refuse tool-call turns whose reasoning is not sent back.
+    const reasoning = message.content.flatMap((part) => (part.part.case === "reasoning" && part.part.value.text ? [part.part.value.text] : [])).join("");
+    if (reasoning) out[passback] = reasoning;
+  }
   return [out];
 }
 
