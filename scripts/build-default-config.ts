@@ -52,8 +52,9 @@ const UPSTREAMS = [
   { id: "anthropic", source: "anthropic", label: "Anthropic", protocol: "anthropic", base_url: "https://api.anthropic.com/v1", api_key_env: "ANTHROPIC_API_KEY" },
   { id: "google", source: "gemini", label: "Google AI Studio", protocol: "gemini", base_url: "https://generativelanguage.googleapis.com/v1beta", api_key_env: "GEMINI_API_KEY" },
   { id: "xai", source: "xai", label: "xAI", protocol: "openai-compatible", base_url: "https://api.x.ai/v1", api_key_env: "XAI_API_KEY" },
-  { id: "deepseek", source: "deepseek", label: "DeepSeek", protocol: "openai-compatible", base_url: "https://api.deepseek.com/v1", api_key_env: "DEEPSEEK_API_KEY" },
-  { id: "moonshot", source: "moonshot", label: "Moonshot AI", protocol: "openai-compatible", base_url: "https://api.moonshot.ai/v1", api_key_env: "MOONSHOT_API_KEY" },
+  // In thinking mode both refuse (HTTP 400) a history whose tool-call turns lack their reasoning_content.
+  { id: "deepseek", source: "deepseek", label: "DeepSeek", protocol: "openai-compatible", base_url: "https://api.deepseek.com/v1", api_key_env: "DEEPSEEK_API_KEY", quirks: { reasoning_passback: "reasoning_content" } },
+  { id: "moonshot", source: "moonshot", label: "Moonshot AI", protocol: "openai-compatible", base_url: "https://api.moonshot.ai/v1", api_key_env: "MOONSHOT_API_KEY", quirks: { reasoning_passback: "reasoning_content" } },
 ];
 
 const PROVIDERS = [
@@ -104,6 +105,31 @@ function acceptsReasoningEffort(provider: string, key: string, entry: PriceEntry
   if (provider === "anthropic") return entry.supports_adaptive_thinking === true;
   if (provider === "xai") return /^grok-4\.[35]([-.]|$)/.test(key);
   return false;
+}
+
+/**
+ * Whether the model can be asked for `response_format`. The snapshot says yes for
+ * nearly every chat model (LiteLLM emulates JSON schema with a forced tool), but the
+ * Anthropic adapter sends `output_config.format`, which Anthropic's structured-outputs
+ * docs list only for the Claude 4.5 generation and later (Haiku 4.5, Sonnet 4.5,
+ * Opus 4.5, 4.6, ...); Claude 3.x, 4 and Opus 4.1 (beta header only) answer 400.
+ * Model generations are read from the id: claude-opus-4-5-20251101, claude-3-7-sonnet-20250219,
+ * claude-opus-4-20250514 (a date, not a minor version), claude-sonnet-5.
+ */
+function acceptsResponseFormat(provider: string, key: string, entry: PriceEntry): boolean {
+  if (!entry.supports_response_schema) return false;
+  if (provider !== "anthropic") return true;
+  const version = claudeVersion(key);
+  return version !== undefined && (version.major > 4 || (version.major === 4 && version.minor >= 5));
+}
+
+/** The generation of a Claude model id (major, minor), or undefined when the id names none. */
+export function claudeVersion(key: string): { major: number; minor: number } | undefined {
+  // A minor version is one digit followed by "-" or the end; a date such as 20250514 is not one.
+  const match = /^claude-(?:(\d+)(?:-(\d)(?=-|$))?-[a-z]+|[a-z]+-(\d+)(?:-(\d)(?=-|$))?)(?:-|$)/.exec(key);
+  if (!match) return undefined;
+  const [, major1, minor1, major2, minor2] = match;
+  return { major: Number(major1 ?? major2), minor: Number(minor1 ?? minor2 ?? 0) };
 }
 
 /**
@@ -196,7 +222,7 @@ function toModel(key: string, entry: PriceEntry) {
     supported_parameters: [
       ...(rejectsSampling(provider.id, key, entry) ? parameters.filter((p) => !SAMPLING_PARAMETERS.includes(p)) : parameters),
       ...(entry.supports_function_calling ? ["tools", "tool_choice"] : []),
-      ...(entry.supports_response_schema ? ["response_format"] : []),
+      ...(acceptsResponseFormat(provider.id, key, entry) ? ["response_format"] : []),
       ...(entry.supports_reasoning ? ["reasoning"] : []),
     ],
     providers: [

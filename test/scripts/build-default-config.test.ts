@@ -10,6 +10,7 @@ import {
   DEFAULT_OUTPUT_PATH,
   DEFAULT_PRICES_PATH,
   buildDefaultConfig,
+  claudeVersion,
   createdFromKey,
   exactDecimal,
   UNDATED_CREATED,
@@ -109,7 +110,8 @@ describe("build-default-config", () => {
       ["simulator-backup", "simulator"],
     ]);
     expect(config.providers.find((p) => p.id === "openai")?.quirks.max_tokens_field).toBe("max_completion_tokens");
-    expect(config.organizations).toEqual([
+    // toMatchObject: fields the schema defaults (the accounts work adds some) are not this test's business.
+    expect(config.organizations).toMatchObject([
       { id: "org_dev", name: "Development", keys: [{ id: "key_dev", env: "ROUTER_DEV_KEY", disabled: false }] },
     ]);
     const perProvider = (id: string) => config.models.filter((m) => m.providers.some((p) => p.provider === id)).length;
@@ -128,6 +130,40 @@ describe("build-default-config", () => {
     expect(flash.supported_parameters).toContain("seed");
     expect(flash.input_modalities).toEqual(["text", "image", "file"]);
     expect(model("google/gemini-pro-latest").input_modalities).toEqual(["text", "image", "file", "audio", "video"]);
+  });
+
+  it("lists response_format for Claude models only from the 4.5 generation, which take output_config.format", () => {
+    const params = (id: string) => config.models.find((m) => m.id === id)!.supported_parameters;
+    for (const id of ["anthropic/claude-haiku-4-5", "anthropic/claude-sonnet-4-5-20250929", "anthropic/claude-opus-4-5", "anthropic/claude-opus-4-6", "anthropic/claude-sonnet-4-6", "anthropic/claude-opus-5", "anthropic/claude-sonnet-5"]) {
+      expect(params(id)).toContain("response_format");
+    }
+    for (const id of ["anthropic/claude-3-7-sonnet-20250219", "anthropic/claude-3-haiku-20240307", "anthropic/claude-4-opus-20250514", "anthropic/claude-sonnet-4-20250514", "anthropic/claude-opus-4-20250514", "anthropic/claude-opus-4-1", "anthropic/claude-opus-4-1-20250805"]) {
+      expect(prices[id.slice("anthropic/".length)].supports_response_schema).toBe(true);
+      expect(params(id)).not.toContain("response_format");
+      expect(params(id)).toContain("tools");
+    }
+    // Other vendors keep the snapshot's word.
+    expect(params("openai/gpt-4o")).toContain("response_format");
+  });
+
+  it.each([
+    ["claude-3-7-sonnet-20250219", { major: 3, minor: 7 }],
+    ["claude-4-opus-20250514", { major: 4, minor: 0 }],
+    ["claude-opus-4-20250514", { major: 4, minor: 0 }],
+    ["claude-opus-4-1", { major: 4, minor: 1 }],
+    ["claude-haiku-4-5-20251001", { major: 4, minor: 5 }],
+    ["claude-opus-4-6-thinking", { major: 4, minor: 6 }],
+    ["claude-sonnet-5", { major: 5, minor: 0 }],
+    ["claude-instant", undefined],
+  ])("reads the Claude generation of %s", (key, version) => {
+    expect(claudeVersion(key)).toEqual(version);
+  });
+
+  it("has DeepSeek and Moonshot send earlier reasoning back as reasoning_content, and no one else", () => {
+    const passback = (id: string) => config.providers.find((p) => p.id === id)?.quirks.reasoning_passback;
+    expect(passback("deepseek")).toBe("reasoning_content");
+    expect(passback("moonshot")).toBe("reasoning_content");
+    for (const id of ["openai", "xai"]) expect(passback(id)).toBe("none");
   });
 
   it("serves simulator/fallback cheapest-first from a failing route, then the backup", () => {
