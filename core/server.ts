@@ -4,6 +4,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
 import type { Core } from "./create-core.ts";
@@ -17,18 +18,22 @@ export interface CoreServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** The core's own services: routed, reported SERVING by health, listed by reflection. */
+const SERVICES = [InferenceService, CatalogueService, AccountService];
+
 export function coreRoutes(core: Core, health: HealthState) {
   return (router: ConnectRouter) => {
     router.service(InferenceService, core.services.inference);
     router.service(CatalogueService, core.services.catalogue);
+    router.service(AccountService, core.services.accounts);
     registerHealth(router, health);
-    registerReflection(router, [InferenceService, CatalogueService]);
+    registerReflection(router, SERVICES);
   };
 }
 
 export async function createCoreServer(core: Core, options: { host: string; port: number }): Promise<CoreServer> {
   const health = createHealthState();
-  for (const service of [InferenceService, CatalogueService]) health.set(service.typeName, ServingStatus.SERVING);
+  for (const service of SERVICES) health.set(service.typeName, ServingStatus.SERVING);
   const server = http2.createServer(connectNodeAdapter({ routes: coreRoutes(core, health) }));
   // An http2 server's close() waits for idle client sessions: keep them to end them.
   const sessions = new Set<http2.ServerHttp2Session>();

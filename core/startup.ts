@@ -1,5 +1,6 @@
 // What both entry points do first: read the environment contract, load and
-// validate the configuration, and make sure the development key exists.
+// validate the configuration, and make sure the development key and the admin
+// token exist.
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile } from "./config/load.ts";
@@ -15,12 +16,14 @@ export interface Startup {
 }
 
 export const DEV_KEY_ENV = "ROUTER_DEV_KEY";
+export const ADMIN_TOKEN_ENV = "ROUTER_ADMIN_TOKEN";
 
 export interface StartupOptions {
   /**
-   * Whether this process authenticates keys itself and so needs the development
-   * key. A split gateway does not (the core does): a key it made up and printed
-   * would not work.
+   * Whether this process serves the core, so authenticates keys itself and
+   * answers the account service: it then needs the development key and the
+   * admin token. A split gateway does neither (the core does): a key or token
+   * it made up and printed would not work.
    */
   devKey?: boolean;
 }
@@ -39,9 +42,16 @@ export function startup(env: Record<string, string | undefined> = process.env, o
     throw error;
   }
   const usesDevKey = config.organizations.some((org) => org.keys.some((key) => key.env === DEV_KEY_ENV));
-  if ((options.devKey ?? true) && usesDevKey && !env[DEV_KEY_ENV]) {
+  const servesCore = options.devKey ?? true;
+  if (servesCore && usesDevKey && !env[DEV_KEY_ENV]) {
     env = { ...env, [DEV_KEY_ENV]: "sk-rtr-dev-" + randomBytes(18).toString("base64url") };
     process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${env[DEV_KEY_ENV]}\n`);
+  }
+  // A fresh token each start, like the development key: the account service
+  // is usable out of the box, and never with a token anyone could know.
+  if (servesCore && !env[ADMIN_TOKEN_ENV]) {
+    env = { ...env, [ADMIN_TOKEN_ENV]: "rtr-admin-" + randomBytes(24).toString("base64url") };
+    process.stdout.write(`Admin token for the account service (set ${ADMIN_TOKEN_ENV} to choose your own): ${env[ADMIN_TOKEN_ENV]}\n`);
   }
   return {
     config,
