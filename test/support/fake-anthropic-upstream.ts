@@ -3,6 +3,8 @@
 //   "fail-<status>"   answers that status with Anthropic's error body
 //   "cut-after-first" streams the first text delta, then destroys the connection
 //   "overloaded"      opens the stream, then sends an `event: error` (overloaded_error)
+// Like the real API it refuses (400 invalid_request_error) thinking with a tool_choice
+// that forces tool use (`any` or `tool`), and a temperature above 1.
 // Otherwise the request's content picks the answer:
 //   - `thinking` on (enabled or adaptive): a thinking block "Let me think." with a
 //     signature (thinking_delta, then signature_delta) comes first;
@@ -42,6 +44,9 @@ function answer(path: string, body: Record<string, any>, res: http.ServerRespons
   const failure = /^fail-(\d{3})$/.exec(model);
   if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
 
+  const refusal = invalidRequest(body);
+  if (refusal) return sendError(res, 400, refusal);
+
   const blocks = answerBlocks(model, body);
   const cached = JSON.stringify(body).includes('"cache_control"');
   const usage = { input_tokens: 10, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5 };
@@ -76,6 +81,15 @@ function answer(path: string, body: Record<string, any>, res: http.ServerRespons
   send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
   send("message_stop", {});
   res.end();
+}
+
+/** What the real API refuses of a request this fake otherwise answers, in its words. */
+function invalidRequest(body: Record<string, any>): string | undefined {
+  const thinking = body.thinking?.type === "enabled" || body.thinking?.type === "adaptive";
+  const forced = body.tool_choice?.type === "any" || body.tool_choice?.type === "tool";
+  if (thinking && forced) return "Thinking may not be enabled when tool_choice forces tool use.";
+  if (typeof body.temperature === "number" && body.temperature > 1) return "temperature: range: 0..1";
+  return undefined;
 }
 
 function answerBlocks(model: string, body: Record<string, any>): Block[] {

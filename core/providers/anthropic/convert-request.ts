@@ -18,6 +18,9 @@ export const JSON_OBJECT_INSTRUCTION = "Respond with a single JSON object and no
 /** While thinking, Anthropic takes top_p only from 0.95 to 1 (and no temperature or top_k). */
 export const MIN_TOP_P_WHILE_THINKING = 0.95;
 
+/** Anthropic's temperature runs from 0 to 1 (the chat format's from 0 to 2); higher values are sent as 1. */
+export const MAX_TEMPERATURE = 1;
+
 export function convertRequest(call: UpstreamCall): JsonObject {
   const { request, route } = call;
   const body: JsonObject = {
@@ -37,13 +40,29 @@ export function convertRequest(call: UpstreamCall): JsonObject {
   return body;
 }
 
-/** Thinking is on when routing left a budget or an effort the route maps. */
+/**
+ * Thinking is on when routing left a budget or an effort the route maps, unless
+ * the tool choice forces tool use: Anthropic refuses thinking with tool_choice
+ * `any` or `tool` ("Thinking may not be enabled when tool_choice forces tool
+ * use"), so the forced choice is kept and thinking left out (warnings say so).
+ */
 export function thinkingMode(call: UpstreamCall): "budget" | "adaptive" | undefined {
+  return forcesToolUse(call.request) ? undefined : requestedThinking(call);
+}
+
+/** The thinking the request asks for, whether or not it can be sent. */
+export function requestedThinking(call: UpstreamCall): "budget" | "adaptive" | undefined {
   const reasoning = call.request.reasoning;
   if (!reasoning || reasoning.enabled === false) return undefined;
   if (reasoning.maxTokens !== undefined) return "budget";
   if (upstreamEffort(call)) return "adaptive";
   return undefined;
+}
+
+/** tool_choice `required` or a named tool, sent as Anthropic's `any` or `tool` (only with tools). */
+export function forcesToolUse(request: GenerateRequest): boolean {
+  const mode = request.toolChoice?.mode;
+  return request.tools.length > 0 && (mode === ToolChoice_Mode.REQUIRED || mode === ToolChoice_Mode.NAMED);
 }
 
 function upstreamEffort({ request, route }: UpstreamCall): string | undefined {
@@ -68,7 +87,7 @@ function convertSampling(call: UpstreamCall): JsonObject {
   if (!sampling) return {};
   const thinking = thinkingMode(call) !== undefined;
   const out: JsonObject = {};
-  if (!thinking && sampling.temperature !== undefined) out.temperature = sampling.temperature;
+  if (!thinking && sampling.temperature !== undefined) out.temperature = Math.min(sampling.temperature, MAX_TEMPERATURE);
   if (!thinking && sampling.topK !== undefined) out.top_k = sampling.topK;
   if (sampling.topP !== undefined && (!thinking || sampling.topP >= MIN_TOP_P_WHILE_THINKING)) out.top_p = sampling.topP;
   if (sampling.stop.length > 0) out.stop_sequences = sampling.stop;

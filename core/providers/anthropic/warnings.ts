@@ -1,7 +1,7 @@
 // What the Anthropic protocol leaves out of a call, in words (the converter drops it).
 import { ResponseFormat_Type } from "../../../gen/router/v1/inference_pb.js";
 import type { UpstreamCall } from "../types.ts";
-import { MIN_TOP_P_WHILE_THINKING, thinkingMode } from "./convert-request.ts";
+import { MAX_TEMPERATURE, MIN_TOP_P_WHILE_THINKING, forcesToolUse, requestedThinking, thinkingMode } from "./convert-request.ts";
 
 export function anthropicWarnings(call: UpstreamCall): string[] {
   const { request } = call;
@@ -12,11 +12,16 @@ export function anthropicWarnings(call: UpstreamCall): string[] {
   if (sampling?.frequencyPenalty !== undefined) ignored("frequency_penalty");
   if (sampling?.presencePenalty !== undefined) ignored("presence_penalty");
   if (sampling?.repetitionPenalty !== undefined) ignored("repetition_penalty");
+  if (requestedThinking(call) && forcesToolUse(request)) {
+    warnings.push("reasoning was not sent: Anthropic does not allow thinking when tool_choice forces tool use (required or a named tool); the tool choice was kept");
+  }
   if (thinkingMode(call)) {
     const whileThinking = "is not accepted by Anthropic while thinking";
     if (sampling?.temperature !== undefined) ignored("temperature", whileThinking);
     if (sampling?.topK !== undefined) ignored("top_k", whileThinking);
     if (sampling?.topP !== undefined && sampling.topP < MIN_TOP_P_WHILE_THINKING) ignored(`top_p below ${MIN_TOP_P_WHILE_THINKING}`, whileThinking);
+  } else if (sampling?.temperature !== undefined && sampling.temperature > MAX_TEMPERATURE) {
+    warnings.push(`temperature ${sampling.temperature} is above Anthropic's maximum of ${MAX_TEMPERATURE} and was sent as ${MAX_TEMPERATURE}`);
   }
   if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) {
     warnings.push("Anthropic has no json_object mode: the system prompt asks for a single JSON object instead");

@@ -5,7 +5,7 @@ import { modelProviderSchema, providerSchema } from "../../../../core/config/sch
 import { ANTHROPIC_VERSION, createAnthropicAdapter } from "../../../../core/providers/anthropic/adapter.ts";
 import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
 import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../../../../core/providers/types.ts";
-import { GenerateRequestSchema, Role } from "../../../../gen/router/v1/inference_pb.js";
+import { BlockType, GenerateRequestSchema, Role, ToolChoice_Mode } from "../../../../gen/router/v1/inference_pb.js";
 import { startFakeAnthropicUpstream } from "../../../support/fake-anthropic-upstream.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 
@@ -74,6 +74,30 @@ describe.each([false, true])("Anthropic adapter (stream: %s)", (stream) => {
     const error = await failure(call(`fail-${status}`, stream));
     expect(error).toMatchObject({ status, retryable, reason: `http_${status}` });
     expect(error.message).toMatch(new RegExp(`fake failure ${status} \\(\\w+\\)`));
+  });
+});
+
+describe.each([false, true])("Anthropic adapter and what the Messages API refuses (stream: %s)", (stream) => {
+  const tools = [{ name: "get_weather", parameters: { type: "object" } }];
+  const withRequest = (request: Record<string, unknown>, model = "claude-test"): UpstreamCall => {
+    const base = call(model, stream);
+    return { ...base, request: create(GenerateRequestSchema, { ...request, messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Weather?" } } }] }] }) };
+  };
+
+  it.each([
+    [ToolChoice_Mode.REQUIRED, ""],
+    [ToolChoice_Mode.NAMED, "get_weather"],
+  ])("answers a thinking request with a forced tool choice (mode %s) by calling the tool, without thinking", async (mode, name) => {
+    const upstreamCall = withRequest({ tools, toolChoice: { mode, name }, sampling: { maxTokens: 4096 }, reasoning: { maxTokens: 2048 } });
+    const events = await collect(upstreamCall);
+    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("thinking");
+    expect(events.filter((e) => e.type === "block_start").map((e) => e.type === "block_start" && e.blockType)).toEqual([BlockType.TOOL_CALL]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", rawReason: "tool_use" });
+  });
+
+  it("sends a temperature above 1 as 1, which the API accepts", async () => {
+    await collect(withRequest({ sampling: { temperature: 1.8 } }));
+    expect(upstream.requests.at(-1)!.body.temperature).toBe(1);
   });
 });
 

@@ -134,6 +134,69 @@ describe("Anthropic request conversion", () => {
     ]);
   });
 
+  describe("thinking and tool_choice (Anthropic allows thinking only with auto or none)", () => {
+    const tools = [{ name: "w" }];
+    const budget = { maxTokens: 2048 };
+
+    it.each([
+      [ToolChoice_Mode.AUTO, "", { type: "auto" }],
+      [ToolChoice_Mode.NONE, "", { type: "none" }],
+    ])("keeps thinking with tool_choice mode %s", (mode, name, expected) => {
+      const upstreamCall = call({ messages: [user(text("x"))], tools, toolChoice: { mode, name }, sampling: { maxTokens: 4096 }, reasoning: budget });
+      expect(convertRequest(upstreamCall)).toMatchObject({ thinking: { type: "enabled", budget_tokens: 2048 }, tool_choice: expected });
+      expect(anthropicWarnings(upstreamCall)).toEqual([]);
+    });
+
+    it.each([
+      [ToolChoice_Mode.REQUIRED, "", { type: "any" }],
+      [ToolChoice_Mode.NAMED, "w", { type: "tool", name: "w" }],
+    ])("sends the forced choice of mode %s and leaves thinking out, with a warning", (mode, name, expected) => {
+      const upstreamCall = call({ messages: [user(text("x"))], tools, toolChoice: { mode, name }, sampling: { maxTokens: 4096, temperature: 0.2 }, reasoning: budget });
+      const body = convertRequest(upstreamCall);
+      expect(body.tool_choice).toEqual(expected);
+      expect(body).not.toHaveProperty("thinking");
+      // Not thinking, so the sampling fields thinking refuses go as asked.
+      expect(body.temperature).toBe(0.2);
+      expect(anthropicWarnings(upstreamCall)).toEqual([
+        "reasoning was not sent: Anthropic does not allow thinking when tool_choice forces tool use (required or a named tool); the tool choice was kept",
+      ]);
+    });
+
+    it("leaves adaptive thinking and its effort out under a forced choice too", () => {
+      const body = convertRequest(
+        call({ messages: [user(text("x"))], tools, toolChoice: { mode: ToolChoice_Mode.REQUIRED }, reasoning: { effort: "high" } }, { reasoning_effort_map: { high: "high" } }),
+      );
+      expect(body).not.toHaveProperty("thinking");
+      expect(body).not.toHaveProperty("output_config");
+      expect(body.tool_choice).toEqual({ type: "any" });
+    });
+
+    it("keeps thinking when a forced choice comes without tools (no tool_choice is sent then)", () => {
+      const upstreamCall = call({ messages: [user(text("x"))], toolChoice: { mode: ToolChoice_Mode.REQUIRED }, sampling: { maxTokens: 4096 }, reasoning: budget });
+      const body = convertRequest(upstreamCall);
+      expect(body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 2048 } });
+      expect(body).not.toHaveProperty("tool_choice");
+      expect(anthropicWarnings(upstreamCall)).toEqual([]);
+    });
+  });
+
+  it.each([
+    [1.5, 1, ["temperature 1.5 is above Anthropic's maximum of 1 and was sent as 1"]],
+    [2, 1, ["temperature 2 is above Anthropic's maximum of 1 and was sent as 1"]],
+    [1, 1, []],
+    [0.7, 0.7, []],
+  ])("sends temperature %s (the chat format allows up to 2, Anthropic up to 1) as %s", (temperature, sent, warnings) => {
+    const upstreamCall = call({ messages: [user(text("x"))], sampling: { temperature } });
+    expect(convertRequest(upstreamCall).temperature).toBe(sent);
+    expect(anthropicWarnings(upstreamCall)).toEqual(warnings);
+  });
+
+  it("names a temperature above 1 only once while thinking, where none is sent", () => {
+    const upstreamCall = call({ messages: [user(text("x"))], sampling: { maxTokens: 4096, temperature: 1.5 }, reasoning: { maxTokens: 2048 } });
+    expect(convertRequest(upstreamCall)).not.toHaveProperty("temperature");
+    expect(anthropicWarnings(upstreamCall)).toEqual(["temperature is not accepted by Anthropic while thinking and was ignored"]);
+  });
+
   it("uses adaptive thinking with the mapped effort where the route has an effort map", () => {
     const body = convertRequest(call({ messages: [user(text("x"))], reasoning: { effort: "high" } }, { reasoning_effort_map: { low: "low", high: "high" } }));
     expect(body).toMatchObject({ thinking: { type: "adaptive" }, output_config: { effort: "high" } });
