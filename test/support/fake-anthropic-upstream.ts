@@ -3,6 +3,8 @@
 //   "fail-<status>"   answers that status with Anthropic's error body
 //   "cut-after-first" streams the first text delta, then destroys the connection
 //   "overloaded"      opens the stream, then sends an `event: error` (overloaded_error)
+//   "thinking-usage"  reports output_tokens_details.thinking_tokens 3 (of output_tokens 5),
+//                     as the current API does; other models leave the field out
 // Like the real API it refuses (400 invalid_request_error) thinking with a tool_choice
 // that forces tool use (`any` or `tool`), and a temperature above 1.
 // Otherwise the request's content picks the answer:
@@ -49,7 +51,8 @@ function answer(path: string, body: Record<string, any>, res: http.ServerRespons
 
   const blocks = answerBlocks(model, body);
   const cached = JSON.stringify(body).includes('"cache_control"');
-  const usage = { input_tokens: 10, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5 };
+  const details = model === "thinking-usage" ? { output_tokens_details: { thinking_tokens: 3 } } : {};
+  const usage = { input_tokens: 10, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5, ...details };
   const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
   const message = { id: "msg_fake", type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage };
 
@@ -60,7 +63,8 @@ function answer(path: string, body: Record<string, any>, res: http.ServerRespons
   }
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
   const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  send("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  const startDetails = model === "thinking-usage" ? { output_tokens_details: { thinking_tokens: 0 } } : {};
+  send("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1, ...startDetails } } });
   if (model === "overloaded") {
     send("error", { error: { type: "overloaded_error", message: "Overloaded" } });
     res.end();
@@ -78,7 +82,7 @@ function answer(path: string, body: Record<string, any>, res: http.ServerRespons
     }
     send("content_block_stop", { index });
   }
-  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens, ...details } });
   send("message_stop", {});
   res.end();
 }

@@ -14,6 +14,8 @@ const usageSchema = z.looseObject({
   output_tokens: count,
   cache_creation_input_tokens: count,
   cache_read_input_tokens: count,
+  // The reasoning share of output_tokens (not added to it); absent from older answers.
+  output_tokens_details: z.looseObject({ thinking_tokens: count }).nullish(),
 });
 
 const citationSchema = z.looseObject({
@@ -63,6 +65,7 @@ export const eventSchema = z.discriminatedUnion("type", [
 export type AnthropicEvent = z.infer<typeof eventSchema>;
 type Block = z.infer<typeof blockSchema>;
 type Usage = z.infer<typeof usageSchema>;
+type Counts = Record<"input_tokens" | "output_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "thinking_tokens", number>;
 
 export type EventTranslator = Translator<AnthropicEvent>;
 
@@ -78,7 +81,7 @@ export function createEventTranslator(): EventTranslator {
   // Anthropic's block index -> ours (skipped kinds leave no gap in ours).
   const indexes = new Map<number, number>();
   let nextIndex = 0;
-  const usage: Required<{ [K in keyof Usage]: number }> = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usage: Counts = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, thinking_tokens: 0 };
   let sawUsage = false;
   let stopReason: string | undefined;
   let stopped = false;
@@ -87,10 +90,12 @@ export function createEventTranslator(): EventTranslator {
     if (!reported) return;
     sawUsage = true;
     // Counts are running totals: the latest value of each field wins.
-    for (const key of Object.keys(usage) as (keyof typeof usage)[]) {
+    for (const key of ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const) {
       const value = reported[key];
       if (typeof value === "number") usage[key] = value;
     }
+    const thinking = reported.output_tokens_details?.thinking_tokens;
+    if (typeof thinking === "number") usage.thinking_tokens = thinking;
   };
 
   function startBlock(anthropicIndex: number, block: Block): UpstreamEvent[] {
@@ -177,15 +182,16 @@ export function createEventTranslator(): EventTranslator {
 
 /**
  * Anthropic counts cache reads and writes apart from `input_tokens`; the hub's
- * input count includes both. Thinking tokens are not reported apart from output.
+ * input count includes both. Thinking tokens are part of `output_tokens`, and
+ * `output_tokens_details.thinking_tokens` says how many (0 when not reported).
  */
-function tokenUsage(usage: Record<keyof Usage, number>): TokenUsage {
+function tokenUsage(usage: Counts): TokenUsage {
   return {
     inputTokens: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
     cachedInputTokens: usage.cache_read_input_tokens,
     cacheWriteTokens: usage.cache_creation_input_tokens,
     outputTokens: usage.output_tokens,
-    reasoningTokens: 0,
+    reasoningTokens: Math.min(usage.thinking_tokens, usage.output_tokens),
   };
 }
 

@@ -99,6 +99,11 @@ describe.each([false, true])("Anthropic adapter and what the Messages API refuse
     await collect(withRequest({ sampling: { temperature: 1.8 } }));
     expect(upstream.requests.at(-1)!.body.temperature).toBe(1);
   });
+
+  it("relays the reported thinking tokens as reasoning tokens", async () => {
+    const events = await collect(call("thinking-usage", stream));
+    expect(events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 3 } });
+  });
 });
 
 describe("Anthropic adapter stream failures", () => {

@@ -98,6 +98,24 @@ describe("Anthropic stream translation", () => {
     ]);
   });
 
+  it("reports the thinking share of output as reasoning tokens (usage.output_tokens_details.thinking_tokens)", () => {
+    // The current API's shape: message_start carries a first count, message_delta the running totals.
+    const start = { ...STREAM[0], message: { ...STREAM[0].message, usage: { ...STREAM[0].message!.usage, output_tokens_details: { thinking_tokens: 0 } } } };
+    const end = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 89, output_tokens_details: { thinking_tokens: 61 } } };
+    const { translator } = translateAll([start, end, { type: "message_stop" }]);
+    expect(translator.end()[0]).toEqual({ type: "usage", usage: { inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 89, reasoningTokens: 61 } });
+
+    const message = messageSchema.parse({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7, output_tokens_details: { thinking_tokens: 4 } } });
+    const json = createEventTranslator();
+    json.translate(messageAsEvent(message));
+    expect(json.end()[0]).toMatchObject({ usage: { outputTokens: 7, reasoningTokens: 4 } });
+  });
+
+  it("keeps reasoning tokens at 0 when output_tokens_details is absent or null", () => {
+    const { translator } = translateAll([STREAM[0], { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9, output_tokens_details: null } }, { type: "message_stop" }]);
+    expect(translator.end()[0]).toMatchObject({ usage: { outputTokens: 9, reasoningTokens: 0 } });
+  });
+
   it.each([
     ["end_turn", FinishReason.STOP],
     ["stop_sequence", FinishReason.STOP],
