@@ -193,6 +193,26 @@ describe("convertRequest", () => {
         ],
       },
     ],
+    ...([
+      ["auto", ToolChoice_Mode.AUTO, { mode: "AUTO" }],
+      ["none", ToolChoice_Mode.NONE, { mode: "NONE" }],
+      ["required", ToolChoice_Mode.REQUIRED, { mode: "ANY" }],
+    ] as const).map(([label, mode, functionCallingConfig]): [string, RequestInit, Partial<ModelProviderConfig>, Record<string, unknown>] => [
+      `tool choice: ${label} becomes ${functionCallingConfig.mode}`,
+      { messages: [hi], tools: [{ name: "weather" }], toolChoice: { mode } },
+      {},
+      {
+        contents: [{ role: "user", parts: [{ text: "Hi" }] }],
+        tools: [{ functionDeclarations: [{ name: "weather" }] }],
+        toolConfig: { functionCallingConfig },
+      },
+    ]),
+    [
+      "no tool choice given: no toolConfig",
+      { messages: [hi], tools: [{ name: "weather" }] },
+      {},
+      { contents: [{ role: "user", parts: [{ text: "Hi" }] }], tools: [{ functionDeclarations: [{ name: "weather" }] }] },
+    ],
     [
       "tool choice: named becomes ANY with allowedFunctionNames",
       { messages: [hi], tools: [{ name: "weather" }], toolChoice: { mode: ToolChoice_Mode.NAMED, name: "weather" } },
