@@ -1,9 +1,12 @@
 // Builds the core's services from their dependencies. Nothing here is global:
 // tests and the two deployments each create their own core.
 import type { ServiceImpl } from "@connectrpc/connect";
+import type { Logger } from "pino";
+import type { AccountService } from "../gen/router/v1/accounts_pb.js";
 import type { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import type { InferenceService } from "../gen/router/v1/inference_pb.js";
-import { createMemoryKeyStore, type KeyStore } from "./auth/keys.ts";
+import { createAccounts, type Accounts } from "./accounts/accounts.ts";
+import type { AccountStores } from "./accounts/store.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
 import type { ProviderProtocol, RouterConfig } from "./config/schema.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
@@ -12,29 +15,36 @@ import { createGeminiAdapter } from "./providers/gemini/adapter.ts";
 import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.ts";
 import { createSimulatorAdapter } from "./providers/simulator/adapter.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
+import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
 import { createInferenceService } from "./services/inference.ts";
 
 export interface CoreDeps {
   config: RouterConfig;
-  /** Where provider API keys and development keys are read from. */
+  /** Where provider API keys, development keys, REDIS_URL and ROUTER_ADMIN_TOKEN are read from. */
   env: Environment;
   now?: () => Date;
+  random?: () => number;
   http?: HttpClient;
-  keys?: KeyStore;
+  /** Account stores; by default Redis when REDIS_URL is set, else in memory. */
+  stores?: AccountStores;
+  logger?: Logger;
 }
 
 export interface Core {
   catalogue: Catalogue;
+  accounts: Accounts;
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
+    accounts: ServiceImpl<typeof AccountService>;
   };
   close(): Promise<void>;
 }
 
-export function createCore(deps: CoreDeps): Core {
+export async function createCore(deps: CoreDeps): Promise<Core> {
   const catalogue = createCatalogue(deps.config, deps.env);
+  const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger });
   const http = deps.http ?? createHttpClient();
   const adapters: Record<ProviderProtocol, ProviderAdapter> = {
     "openai-compatible": createOpenAiCompatibleAdapter(http),
@@ -42,18 +52,19 @@ export function createCore(deps: CoreDeps): Core {
     gemini: createGeminiAdapter(http),
     simulator: createSimulatorAdapter(),
   };
-  const inferenceDeps = {
-    catalogue,
-    keys: deps.keys ?? createMemoryKeyStore(deps.config.organizations, deps.env),
-    adapters,
-    now: deps.now ?? (() => new Date()),
-  };
+  const now = deps.now ?? (() => new Date());
+  const inferenceDeps = { catalogue, accounts, adapters, now, random: deps.random ?? Math.random };
   return {
     catalogue,
+    accounts,
     services: {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue),
+      accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now }),
     },
-    close: () => http.close(),
+    async close() {
+      await http.close();
+      await accounts.close();
+    },
   };
 }

@@ -4,7 +4,7 @@ import { createCoreServer } from "./server.ts";
 import { closeOnSignals, startup } from "./startup.ts";
 
 const { config, env, host, grpcPort, logger } = startup();
-const core = createCore({ config, env });
+const core = await createCore({ config, env, logger });
 const server = await createCoreServer(core, { host, port: grpcPort });
 logger.info({ url: server.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
 closeOnSignals(async () => {

@@ -20,7 +20,7 @@ if (split) {
   }
   core = createRemoteCoreClient(env.CORE_URL);
 } else {
-  const local = createCore({ config, env });
+  const local = await createCore({ config, env, logger });
   const coreServer = await createCoreServer(local, { host, port: grpcPort });
   logger.info({ url: coreServer.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
   closers.push(() => coreServer.close(), () => local.close());

@@ -300,7 +300,8 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
     id_prefix: "rtr",
     providers: PROVIDERS,
     models,
-    organizations: [{ id: "org_dev", name: "Development", keys: [{ id: "key_dev", env: "ROUTER_DEV_KEY" }] }],
+    // Development credits so paid models answer on a fresh start; free-tier models need none.
+    organizations: [{ id: "org_dev", name: "Development", credits: "100", keys: [{ id: "key_dev", env: "ROUTER_DEV_KEY" }] }],
   };
 
   const result = routerConfigSchema.safeParse(config);

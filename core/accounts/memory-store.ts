@@ -185,15 +185,16 @@ export function createMemoryAccountStores(): AccountStores {
         if (!balances.has(seed.organizationId)) balances.set(seed.organizationId, seed.initialCreditsNanos);
         for (const key of seed.keys) {
           const existing = digestByKeyId.get(key.keyId);
+          const { digest, disabled, ...fields } = key;
           if (existing === undefined) {
-            createKey(key);
+            keysByDigest.set(digest, { ...fields, disabled, allowedModels: [...key.allowedModels] });
+            digestByKeyId.set(key.keyId, digest);
             continue;
           }
           // Configuration owns the key's settings; an operator's disable stands.
           const record = keysByDigest.get(existing)!;
           keysByDigest.delete(existing);
-          const { digest, ...fields } = key;
-          keysByDigest.set(digest, { ...fields, disabled: record.disabled, createdAt: record.createdAt });
+          keysByDigest.set(digest, { ...fields, disabled: disabled || record.disabled, createdAt: record.createdAt });
           digestByKeyId.set(key.keyId, digest);
         }
       }

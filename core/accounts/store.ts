@@ -40,7 +40,8 @@ export interface OrganizationLimits {
 export interface SeedOrganization extends OrganizationLimits {
   /** Starting balance, applied once (when the organisation has none yet). */
   initialCreditsNanos: bigint;
-  keys: NewKey[];
+  /** A key disabled here is disabled; one enabled here keeps an operator's disable. */
+  keys: (NewKey & { disabled: boolean })[];
 }
 
 export interface KeyStore {
@@ -161,8 +162,8 @@ export interface UsageRecord {
   cost: string;
   requestTags: string[];
   latencyMs: number;
-  /** HTTP-like status of the outcome (200, 402, 429, 502...). */
-  status: number;
+  /** `ok`, or the reason the request failed (`upstream_error`, `client_closed`...). */
+  outcome: string;
   free: boolean;
   streamed: boolean;
   /** Unix milliseconds. */

@@ -123,7 +123,14 @@ export const apiKeySchema = z
     sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
     /** Environment variable holding the key in clear (development keys). */
     env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    /** Operator's label; defaults to the id. */
+    name: z.string().min(1).optional(),
     disabled: z.boolean().default(false),
+    /** Requests and tokens per minute for this key. */
+    rpm: z.number().int().positive().optional(),
+    tpm: z.number().int().positive().optional(),
+    /** Catalogue model ids the key may use; empty: every model. */
+    allowed_models: z.array(z.string().min(1)).default([]),
   })
   .strict()
   .refine((key) => Boolean(key.sha256) !== Boolean(key.env), {
@@ -135,6 +142,11 @@ export const organizationSchema = z
     id: z.string().min(1),
     name: z.string().min(1),
     keys: z.array(apiKeySchema).default([]),
+    /** Starting credit balance in USD (1 credit = 1 USD), applied once: when the organisation has no balance yet. */
+    credits: z.string().regex(/^\d+(\.\d{1,9})?$/, "a decimal USD amount with at most 9 decimal places").default("0"),
+    /** Requests and tokens per minute for the whole organisation, across its keys. */
+    rpm: z.number().int().positive().optional(),
+    tpm: z.number().int().positive().optional(),
   })
   .strict();
 

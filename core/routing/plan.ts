@@ -4,7 +4,8 @@
 import { create } from "@bufbuild/protobuf";
 import { ReasoningOptionsSchema, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
 import { supportedParametersOf, type Catalogue, type CatalogueModel, type ProviderRoute } from "../catalogue/catalogue.ts";
-import { Code, routerError } from "../errors.ts";
+import { noFreeModelAvailable } from "../accounts/refusals.ts";
+import { Code, invalidParameter, routerError } from "../errors.ts";
 import { parseModelReference, type ModelReference } from "./model-id.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
@@ -28,6 +29,12 @@ export interface SkippedRoute {
 export interface Plan {
   attempts: Attempt[];
   skipped: SkippedRoute[];
+  /** Whether the request is served from free quotas (every attempt free) or paid with credits. */
+  free: boolean;
+  /** Catalogue ids the request names itself (not those router/free chose among): the key's allow-list applies to them. */
+  namedModelIds: string[];
+  /** router/free is asked for: its model is drawn at random (spec rule 2); a list of :free models is tried in order. */
+  randomFree: boolean;
 }
 
 export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Plan {
@@ -39,7 +46,10 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
   const requirements = requirementsOf(request);
   const requestWarnings = notServedYet(request);
   for (const reference of references) {
-    rejectVirtualModels(reference.requested);
+    if (isFreeRouter(reference.requested)) {
+      attempts.push(...freeRouterAttempts(reference.requested, request, catalogue, requirements, requestWarnings));
+      continue;
+    }
     const model = catalogue.get(reference.baseId);
     if (!model) {
       throw routerError(Code.NotFound, "model_not_found", `Model ${reference.baseId} is not in the catalogue.`, {
@@ -66,8 +76,45 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
   if (attempts.length === 0) {
     throw routerError(Code.Unavailable, "no_provider_available", `No provider can serve this request now: ${unavailable.join("; ")}.`);
   }
-  return { attempts, skipped };
+  const free = attempts[0].free;
+  if (attempts.some((attempt) => attempt.free !== free)) {
+    // One request is paid from one place: a free quota or the credit balance.
+    throw invalidParameter("models", "Free (:free, router/free) and paid models cannot be combined in one request.");
+  }
+  const named = references.filter((reference) => !isFreeRouter(reference.requested));
+  return {
+    attempts,
+    skipped,
+    free,
+    namedModelIds: [...new Set(named.map((reference) => reference.baseId))],
+    randomFree: named.length < references.length,
+  };
 }
+
+/**
+ * `router/free` (spec, free-tier rule 2): every free model that can serve the
+ * request (vision, tools, structured output, context: the same requirements as
+ * any route), in catalogue order; the account store then picks one uniformly
+ * among those with quota left. It takes no suffix (rule 3).
+ */
+function freeRouterAttempts(requested: string, request: GenerateRequest, catalogue: Catalogue, requirements: Requirement[], requestWarnings: string[]): Attempt[] {
+  if (requested !== FREE_ROUTER_ID) {
+    throw routerError(Code.InvalidArgument, "invalid_request_error", `${FREE_ROUTER_ID} takes no suffix.`, { param: "model" });
+  }
+  const attempts: Attempt[] = [];
+  const reference: ModelReference = { requested: FREE_ROUTER_ID, baseId: FREE_ROUTER_ID, suffix: "free" };
+  for (const model of catalogue.models) {
+    for (const route of orderRoutes(model, request, true)) {
+      if (requirements.some((requirement) => !requirement.isMetBy(route))) continue;
+      const adapted = adaptRequest(request, reference, route);
+      attempts.push({ model, route, free: true, request: adapted.request, warnings: [...adapted.warnings, ...requestWarnings] });
+    }
+  }
+  if (attempts.length === 0) throw noFreeModelAvailable();
+  return attempts;
+}
+
+const isFreeRouter = (requested: string) => requested === FREE_ROUTER_ID || requested.startsWith(FREE_ROUTER_ID + ":");
 
 /** Every route lacks something the request needs: a 400 that names it, never a dispatch bound to fail. */
 function capabilityMissing(skipped: SkippedRoute[]) {
@@ -79,16 +126,6 @@ function capabilityMissing(skipped: SkippedRoute[]) {
     param: first.param,
     metadata: { missing: first.reason },
   });
-}
-
-/** `router/free` takes no suffix (spec, free-tier rule 3); its selection comes with the free-tier quotas. */
-function rejectVirtualModels(requested: string) {
-  if (requested.startsWith(FREE_ROUTER_ID + ":")) {
-    throw routerError(Code.InvalidArgument, "invalid_request_error", `${FREE_ROUTER_ID} takes no suffix.`, { param: "model" });
-  }
-  if (requested === FREE_ROUTER_ID) {
-    throw routerError(Code.NotFound, "model_not_found", `${FREE_ROUTER_ID} is not served yet: name a model with :free instead.`, { param: "model" });
-  }
 }
 
 const FREE_ROUTER_ID = "router/free";

@@ -1,6 +1,8 @@
-// Runs one inference: authenticate, plan the attempts, try them in order until
-// one yields its first event, then relay that provider's events as the hub's
-// stream. Fallback happens only before the first event (ARCHITECTURE.md rule 4).
+// Runs one inference: plan the attempts, admit the request (key, limits and
+// its charge, in one step of the account store), try the attempts in order
+// until one yields its first event, then relay that provider's events as the
+// hub's stream. Fallback happens only before the first event (ARCHITECTURE.md
+// rule 4). The settlement and the usage record follow, off the answer's path.
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import {
   BlockType,
@@ -10,68 +12,151 @@ import {
   type GenerateResponse,
   type RoutingAttempt,
 } from "../../gen/router/v1/inference_pb.js";
-import { authenticate, type KeyStore } from "../auth/keys.ts";
+import type { Accounts } from "../accounts/accounts.ts";
+import { admitRequest, checkKey, type AdmittedRequest } from "../accounts/admit.ts";
+import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { costOf } from "../billing/cost.ts";
-import { formatMoney } from "../billing/money.ts";
+import { formatMoney, type Money } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import { Code, ConnectError, routerError } from "../errors.ts";
+import { Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import type { ProviderAdapter, TokenUsage, UpstreamCall, UpstreamEvent } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
+import { sha256Hex } from "../auth/keys.ts";
 import { bareModelName } from "./model-id.ts";
-import { planAttempts, type Attempt } from "./plan.ts";
+import { planAttempts, type Attempt, type Plan } from "./plan.ts";
 
 export interface InferenceDeps {
   catalogue: Catalogue;
-  keys: KeyStore;
+  accounts: Accounts;
   /** One adapter per wire protocol named in the configuration. */
   adapters: Record<string, ProviderAdapter>;
   now: () => Date;
+  /** Draws router/free's model (a number in [0, 1)); injected so tests can fix it. */
+  random: () => number;
+}
+
+interface Served {
+  attempt: Attempt;
+  tokens: TokenUsage;
+  cost: Money;
 }
 
 export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps): AsyncGenerator<GenerateResponse> {
-  // The authenticated key and organisation are what accounting (issue 4) will charge.
-  authenticate(deps.keys, request.caller?.apiKey ?? "");
+  const started = performance.now();
+  const apiKey = request.caller?.apiKey ?? "";
+  if (!apiKey) throw missingApiKey();
+  const keyDigest = sha256Hex(apiKey);
   const id = request.requestId || newServiceId(deps.catalogue.idPrefix);
-  const { attempts, skipped } = planAttempts(request, deps.catalogue);
-  const trace: RoutingAttempt[] = skipped.map((s) =>
-    create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
-  );
-  for (const attempt of attempts) {
-    const adapter = deps.adapters[attempt.route.provider.protocol];
-    const call: UpstreamCall = {
-      request: attempt.request,
-      provider: attempt.route.provider,
-      route: attempt.route.route,
-      apiKey: attempt.route.apiKey,
-      stream: request.stream,
-      maxCompletionTokens: attempt.route.maxCompletionTokens,
-      signal,
-    };
-    const warnings = [...attempt.warnings, ...(adapter.warningsFor?.(call) ?? [])];
-    const events = adapter.stream(call);
-    const iterator = events[Symbol.asyncIterator]();
-    let first: IteratorResult<UpstreamEvent>;
-    try {
-      first = await iterator.next();
-    } catch (error) {
-      if (signal.aborted) throw callerWentAway();
-      if (!(error instanceof UpstreamError)) throw error;
-      trace.push(traceEntry(attempt, "error", error.reason));
-      if (!error.retryable) throw upstreamRejected(error, trace);
-      continue;
-    }
-    trace.push(traceEntry(attempt, "ok", ""));
-    try {
-      yield startEvent(id, attempt, trace, warnings, deps.now());
-      yield* relay(first, iterator, attempt, signal);
-    } finally {
-      // Ends the upstream request too when our caller stops reading early.
-      await iterator.return?.();
-    }
-    return;
+  let plan: Plan;
+  try {
+    plan = planAttempts(request, deps.catalogue);
+  } catch (error) {
+    // A bad key is told before anything about the request (401 first).
+    await checkKey(deps.accounts, keyDigest);
+    throw error;
   }
-  throw allAttemptsFailed(trace);
+  const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
+
+  let served: Served | undefined;
+  let answering = false;
+  let outcome = "client_closed";
+  try {
+    const trace: RoutingAttempt[] = plan.skipped.map((s) =>
+      create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
+    );
+    for (const attempt of admitted.attempts) {
+      const adapter = deps.adapters[attempt.route.provider.protocol];
+      const call: UpstreamCall = {
+        request: attempt.request,
+        provider: attempt.route.provider,
+        route: attempt.route.route,
+        apiKey: attempt.route.apiKey,
+        stream: request.stream,
+        maxCompletionTokens: attempt.route.maxCompletionTokens,
+        signal,
+      };
+      const warnings = [...attempt.warnings, ...(adapter.warningsFor?.(call) ?? [])];
+      const events = adapter.stream(call);
+      const iterator = events[Symbol.asyncIterator]();
+      let first: IteratorResult<UpstreamEvent>;
+      try {
+        first = await iterator.next();
+      } catch (error) {
+        if (signal.aborted) throw callerWentAway();
+        if (!(error instanceof UpstreamError)) throw error;
+        trace.push(traceEntry(attempt, "error", error.reason));
+        if (!error.retryable) throw upstreamRejected(error, trace);
+        continue;
+      }
+      trace.push(traceEntry(attempt, "ok", ""));
+      answering = true;
+      try {
+        yield startEvent(id, attempt, trace, warnings, admitted, deps.now());
+        served = yield* relay(first, iterator, attempt, signal);
+      } finally {
+        // Ends the upstream request too when our caller stops reading early.
+        await iterator.return?.();
+      }
+      outcome = "ok";
+      return;
+    }
+    throw allAttemptsFailed(trace);
+  } catch (error) {
+    outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
+    throw error;
+  } finally {
+    finishRequest(deps.accounts, { id, admitted, plan, served, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
+  }
+}
+
+interface FinishedRequest {
+  id: string;
+  admitted: AdmittedRequest;
+  plan: Plan;
+  served: Served | undefined;
+  answering: boolean;
+  outcome: string;
+  request: GenerateRequest;
+  latencyMs: number;
+  now: number;
+}
+
+/**
+ * Settles the request's charge (its real cost; nothing when it failed or the
+ * caller left) and records its usage, both in the background. A free request
+ * that never started answering gives its quota unit back (docs/accounts.md).
+ */
+function finishRequest(accounts: Accounts, finished: FinishedRequest) {
+  const { served, admitted } = finished;
+  const tokens = served?.tokens;
+  accounts.settlements.push({
+    requestId: finished.id,
+    chargeNanos: served ? nanosFromMoney(served.cost) : 0n,
+    tokens: tokens ? tokens.inputTokens + tokens.outputTokens : 0,
+    refundFreeQuota: !finished.answering,
+    now: finished.now,
+  });
+  const attempt = served?.attempt ?? admitted.attempts[0];
+  accounts.usage.record({
+    id: finished.id,
+    organizationId: admitted.key.organizationId,
+    keyId: admitted.key.keyId,
+    model: attempt.model.config.id,
+    provider: served ? attempt.route.provider.id : "",
+    promptTokens: tokens?.inputTokens ?? 0,
+    completionTokens: tokens?.outputTokens ?? 0,
+    reasoningTokens: tokens?.reasoningTokens ?? 0,
+    cachedTokens: tokens?.cachedInputTokens ?? 0,
+    cacheWriteTokens: tokens?.cacheWriteTokens ?? 0,
+    cost: formatMoney(served?.cost ?? 0n),
+    requestTags: finished.request.requestTags,
+    latencyMs: Math.round(finished.latencyMs),
+    outcome: finished.outcome,
+    free: finished.plan.free,
+    streamed: finished.request.stream,
+    createdAt: finished.now,
+  });
 }
 
 /**
@@ -79,7 +164,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
  * finish. With `reasoning.exclude` the reasoning blocks are withheld (their
  * tokens are still counted and billed, as the provider spent them).
  */
-async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<UpstreamEvent>, attempt: Attempt, signal: AbortSignal): AsyncGenerator<GenerateResponse> {
+async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<UpstreamEvent>, attempt: Attempt, signal: AbortSignal): AsyncGenerator<GenerateResponse, Served> {
   let usage: TokenUsage | undefined;
   let finish: Extract<UpstreamEvent, { type: "finish" }> | undefined;
   const excludeReasoning = attempt.request.reasoning?.exclude === true;
@@ -104,6 +189,7 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
   yield create(GenerateResponseSchema, {
     event: { case: "finish", value: { reason: finish?.reason, rawReason: finish?.rawReason ?? "" } },
   });
+  return { attempt, tokens, cost };
 }
 
 const callerWentAway = () => new ConnectError("the caller went away", Code.Canceled);
@@ -129,7 +215,7 @@ function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" | "
   }
 }
 
-function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: string[], now: Date): GenerateResponse {
+function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: string[], admitted: AdmittedRequest, now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {
     event: {
       case: "start",
@@ -142,6 +228,8 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         attempts: trace,
         warnings,
         free: attempt.free,
+        requestsWindow: admitted.requestsWindow,
+        tokensWindow: admitted.tokensWindow,
       },
     },
   });

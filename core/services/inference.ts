@@ -1,9 +1,29 @@
+import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { InferenceService } from "../../gen/router/v1/inference_pb.js";
+import { GenerationSchema, type InferenceService } from "../../gen/router/v1/inference_pb.js";
+import { checkKey } from "../accounts/admit.ts";
+import { isStoreFailure, storeUnavailable } from "../accounts/refusals.ts";
+import { sha256Hex } from "../auth/keys.ts";
+import { Code, missingApiKey, routerError } from "../errors.ts";
 import { runInference, type InferenceDeps } from "../routing/run-inference.ts";
 
 export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof InferenceService> {
   return {
     generate: (request, context) => runInference(request, context.signal, deps),
+    async getGeneration(request) {
+      const apiKey = request.caller?.apiKey ?? "";
+      if (!apiKey) throw missingApiKey();
+      const key = await checkKey(deps.accounts, sha256Hex(apiKey));
+      let record;
+      try {
+        record = await deps.accounts.usage.get(key.organizationId, request.id);
+      } catch (error) {
+        throw isStoreFailure(error) ? storeUnavailable(error) : error;
+      }
+      // Another organisation's request is as unknown as a missing one.
+      if (!record) throw routerError(Code.NotFound, "generation_not_found", `No generation ${request.id} for this organisation.`, { param: "id" });
+      const { createdAt, ...fields } = record;
+      return { generation: create(GenerationSchema, { ...fields, createdAtMs: BigInt(createdAt) }) };
+    },
   };
 }

@@ -114,7 +114,7 @@ let inference: grpc.Client;
 
 beforeAll(async () => {
   // No test here reaches an OpenAI-compatible upstream: the URL is never called.
-  core = createCore({ config: testConfig("http://127.0.0.1:9/v1"), env: TEST_ENV });
+  core = await createCore({ config: testConfig("http://127.0.0.1:9/v1"), env: TEST_ENV });
   server = await createCoreServer(core, { host: "127.0.0.1", port: 0 });
   address = server.url.replace(/^http:\/\//, "");
   catalogue = new CatalogueClient(address, grpc.credentials.createInsecure());

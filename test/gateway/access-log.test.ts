@@ -18,7 +18,7 @@ it("logs each request with its status and request_tags", async () => {
     },
   });
   // The simulator serves here; the upstream URL is never called.
-  const core = createCore({ config: testConfig("http://127.0.0.1:9/v1"), env: TEST_ENV });
+  const core = await createCore({ config: testConfig("http://127.0.0.1:9/v1"), env: TEST_ENV });
   const server = createApp({ core: createInProcessCoreClient(core), logger: pino({ level: "info" }, sink) }).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;

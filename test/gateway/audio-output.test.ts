@@ -45,7 +45,7 @@ describe("audio generation through chat completions", () => {
           model("google/lyria-3-pro-preview", "google", ["text", "audio"]),
           model("google/writer", "google", ["text"]),
         ],
-        organizations: [{ id: "org_test", name: "Test", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
+        organizations: [{ id: "org_test", name: "Test", credits: "1000", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
       }),
     );
     gateway = await startGateway(config);

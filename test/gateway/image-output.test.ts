@@ -29,7 +29,7 @@ describe("generated images in chat completions", () => {
       JSON.stringify({
         providers: [{ id: "google", label: "Google", protocol: "gemini", base_url: upstream.url, api_key_env: "CHEAP_KEY" }],
         models: [model("google/painter", ["text", "image"]), model("google/writer", ["text"])],
-        organizations: [{ id: "org_test", name: "Test", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
+        organizations: [{ id: "org_test", name: "Test", credits: "1000", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
       }),
     );
     gateway = await startGateway(config);

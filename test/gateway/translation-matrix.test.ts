@@ -48,7 +48,7 @@ function matrixConfig(urls: Record<Protocol, string>) {
     JSON.stringify({
       providers: PROTOCOLS.map((protocol) => ({ id: protocol, label: protocol, protocol, base_url: urls[protocol], api_key_env: "CHEAP_KEY" })),
       models: PROTOCOLS.map(modelFor),
-      organizations: [{ id: "org_test", name: "Test", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
+      organizations: [{ id: "org_test", name: "Test", credits: "1000", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
     }),
   );
 }

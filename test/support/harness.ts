@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { AddressInfo } from "node:net";
 import { parseConfig } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
-import { createCore, type Core } from "../../core/create-core.ts";
+import { createCore, type Core, type CoreDeps } from "../../core/create-core.ts";
 import { createCoreServer, type CoreServer } from "../../core/server.ts";
 import { createApp } from "../../gateway/app.ts";
 import { createInProcessCoreClient, createRemoteCoreClient } from "../../gateway/core-client.ts";
@@ -92,6 +92,7 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         {
           id: "org_test",
           name: "Test",
+          credits: "1000",
           keys: [
             { id: "key_test", env: "TEST_API_KEY" },
             { id: "key_disabled", env: "DISABLED_API_KEY", disabled: true },
@@ -109,8 +110,16 @@ const ALL_PARAMETERS = [
 
 export const TEST_ENV = { CHEAP_KEY: "cheap-secret", DEAR_KEY: "dear-secret", TEST_API_KEY: TEST_KEY, DISABLED_API_KEY: DISABLED_KEY };
 
-export async function startGateway(config: RouterConfig, options: { split?: boolean } = {}): Promise<Gateway> {
-  const core = createCore({ config, env: TEST_ENV });
+export interface GatewayOptions {
+  split?: boolean;
+  /** Core dependencies to swap: the clock, router/free's draw, the account stores. */
+  core?: Pick<CoreDeps, "now" | "random" | "stores">;
+  /** Extra environment (REDIS_URL, ROUTER_ADMIN_TOKEN). */
+  env?: Record<string, string>;
+}
+
+export async function startGateway(config: RouterConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const core = await createCore({ config, env: { ...TEST_ENV, ...options.env }, ...options.core });
   const coreServer = options.split ? await createCoreServer(core, { host: "127.0.0.1", port: 0 }) : undefined;
   const client = coreServer ? createRemoteCoreClient(coreServer.url) : createInProcessCoreClient(core);
   const server: Server = createApp({ core: client }).listen(0, "127.0.0.1");

@@ -11,6 +11,151 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
 export declare const file_router_v1_inference: GenFile;
 
 /**
+ * @generated from message router.v1.GetGenerationRequest
+ */
+export declare type GetGenerationRequest = Message$1<"router.v1.GetGenerationRequest"> & {
+  /**
+   * @generated from field: router.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * The chat id (the request id).
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message router.v1.GetGenerationRequest.
+ * Use `create(GetGenerationRequestSchema)` to create a new message.
+ */
+export declare const GetGenerationRequestSchema: GenMessage<GetGenerationRequest>;
+
+/**
+ * @generated from message router.v1.GetGenerationResponse
+ */
+export declare type GetGenerationResponse = Message$1<"router.v1.GetGenerationResponse"> & {
+  /**
+   * @generated from field: router.v1.Generation generation = 1;
+   */
+  generation?: Generation | undefined;
+};
+
+/**
+ * Describes the message router.v1.GetGenerationResponse.
+ * Use `create(GetGenerationResponseSchema)` to create a new message.
+ */
+export declare const GetGenerationResponseSchema: GenMessage<GetGenerationResponse>;
+
+/**
+ * Generation is the usage record of one request.
+ *
+ * @generated from message router.v1.Generation
+ */
+export declare type Generation = Message$1<"router.v1.Generation"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string organization_id = 2;
+   */
+  organizationId: string;
+
+  /**
+   * @generated from field: string key_id = 3;
+   */
+  keyId: string;
+
+  /**
+   * Catalogue id of the model that served, or that was asked for when none served.
+   *
+   * @generated from field: string model = 4;
+   */
+  model: string;
+
+  /**
+   * @generated from field: string provider = 5;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: int32 prompt_tokens = 6;
+   */
+  promptTokens: number;
+
+  /**
+   * @generated from field: int32 completion_tokens = 7;
+   */
+  completionTokens: number;
+
+  /**
+   * @generated from field: int32 reasoning_tokens = 8;
+   */
+  reasoningTokens: number;
+
+  /**
+   * @generated from field: int32 cached_tokens = 9;
+   */
+  cachedTokens: number;
+
+  /**
+   * @generated from field: int32 cache_write_tokens = 10;
+   */
+  cacheWriteTokens: number;
+
+  /**
+   * Exact decimal USD.
+   *
+   * @generated from field: string cost = 11;
+   */
+  cost: string;
+
+  /**
+   * @generated from field: repeated string request_tags = 12;
+   */
+  requestTags: string[];
+
+  /**
+   * @generated from field: int32 latency_ms = 13;
+   */
+  latencyMs: number;
+
+  /**
+   * `ok`, or the reason the request failed (`upstream_error`, `client_closed`...).
+   *
+   * @generated from field: string outcome = 14;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: bool free = 15;
+   */
+  free: boolean;
+
+  /**
+   * @generated from field: bool streamed = 16;
+   */
+  streamed: boolean;
+
+  /**
+   * Unix milliseconds.
+   *
+   * @generated from field: int64 created_at_ms = 17;
+   */
+  createdAtMs: bigint;
+};
+
+/**
+ * Describes the message router.v1.Generation.
+ * Use `create(GenerationSchema)` to create a new message.
+ */
+export declare const GenerationSchema: GenMessage<Generation>;
+
+/**
  * Caller identifies who is asking. The gateway sets api_key from the request's
  * credentials; the core authenticates it and fills organization_id and key_id.
  *
@@ -921,6 +1066,20 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
    * @generated from field: bool free = 8;
    */
   free: boolean;
+
+  /**
+   * The caller's request and token windows after this request (the tighter of
+   * the key's and the organisation's; for a free request, the daily quota when
+   * it is tighter), absent when no limit applies.
+   *
+   * @generated from field: router.v1.RateLimitWindow requests_window = 9;
+   */
+  requestsWindow?: RateLimitWindow | undefined;
+
+  /**
+   * @generated from field: router.v1.RateLimitWindow tokens_window = 10;
+   */
+  tokensWindow?: RateLimitWindow | undefined;
 };
 
 /**
@@ -928,6 +1087,34 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
  * Use `create(ResponseStartSchema)` to create a new message.
  */
 export declare const ResponseStartSchema: GenMessage<ResponseStart>;
+
+/**
+ * @generated from message router.v1.RateLimitWindow
+ */
+export declare type RateLimitWindow = Message$1<"router.v1.RateLimitWindow"> & {
+  /**
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 remaining = 2;
+   */
+  remaining: number;
+
+  /**
+   * Unix milliseconds when the window resets.
+   *
+   * @generated from field: int64 reset_at_ms = 3;
+   */
+  resetAtMs: bigint;
+};
+
+/**
+ * Describes the message router.v1.RateLimitWindow.
+ * Use `create(RateLimitWindowSchema)` to create a new message.
+ */
+export declare const RateLimitWindowSchema: GenMessage<RateLimitWindow>;
 
 /**
  * @generated from message router.v1.RoutingAttempt
@@ -1359,6 +1546,17 @@ export declare const InferenceService: GenService<{
     methodKind: "server_streaming";
     input: typeof GenerateRequestSchema;
     output: typeof GenerateResponseSchema;
+  },
+  /**
+   * GetGeneration returns the usage record of one earlier request, only to a
+   * key of the organisation that made it.
+   *
+   * @generated from rpc router.v1.InferenceService.GetGeneration
+   */
+  getGeneration: {
+    methodKind: "unary";
+    input: typeof GetGenerationRequestSchema;
+    output: typeof GetGenerationResponseSchema;
   },
 }>;
 

@@ -1,0 +1,80 @@
+// Admission of a planned request: its charge (a credit hold of the worst case,
+// or a unit of a free quota), checked with the key and its limits in the
+// store's one atomic step. Refusals become the core's errors here.
+import { create } from "@bufbuild/protobuf";
+import { RateLimitWindowSchema, type RateLimitWindow } from "../../gen/router/v1/inference_pb.js";
+import type { Attempt, Plan } from "../routing/plan.ts";
+import type { Accounts } from "./accounts.ts";
+import { holdFor } from "./hold.ts";
+import { nanosFromMoney } from "./ledger-units.ts";
+import { isStoreFailure, refusalError, storeUnavailable } from "./refusals.ts";
+import type { Charge, KeyRecord, WindowState } from "./store.ts";
+import { nextUtcMidnight } from "./windows.ts";
+
+export interface AdmittedRequest {
+  key: KeyRecord;
+  /** The plan's attempts; for a free request, those of the model whose quota it uses. */
+  attempts: Attempt[];
+  requestsWindow?: RateLimitWindow;
+  tokensWindow?: RateLimitWindow;
+}
+
+interface AdmissionInput {
+  id: string;
+  keyDigest: string;
+  plan: Plan;
+  now: number;
+}
+
+export async function admitRequest(deps: { accounts: Accounts; random: () => number }, input: AdmissionInput): Promise<AdmittedRequest> {
+  const { plan, now } = input;
+  const charge: Charge = plan.free
+    ? { kind: "free", candidates: freeCandidates(plan.attempts), pick: plan.randomFree ? deps.random() : 0 }
+    : { kind: "credits", holdNanos: nanosFromMoney(holdFor(plan.attempts)) };
+  const admission = await storeCall(() =>
+    deps.accounts.stores.admission.admit({ requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now }),
+  );
+  if (!admission.admitted) throw refusalError(admission.refusal, now);
+  const { key, rateLimit, free } = admission.value;
+  let requests = rateLimit.requests;
+  if (free) {
+    // A free request's daily quota is a request limit too: the tighter one is shown.
+    const quota: WindowState = { limit: free.limit, remaining: free.limit - free.used, resetAt: nextUtcMidnight(now) };
+    if (!requests || quota.remaining < requests.remaining) requests = quota;
+  }
+  return {
+    key,
+    attempts: free ? plan.attempts.filter((attempt) => attempt.model.config.id === free.modelId) : plan.attempts,
+    requestsWindow: requests && toWindow(requests),
+    tokensWindow: rateLimit.tokens && toWindow(rateLimit.tokens),
+  };
+}
+
+/** The key alone: for a request refused before admission, so a bad key still gets its 401 first. */
+export async function checkKey(accounts: Accounts, keyDigest: string): Promise<KeyRecord> {
+  const key = await storeCall(() => accounts.stores.keys.findByDigest(keyDigest));
+  if (!key) throw refusalError({ reason: "invalid_api_key" }, 0);
+  if (key.disabled) throw refusalError({ reason: "key_disabled" }, 0);
+  return key;
+}
+
+/** Each free model once, in attempt order, with its daily quota (per model; its first free route's setting). */
+function freeCandidates(attempts: Attempt[]) {
+  const candidates = new Map<string, number>();
+  for (const { model, route } of attempts) {
+    if (!candidates.has(model.config.id)) candidates.set(model.config.id, route.route.free?.daily_quota ?? 0);
+  }
+  return [...candidates].map(([modelId, dailyQuota]) => ({ modelId, dailyQuota }));
+}
+
+async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw isStoreFailure(error) ? storeUnavailable(error) : error;
+  }
+}
+
+function toWindow(state: WindowState): RateLimitWindow {
+  return create(RateLimitWindowSchema, { limit: state.limit, remaining: state.remaining, resetAtMs: BigInt(state.resetAt) });
+}
