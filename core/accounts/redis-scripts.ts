@@ -1,0 +1,330 @@
+// The Lua scripts of the Redis account stores. Whatever must be exact under
+// concurrency (admission, settlement, key creation and seeding) is one script:
+// Redis runs a script to completion before any other command, so nothing can
+// interleave between its reads and its writes.
+//
+// Every script takes the key prefix (ARGV[1]) and one JSON payload (ARGV[2]),
+// and answers JSON (or nil). Key names come from redis-keys.ts's Lua builders.
+//
+// Money stays in integer strings: Lua numbers are doubles, so a balance is
+// compared digit by digit (lessThan) and changed with INCRBY/DECRBY, which
+// Redis computes in 64-bit integers. Counts (requests, tokens, free units) are
+// small and safe as Lua numbers.
+import { defineScript, type CommandParser } from "redis";
+import { luaKeyBuilders } from "./redis-keys.ts";
+
+const PRELUDE = `
+local PREFIX = ARGV[1]
+${luaKeyBuilders()}
+
+-- a < b for canonical integer strings (no '+', no leading zeros), exactly.
+local function lessThan(a, b)
+  local aNegative, bNegative = a:sub(1, 1) == '-', b:sub(1, 1) == '-'
+  if aNegative ~= bNegative then return aNegative end
+  if aNegative then a, b = b:sub(2), a:sub(2) end
+  if #a ~= #b then return #a < #b end
+  for i = 1, #a do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x < y end
+  end
+  return false
+end
+
+-- HGETALL's flat reply as a table.
+local function hashOf(fields)
+  local hash = {}
+  for i = 1, #fields, 2 do hash[fields[i]] = fields[i + 1] end
+  return hash
+end
+`;
+
+// The checks run in memory-store.ts's order; nothing is written before the
+// last check has passed.
+const ADMIT = `${PRELUDE}
+local request = cjson.decode(ARGV[2])
+local function refuse(refusal)
+  return cjson.encode({ admitted = false, refusal = refusal })
+end
+
+-- 1. The key exists and is enabled.
+local fields = redis.call('HGETALL', keyRecord(request.digest))
+if #fields == 0 then return refuse({ reason = 'invalid_api_key' }) end
+local key = hashOf(fields)
+if key.disabled == '1' then return refuse({ reason = 'key_disabled' }) end
+
+-- 2. Every model named is on the key's allow-list (an empty list allows all).
+local allowedList = cjson.decode(key.allowedModels)
+local allowedSet = {}
+for _, modelId in ipairs(allowedList) do allowedSet[modelId] = true end
+local function allowed(modelId)
+  return #allowedList == 0 or allowedSet[modelId] == true
+end
+for _, modelId in ipairs(request.modelIds) do
+  if not allowed(modelId) then return refuse({ reason = 'model_not_allowed', modelId = modelId }) end
+end
+
+-- 3. The request id is not already in flight.
+local requestName = admittedRequest(request.requestId)
+if redis.call('EXISTS', requestName) == 1 then return refuse({ reason = 'duplicate_request' }) end
+
+-- 4. Rate windows: the key's, then the organisation's; requests, then tokens.
+local organizationId = key.organizationId
+local organization = redis.call('HMGET', organizationLimits(organizationId), 'rpm', 'tpm')
+local scopes = {
+  { scope = 'key', name = keyWindow(key.keyId, request.minuteStart), rpm = tonumber(key.rpm), tpm = tonumber(key.tpm) },
+  { scope = 'organization', name = organizationWindow(organizationId, request.minuteStart),
+    rpm = tonumber(organization[1]), tpm = tonumber(organization[2]) },
+}
+for _, s in ipairs(scopes) do
+  local counts = redis.call('HMGET', s.name, 'requests', 'tokens')
+  s.requests = tonumber(counts[1]) or 0
+  s.tokens = tonumber(counts[2]) or 0
+  if s.rpm and s.requests >= s.rpm then
+    return refuse({ reason = 'rate_limited', scope = s.scope, unit = 'requests', limit = s.rpm })
+  end
+  if s.tpm and s.tokens >= s.tpm then
+    return refuse({ reason = 'rate_limited', scope = s.scope, unit = 'tokens', limit = s.tpm })
+  end
+end
+
+-- 5. The charge: a credit hold, or one unit of a free model's daily quota.
+local record = { 'organizationId', organizationId, 'keyId', key.keyId, 'holdNanos', '0' }
+local free
+local charge = request.charge
+if charge.kind == 'credits' then
+  local balanceName = balance(organizationId)
+  local current = redis.call('GET', balanceName) or '0'
+  if lessThan(current, charge.holdNanos) then
+    return refuse({ reason = 'insufficient_credits', balanceNanos = current, neededNanos = charge.holdNanos })
+  end
+  redis.call('DECRBY', balanceName, charge.holdNanos)
+  record[6] = charge.holdNanos
+else
+  local counted, eligible = {}, {}
+  for _, candidate in ipairs(charge.candidates) do
+    if allowed(candidate.modelId) then
+      local name = freeCounter(organizationId, candidate.modelId, request.day)
+      local entry = { modelId = candidate.modelId, limit = candidate.dailyQuota, name = name,
+                      used = tonumber(redis.call('GET', name)) or 0 }
+      table.insert(counted, entry)
+      if entry.used < entry.limit then table.insert(eligible, entry) end
+    end
+  end
+  if #eligible == 0 then
+    -- A single named model (':free') says whose quota ran out; a choice says none is left.
+    if #charge.candidates == 1 and #counted == 1 then
+      return refuse({ reason = 'free_quota_exhausted', modelId = counted[1].modelId,
+                      limit = counted[1].limit, used = counted[1].used })
+    end
+    return refuse({ reason = 'no_free_model_available' })
+  end
+  local chosen = eligible[math.min(#eligible - 1, math.floor(charge.pick * #eligible)) + 1]
+  redis.call('INCR', chosen.name)
+  -- Relative expiry: the caller's clock may differ from Redis's.
+  redis.call('PEXPIRE', chosen.name, request.freeTtlMs)
+  table.insert(record, 'freeCounter')
+  table.insert(record, chosen.name)
+  free = { modelId = chosen.modelId, limit = chosen.limit, used = chosen.used + 1 }
+end
+
+-- Admitted: count the request in both windows and keep it for its settlement.
+for _, s in ipairs(scopes) do
+  s.requests = redis.call('HINCRBY', s.name, 'requests', 1)
+  redis.call('PEXPIRE', s.name, request.windowTtlMs)
+end
+redis.call('HSET', requestName, unpack(record))
+redis.call('PEXPIRE', requestName, request.requestTtlMs)
+
+local windows = {}
+for i, s in ipairs(scopes) do
+  windows[i] = { requests = s.requests, tokens = s.tokens, rpm = s.rpm, tpm = s.tpm }
+end
+return cjson.encode({ admitted = true, key = fields, windows = windows, free = free })
+`;
+
+const SETTLE = `${PRELUDE}
+local settlement = cjson.decode(ARGV[2])
+local requestName = admittedRequest(settlement.requestId)
+local admitted = hashOf(redis.call('HGETALL', requestName))
+-- Unknown, expired or already settled: nothing to do (idempotent).
+if not admitted.organizationId then return 0 end
+redis.call('DEL', requestName)
+
+local balanceName = balance(admitted.organizationId)
+local hold, charge = admitted.holdNanos, settlement.chargeNanos
+if not lessThan(hold, charge) then
+  -- Within the hold: what was not spent goes back.
+  redis.call('INCRBY', balanceName, hold)
+  redis.call('DECRBY', balanceName, charge)
+else
+  -- Beyond the hold only what the balance has is taken: never below zero.
+  local before = redis.call('GET', balanceName) or '0'
+  redis.call('INCRBY', balanceName, hold)
+  if lessThan(charge, redis.call('GET', balanceName)) then
+    redis.call('DECRBY', balanceName, charge)
+  elseif lessThan('0', before) then
+    redis.call('SET', balanceName, '0')
+  else
+    redis.call('SET', balanceName, before)
+  end
+end
+
+-- A failed free request gives its unit back, to the day it was taken from.
+if settlement.refundFreeQuota and admitted.freeCounter then
+  local used = tonumber(redis.call('GET', admitted.freeCounter)) or 0
+  if used > 0 then redis.call('DECR', admitted.freeCounter) end
+end
+
+if settlement.tokens ~= '0' then
+  local names = { keyWindow(admitted.keyId, settlement.minuteStart),
+                  organizationWindow(admitted.organizationId, settlement.minuteStart) }
+  for _, name in ipairs(names) do
+    redis.call('HINCRBY', name, 'tokens', settlement.tokens)
+    redis.call('PEXPIRE', name, settlement.windowTtlMs)
+  end
+end
+return 1
+`;
+
+// create refuses a taken key id; seed updates it, keeping the creation time
+// and an operator's disable (configuration can disable, never re-enable), and
+// moves it when its digest or organisation changed.
+const PUT_KEY = `${PRELUDE}
+local key = cjson.decode(ARGV[2])
+local digestName = keyDigest(key.keyId)
+local oldDigest = redis.call('GET', digestName)
+local disabled, createdAt = key.disabled, key.createdAt
+if oldDigest then
+  if key.mode == 'create' then return 0 end
+  local oldName = keyRecord(oldDigest)
+  local kept = redis.call('HMGET', oldName, 'disabled', 'createdAt', 'organizationId')
+  if kept[1] == '1' then disabled = '1' end
+  createdAt = kept[2] or createdAt
+  if kept[3] then redis.call('SREM', organizationKeys(kept[3]), key.keyId) end
+  redis.call('DEL', oldName)
+end
+local name = keyRecord(key.digest)
+redis.call('DEL', name)
+redis.call('HSET', name, 'disabled', disabled, 'createdAt', createdAt, unpack(key.fields))
+redis.call('SET', digestName, key.digest)
+redis.call('SADD', organizationKeys(key.organizationId), key.keyId)
+return 1
+`;
+
+const SET_DISABLED = `${PRELUDE}
+local request = cjson.decode(ARGV[2])
+local digest = redis.call('GET', keyDigest(request.keyId))
+if not digest then return false end
+local name = keyRecord(digest)
+if redis.call('EXISTS', name) == 0 then return false end
+redis.call('HSET', name, 'disabled', request.disabled)
+return cjson.encode(redis.call('HGETALL', name))
+`;
+
+// INCRBY answers a Redis integer, which the client would turn into a JS
+// number (a double): answer the exact string instead.
+const TOP_UP = `
+redis.call('INCRBY', KEYS[1], ARGV[1])
+return redis.call('GET', KEYS[1])
+`;
+
+export interface AdmitPayload {
+  digest: string;
+  requestId: string;
+  modelIds: string[];
+  /** Numbers that end up in key names or TTLs travel as strings (see luaKeyBuilders). */
+  minuteStart: string;
+  day: string;
+  windowTtlMs: string;
+  freeTtlMs: string;
+  requestTtlMs: string;
+  charge: { kind: "credits"; holdNanos: string } | { kind: "free"; candidates: { modelId: string; dailyQuota: number }[]; pick: number };
+}
+
+/** A refusal as Lua reports it: resetAt is added by the caller, money is in strings. */
+export type ScriptRefusal =
+  | { reason: "invalid_api_key" | "key_disabled" | "duplicate_request" | "no_free_model_available" }
+  | { reason: "model_not_allowed"; modelId: string }
+  | { reason: "rate_limited"; scope: "key" | "organization"; unit: "requests" | "tokens"; limit: number }
+  | { reason: "insufficient_credits"; balanceNanos: string; neededNanos: string }
+  | { reason: "free_quota_exhausted"; modelId: string; limit: number; used: number };
+
+export interface ScriptWindow {
+  /** Requests counted in this minute, this one included; tokens settled in it. */
+  requests: number;
+  tokens: number;
+  rpm?: number;
+  tpm?: number;
+}
+
+export type AdmitReply =
+  | { admitted: false; refusal: ScriptRefusal }
+  | {
+      admitted: true;
+      /** The key record's hash, as HGETALL's flat field/value list. */
+      key: string[];
+      /** The key's window, then the organisation's. */
+      windows: ScriptWindow[];
+      free?: { modelId: string; limit: number; used: number };
+    };
+
+export interface SettlePayload {
+  requestId: string;
+  chargeNanos: string;
+  tokens: string;
+  refundFreeQuota: boolean;
+  minuteStart: string;
+  windowTtlMs: string;
+}
+
+export interface PutKeyPayload {
+  mode: "create" | "seed";
+  digest: string;
+  keyId: string;
+  organizationId: string;
+  /** For a new key; an existing one stays disabled when it was. */
+  disabled: "0" | "1";
+  createdAt: string;
+  /** Field/value list of the record, without disabled and createdAt. */
+  fields: string[];
+}
+
+export interface SetDisabledPayload {
+  keyId: string;
+  disabled: "0" | "1";
+}
+
+const jsonScript = <Payload, Reply>(script: string, parseReply: (reply: unknown) => Reply) =>
+  defineScript({
+    SCRIPT: script,
+    NUMBER_OF_KEYS: 0,
+    parseCommand(parser: CommandParser, prefix: string, payload: Payload) {
+      parser.push(prefix, JSON.stringify(payload));
+    },
+    transformReply: parseReply,
+  });
+
+const parseJson =
+  <T>() =>
+  (reply: unknown): T =>
+    JSON.parse(String(reply)) as T;
+
+/** The scripts, for createClient({ scripts }): each call is one EVALSHA. */
+export const accountScripts = {
+  admit: jsonScript<AdmitPayload, AdmitReply>(ADMIT, parseJson<AdmitReply>()),
+  settle: jsonScript<SettlePayload, void>(SETTLE, () => undefined),
+  /** true when written, false when create found the key id taken. */
+  putKey: jsonScript<PutKeyPayload, boolean>(PUT_KEY, (reply) => reply === 1),
+  /** The updated record's flat field/value list, or null without such a key. */
+  setDisabled: jsonScript<SetDisabledPayload, string[] | null>(SET_DISABLED, (reply) => (reply === null ? null : parseJson<string[]>()(reply))),
+  /** Adds nanos (an integer string) to a balance, answering the new balance as a string. */
+  topUp: defineScript({
+    SCRIPT: TOP_UP,
+    NUMBER_OF_KEYS: 1,
+    parseCommand(parser: CommandParser, balanceKey: string, nanos: string) {
+      parser.pushKey(balanceKey);
+      parser.push(nanos);
+    },
+    transformReply: (reply: unknown) => String(reply),
+  }),
+};

@@ -1,0 +1,269 @@
+// The Redis account stores: shared by every instance of the core (REDIS_URL).
+// Same behaviour as memory-store.ts; what must be exact under concurrency is
+// one Lua script (redis-scripts.ts), so admission is one round trip.
+//
+// Availability: a command while Redis is unreachable fails at once (no offline
+// queue) with StoreUnavailableError, which the core answers with 503; the
+// client keeps reconnecting in the background and service resumes by itself.
+import { createClient } from "redis";
+import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
+import { redisKeys } from "./redis-keys.ts";
+import { accountScripts, type AdmitReply, type ScriptWindow } from "./redis-scripts.ts";
+import { StoreUnavailableError } from "./store-errors.ts";
+import type { AccountStores, Admission, KeyRecord, NewKey, RateLimitSnapshot, Refusal, UsageRecord, WindowState } from "./store.ts";
+import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
+
+/** Minimal logger (pino's fits). */
+export interface StoreLogger {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+export interface RedisAccountStoreOptions {
+  url: string;
+  /** Put before every key name; default "rtr:". */
+  prefix?: string;
+  /** Where connection loss and recovery are reported; default: nowhere. */
+  logger?: StoreLogger;
+}
+
+/** A window's counts live until two minutes after it ends. */
+const WINDOW_KEPT_AFTER_END_MS = 2 * MINUTE_MS;
+/** Today's free counters live until an hour after the next UTC midnight. */
+const FREE_KEPT_AFTER_MIDNIGHT_MS = 60 * MINUTE_MS;
+/** An admitted request waits at most a day for its settlement. */
+const ADMITTED_REQUEST_KEPT_MS = DAY_MS;
+const USAGE_RECORD_KEPT_SECONDS = 30 * 24 * 60 * 60;
+/** Reconnection delays grow by 50 ms per attempt, up to a second. */
+const reconnectDelay = (retries: number) => Math.min(retries * 50, 1000);
+/** At startup Redis gets this many attempts (about 2 s) before creation fails. */
+const STARTUP_ATTEMPTS = 10;
+
+export async function createRedisAccountStores(options: RedisAccountStoreOptions): Promise<AccountStores> {
+  const keys = redisKeys(options.prefix);
+  const logger = options.logger;
+  let connectedOnce = false;
+  let healthy = false;
+
+  const client = createClient({
+    url: options.url,
+    scripts: accountScripts,
+    // A command while disconnected fails at once instead of waiting in a queue.
+    disableOfflineQueue: true,
+    socket: {
+      // Retry forever once running (Redis may come back); give up early at startup,
+      // where a wrong URL should fail loudly instead of hanging.
+      reconnectStrategy: (retries, cause) =>
+        !connectedOnce && retries >= STARTUP_ATTEMPTS ? new Error(`Redis unreachable after ${retries} attempts`, { cause }) : reconnectDelay(retries),
+    },
+  });
+  // An unhandled 'error' event would crash the process; report each outage once.
+  client.on("error", (error: unknown) => {
+    if (!healthy) return;
+    healthy = false;
+    logger?.warn({ err: error }, "Redis account store unreachable; reconnecting");
+  });
+  client.on("ready", () => {
+    if (connectedOnce && !healthy) logger?.info({}, "Redis account store reachable again");
+    connectedOnce = true;
+    healthy = true;
+  });
+
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StoreUnavailableError("cannot connect to Redis for the account stores", { cause: error });
+  }
+
+  /** Every Redis failure becomes StoreUnavailableError (503), whatever its kind. */
+  async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw new StoreUnavailableError(`Redis account store: ${operation} failed`, { cause: error });
+    }
+  }
+
+  const readKey = async (digest: string): Promise<KeyRecord | undefined> => {
+    const hash = await client.hGetAll(keys.keyRecord(digest));
+    return Object.keys(hash).length === 0 ? undefined : keyFromHash(hash);
+  };
+
+  const putKey = (mode: "create" | "seed", key: NewKey, disabled: boolean) => {
+    const { digest, keyId, organizationId, name, rpm, tpm, allowedModels, createdAt } = key;
+    const fields = ["keyId", keyId, "organizationId", organizationId, "name", name, "allowedModels", JSON.stringify(allowedModels)];
+    if (rpm !== undefined) fields.push("rpm", String(rpm));
+    if (tpm !== undefined) fields.push("tpm", String(tpm));
+    return { mode, digest, keyId, organizationId, disabled: disabled ? ("1" as const) : ("0" as const), createdAt: String(createdAt), fields };
+  };
+
+  return {
+    keys: {
+      findByDigest: (digest) => guarded("findByDigest", () => readKey(digest)),
+      create: (key) =>
+        guarded("create", async () => ((await client.putKey(keys.prefix, putKey("create", key, false))) ? readKey(key.digest) : undefined)),
+      list: (organizationId) =>
+        guarded("list", async () => {
+          const keyIds = await client.sMembers(keys.organizationKeys(organizationId));
+          if (keyIds.length === 0) return [];
+          const digests = await client.mGet(keyIds.map((keyId) => keys.keyDigest(keyId)));
+          const records = await Promise.all(digests.map((digest) => (digest === null ? undefined : readKey(digest))));
+          return records
+            .filter((record, index): record is KeyRecord => record?.keyId === keyIds[index] && record.organizationId === organizationId)
+            .sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId));
+        }),
+      setDisabled: (keyId, disabled) =>
+        guarded("setDisabled", async () => {
+          const fields = await client.setDisabled(keys.prefix, { keyId, disabled: disabled ? "1" : "0" });
+          return fields === null ? undefined : keyFromHash(hashOf(fields));
+        }),
+    },
+
+    credits: {
+      topUp: (organizationId, nanos) => guarded("topUp", async () => BigInt(await client.topUp(keys.balance(organizationId), nanos.toString()))),
+      balance: (organizationId) => guarded("balance", async () => BigInt((await client.get(keys.balance(organizationId))) ?? "0")),
+    },
+
+    admission: {
+      admit: (request) =>
+        guarded("admit", async () => {
+          const { now, charge } = request;
+          const windowStart = minuteStart(now);
+          const reply = await client.admit(keys.prefix, {
+            digest: request.keyDigest,
+            requestId: request.requestId,
+            modelIds: request.modelIds,
+            minuteStart: String(windowStart),
+            day: utcDay(now),
+            // Expiry is relative: the injected clock need not agree with Redis's.
+            windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - now),
+            freeTtlMs: String(nextUtcMidnight(now) + FREE_KEPT_AFTER_MIDNIGHT_MS - now),
+            requestTtlMs: String(ADMITTED_REQUEST_KEPT_MS),
+            charge:
+              charge.kind === "credits"
+                ? { kind: "credits", holdNanos: charge.holdNanos.toString() }
+                : { kind: "free", candidates: charge.candidates.map(({ modelId, dailyQuota }) => ({ modelId, dailyQuota })), pick: charge.pick },
+          });
+          return admissionOf(reply, windowStart + MINUTE_MS);
+        }),
+      settle: (settlement) =>
+        guarded("settle", async () => {
+          const windowStart = minuteStart(settlement.now);
+          await client.settle(keys.prefix, {
+            requestId: settlement.requestId,
+            chargeNanos: settlement.chargeNanos.toString(),
+            tokens: String(settlement.tokens),
+            refundFreeQuota: settlement.refundFreeQuota,
+            minuteStart: String(windowStart),
+            windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - settlement.now),
+          });
+        }),
+    },
+
+    usage: {
+      append: (records) =>
+        guarded("usage append", async () => {
+          if (records.length === 0) return;
+          // One transaction for the batch: records, then each organisation's list, trimmed.
+          const batch = client.multi();
+          const organizations = new Set<string>();
+          for (const record of records) {
+            batch.set(keys.usageRecord(record.id), JSON.stringify(record), { expiration: { type: "EX", value: USAGE_RECORD_KEPT_SECONDS } });
+            batch.lPush(keys.usageList(record.organizationId), record.id);
+            organizations.add(record.organizationId);
+          }
+          for (const organizationId of organizations) batch.lTrim(keys.usageList(organizationId), 0, USAGE_RECORDS_KEPT - 1);
+          await batch.exec();
+        }),
+      get: (organizationId, id) =>
+        guarded("usage get", async () => {
+          const json = await client.get(keys.usageRecord(id));
+          const record = json === null ? undefined : (JSON.parse(json) as UsageRecord);
+          return record?.organizationId === organizationId ? record : undefined;
+        }),
+      list: (organizationId, limit) =>
+        guarded("usage list", async () => {
+          if (limit <= 0) return [];
+          const ids = await client.lRange(keys.usageList(organizationId), 0, limit - 1);
+          if (ids.length === 0) return [];
+          // Records expire after 30 days; their ids may outlive them in the list.
+          const jsons = await client.mGet(ids.map((id) => keys.usageRecord(id)));
+          return jsons
+            .filter((json): json is string => json !== null)
+            .map((json) => JSON.parse(json) as UsageRecord)
+            .filter((record) => record.organizationId === organizationId);
+        }),
+    },
+
+    seed: (organizations) =>
+      guarded("seed", async () => {
+        for (const organization of organizations) {
+          // One transaction per organisation: limits, starting balance (once), keys.
+          const batch = client.multi();
+          const limitsName = keys.organizationLimits(organization.organizationId);
+          batch.del(limitsName);
+          const limits: Record<string, string> = {};
+          if (organization.rpm !== undefined) limits.rpm = String(organization.rpm);
+          if (organization.tpm !== undefined) limits.tpm = String(organization.tpm);
+          if (Object.keys(limits).length > 0) batch.hSet(limitsName, limits);
+          batch.set(keys.balance(organization.organizationId), organization.initialCreditsNanos.toString(), { condition: "NX" });
+          for (const key of organization.keys) batch.putKey(keys.prefix, putKey("seed", key, key.disabled));
+          await batch.exec();
+        }
+      }),
+
+    close: async () => {
+      if (!client.isOpen) return;
+      // Pending commands finish when connected; when not, there is nothing to wait for.
+      if (client.isReady) await client.close();
+      else client.destroy();
+    },
+  };
+}
+
+function hashOf(fields: string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i < fields.length; i += 2) hash[fields[i]] = fields[i + 1];
+  return hash;
+}
+
+function keyFromHash(hash: Record<string, string>): KeyRecord {
+  return {
+    keyId: hash.keyId,
+    organizationId: hash.organizationId,
+    name: hash.name,
+    disabled: hash.disabled === "1",
+    ...(hash.rpm !== undefined && { rpm: Number(hash.rpm) }),
+    ...(hash.tpm !== undefined && { tpm: Number(hash.tpm) }),
+    allowedModels: JSON.parse(hash.allowedModels) as string[],
+    createdAt: Number(hash.createdAt),
+  };
+}
+
+function admissionOf(reply: AdmitReply, resetAt: number): Admission {
+  if (!reply.admitted) {
+    const refusal = reply.refusal;
+    const converted: Refusal =
+      refusal.reason === "rate_limited"
+        ? { ...refusal, resetAt }
+        : refusal.reason === "insufficient_credits"
+          ? { reason: refusal.reason, balanceNanos: BigInt(refusal.balanceNanos), neededNanos: BigInt(refusal.neededNanos) }
+          : refusal;
+    return { admitted: false, refusal: converted };
+  }
+  return {
+    admitted: true,
+    value: { key: keyFromHash(hashOf(reply.key)), rateLimit: snapshotOf(reply.windows, resetAt), ...(reply.free && { free: reply.free }) },
+  };
+}
+
+/** The tighter window per unit (fewer remaining; the key's on a tie), this request counted. */
+function snapshotOf(windows: ScriptWindow[], resetAt: number): RateLimitSnapshot {
+  const snapshot: RateLimitSnapshot = {};
+  const tighter = (current: WindowState | undefined, next: WindowState) => (!current || next.remaining < current.remaining ? next : current);
+  for (const { requests, tokens, rpm, tpm } of windows) {
+    if (rpm !== undefined) snapshot.requests = tighter(snapshot.requests, { limit: rpm, remaining: Math.max(0, rpm - requests), resetAt });
+    if (tpm !== undefined) snapshot.tokens = tighter(snapshot.tokens, { limit: tpm, remaining: Math.max(0, tpm - tokens), resetAt });
+  }
+  return snapshot;
+}

@@ -1,0 +1,109 @@
+// A private redis-server for tests: an ephemeral port, nothing persisted, and
+// stop()/start() on the same port so a test can take Redis away mid-run.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+
+export interface RedisServer {
+  /** redis://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  /** Shuts the server down (its data is lost) and waits for the process to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and waits until it answers. */
+  start(): Promise<void>;
+}
+
+const STARTUP_POLLS = 100;
+const POLL_INTERVAL_MS = 50;
+const EXIT_WAIT_MS = 5_000;
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  // A directory of its own, so nothing can land in the working tree.
+  const directory = await mkdtemp(join(tmpdir(), "redis-test-"));
+  let running: ChildProcess | undefined;
+  let output = "";
+
+  const start = async () => {
+    if (running) return;
+    output = "";
+    await mkdir(directory, { recursive: true });
+    const child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    running = child;
+    child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+    child.stderr?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+    let failure: Error | undefined;
+    child.once("error", (error) => {
+      failure = error;
+      if (running === child) running = undefined;
+    });
+    child.once("exit", () => {
+      if (running === child) running = undefined;
+    });
+    for (let poll = 0; poll < STARTUP_POLLS; poll++) {
+      if (failure) throw new Error(`cannot run redis-server: ${failure.message}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${output}`);
+      if (await answersPing(port)) return;
+      await delay(POLL_INTERVAL_MS);
+    }
+    child.kill("SIGKILL");
+    throw new Error(`redis-server did not answer PING on port ${port}:\n${output}`);
+  };
+
+  const stop = async () => {
+    const child = running;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), EXIT_WAIT_MS);
+    await exited;
+    clearTimeout(timer);
+    await rm(directory, { recursive: true, force: true });
+  };
+
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+  };
+}
+
+/** A port nobody listens on right now: bind port 0, read it, release it. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** One PING over a raw connection; false on refusal, error or silence. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let reply = "";
+    const finish = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1_000, () => finish(false));
+    socket.on("error", () => finish(false));
+    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes("\r\n")) finish(reply.startsWith("+PONG"));
+    });
+  });
+}
