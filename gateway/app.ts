@@ -8,9 +8,10 @@ import { pino } from "pino";
 import { Code, ConnectError, routerError } from "../core/errors.ts";
 import { newServiceId } from "../core/ids.ts";
 import type { CoreClient } from "./core-client.ts";
-import { errorBody, toPublicError } from "./errors/http-status.ts";
+import { errorBody, errorHeaders, toPublicError } from "./errors/http-status.ts";
 import { registerCatalogueRoutes } from "./formats/catalogue/routes.ts";
 import { registerChatCompletionRoutes } from "./formats/chat-completions/routes.ts";
+import { registerGenerationRoutes } from "./formats/generation/routes.ts";
 
 export interface AppDeps {
   core: CoreClient;
@@ -44,7 +45,7 @@ export function createApp(deps: AppDeps): Koa {
       const publicError = toPublicError(asRouterError(error));
       ctx.status = publicError.status;
       ctx.body = errorBody(publicError);
-      if (publicError.retryAfterSeconds > 0) ctx.set("retry-after", String(publicError.retryAfterSeconds));
+      ctx.set(errorHeaders(publicError));
       if (publicError.status >= 500) logger.error({ err: error, requestId: ctx.state.requestId }, "request failed");
     }
     if (ctx.state.streamError) logger.warn({ err: ctx.state.streamError, requestId: ctx.state.requestId }, "stream failed after commit");
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router();
   registerCatalogueRoutes(router, deps.core);
   registerChatCompletionRoutes(router, deps.core);
+  registerGenerationRoutes(router, deps.core);
   app.use(router.routes());
   return app;
 }

@@ -28,12 +28,29 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
   return { start: step.value.event.value, first: step.value, rest, signal: controller.signal };
 }
 
-/** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened) and warnings. */
+/** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened), warnings and rate-limit windows. */
 export function routingHeaders(start: ResponseStart): Record<string, string> {
   const headers: Record<string, string> = {
     "x-router-provider": start.provider,
     "x-router-trace": start.attempts.map((a) => `${a.modelId}@${a.provider};${a.outcome}${a.reason ? `;${a.reason}` : ""}`).join(", "),
   };
   if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.join("; ");
+  const now = Number(start.created) * 1000;
+  if (start.requestsWindow) Object.assign(headers, rateLimitHeaders("requests", start.requestsWindow, now));
+  if (start.tokensWindow) Object.assign(headers, rateLimitHeaders("tokens", start.tokensWindow, now));
   return headers;
+}
+
+/**
+ * OpenAI's rate-limit headers (decisions.md), so OpenAI-style clients can pace
+ * themselves: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, the reset
+ * as a duration ("12s").
+ */
+export function rateLimitHeaders(unit: "requests" | "tokens", window: { limit: number; remaining: number; resetAtMs: bigint }, nowMs: number) {
+  const seconds = Math.max(0, Math.ceil((Number(window.resetAtMs) - nowMs) / 1000));
+  return {
+    [`x-ratelimit-limit-${unit}`]: String(window.limit),
+    [`x-ratelimit-remaining-${unit}`]: String(window.remaining),
+    [`x-ratelimit-reset-${unit}`]: `${seconds}s`,
+  };
 }

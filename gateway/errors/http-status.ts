@@ -29,6 +29,7 @@ const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {
   [Code.FailedPrecondition]: { status: 400, type: "invalid_request_error" },
   [Code.OutOfRange]: { status: 400, type: "invalid_request_error" },
   [Code.Unauthenticated]: { status: 401, type: "invalid_request_error" },
+  [Code.AlreadyExists]: { status: 409, type: "invalid_request_error" },
   [Code.PermissionDenied]: { status: 403, type: "permission_error" },
   [Code.NotFound]: { status: 404, type: "invalid_request_error" },
   [Code.ResourceExhausted]: { status: 429, type: "rate_limit_error" },
@@ -55,10 +56,44 @@ export function toPublicError(error: unknown): PublicError {
   };
 }
 
+/** Error metadata the spec puts at the top level of the body, beside `error`. */
+const TOP_LEVEL_FIELDS: Record<string, readonly string[]> = {
+  free_quota_exhausted: ["quota_limit", "quota_used", "reset_at"],
+};
+
 /** The spec's error body; only 429 bodies carry `status` (decisions.md). */
-export function errorBody(error: PublicError): { error: JsonObject } {
+export function errorBody(error: PublicError): { error: JsonObject } & JsonObject {
   const body: JsonObject = { message: error.message, type: error.type, param: error.param, code: error.code };
   if (error.status === 429) body.status = 429;
-  if (error.metadata) body.metadata = error.metadata;
-  return { error: body };
+  const lifted = TOP_LEVEL_FIELDS[error.code] ?? [];
+  const topLevel: JsonObject = {};
+  const metadata: JsonObject = {};
+  for (const [field, value] of Object.entries(error.metadata ?? {})) {
+    if (lifted.includes(field)) topLevel[field] = value;
+    else metadata[field] = value;
+  }
+  if (Object.keys(metadata).length > 0) body.metadata = metadata;
+  return { error: body, ...topLevel };
+}
+
+/** Headers an error answer carries: Retry-After, the routing trace, and the exceeded rate-limit window. */
+export function errorHeaders(error: PublicError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds > 0) headers["retry-after"] = String(error.retryAfterSeconds);
+  const attempts = error.metadata?.attempts;
+  if (Array.isArray(attempts) && attempts.length > 0) {
+    headers["x-router-trace"] = attempts
+      .map((entry) => {
+        const { model, provider, outcome, reason } = entry as Record<string, string>;
+        return `${model}@${provider};${outcome}${reason ? `;${reason}` : ""}`;
+      })
+      .join(", ");
+  }
+  if (error.code === "rate_limit_exceeded" && error.metadata) {
+    const unit = error.metadata.unit === "tokens" ? "tokens" : "requests";
+    headers[`x-ratelimit-limit-${unit}`] = String(error.metadata.limit);
+    headers[`x-ratelimit-remaining-${unit}`] = "0";
+    headers[`x-ratelimit-reset-${unit}`] = `${error.retryAfterSeconds}s`;
+  }
+  return headers;
 }

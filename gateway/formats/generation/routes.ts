@@ -1,0 +1,41 @@
+// GET /api/v1/generation?id=<chat id>: the usage record of one earlier request,
+// to a key of the organisation that made it (the shape OpenRouter clients read:
+// `{data: {...}}`).
+import type Router from "@koa/router";
+import { invalidParameter } from "../../../core/errors.ts";
+import type { Generation } from "../../../gen/router/v1/inference_pb.js";
+import type { CoreClient } from "../../core-client.ts";
+import { bearerKey } from "../../credentials.ts";
+import { exactNumber } from "../../json.ts";
+
+export function registerGenerationRoutes(router: Router, core: CoreClient) {
+  router.get("/api/v1/generation", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const id = ctx.query.id;
+    if (typeof id !== "string" || id === "") throw invalidParameter("id", "Query parameter id (the chat id) is required, once.");
+    const { generation } = await core.inference.getGeneration({ caller: { apiKey }, id });
+    ctx.body = { data: encodeGeneration(generation!) };
+  });
+}
+
+function encodeGeneration(generation: Generation) {
+  return {
+    id: generation.id,
+    model: generation.model,
+    provider_name: generation.provider || null,
+    created_at: new Date(Number(generation.createdAtMs)).toISOString(),
+    tokens_prompt: generation.promptTokens,
+    tokens_completion: generation.completionTokens,
+    tokens_reasoning: generation.reasoningTokens,
+    tokens_cached: generation.cachedTokens,
+    tokens_cache_write: generation.cacheWriteTokens,
+    total_cost: exactNumber(generation.cost),
+    latency_ms: generation.latencyMs,
+    outcome: generation.outcome,
+    is_free: generation.free,
+    streamed: generation.streamed,
+    request_tags: generation.requestTags,
+    api_key_id: generation.keyId,
+    organization_id: generation.organizationId,
+  };
+}
