@@ -29,7 +29,8 @@ interface AdmittedRequest {
   organizationId: string;
   keyId: string;
   holdNanos: bigint;
-  free?: { counter: string };
+  /** The quota unit taken: given back to the day it was taken from. */
+  free?: { counter: string; day: string };
 }
 
 export function createMemoryAccountStores(): AccountStores {
@@ -57,7 +58,12 @@ export function createMemoryAccountStores(): AccountStores {
     const entry = freeUsed.get(counter);
     return entry && entry.day === day ? entry.used : 0;
   };
-  const addFree = (counter: string, day: string, delta: number) => freeUsed.set(counter, { day, used: Math.max(0, freeCountOf(counter, day) + delta) });
+  const addFree = (counter: string, day: string, delta: number) => {
+    const entry = freeUsed.get(counter);
+    // A unit given back to a day already over changes nothing: that day's count is gone.
+    if (delta < 0 && entry?.day !== day) return;
+    freeUsed.set(counter, { day, used: Math.max(0, freeCountOf(counter, day) + delta) });
+  };
 
   const createKey = (key: NewKey): KeyRecord | undefined => {
     if (digestByKeyId.has(key.keyId)) return undefined;
@@ -111,7 +117,7 @@ export function createMemoryAccountStores(): AccountStores {
       }
       const chosen = eligible[Math.min(eligible.length - 1, Math.floor(charge.pick * eligible.length))];
       addFree(chosen.counter, day, 1);
-      admitted.free = { counter: chosen.counter };
+      admitted.free = { counter: chosen.counter, day };
       free = { modelId: chosen.modelId, limit: chosen.dailyQuota, used: chosen.used + 1 };
     }
     for (const { window } of scopes) window.requests++;
@@ -131,7 +137,7 @@ export function createMemoryAccountStores(): AccountStores {
       const extra = settlement.chargeNanos - admitted.holdNanos;
       balances.set(admitted.organizationId, balance - (extra < balance ? extra : balance > 0n ? balance : 0n));
     }
-    if (settlement.refundFreeQuota && admitted.free) addFree(admitted.free.counter, utcDay(settlement.now), -1);
+    if (settlement.refundFreeQuota && admitted.free) addFree(admitted.free.counter, admitted.free.day, -1);
     windowOf(`key:${admitted.keyId}`, settlement.now).tokens += settlement.tokens;
     windowOf(`org:${admitted.organizationId}`, settlement.now).tokens += settlement.tokens;
   }
@@ -177,7 +183,7 @@ export function createMemoryAccountStores(): AccountStores {
         const record = usageById.get(id);
         return record?.organizationId === organizationId ? record : undefined;
       },
-      list: async (organizationId, limit) => (usageByOrg.get(organizationId) ?? []).slice(-limit).reverse(),
+      list: async (organizationId, limit) => (limit > 0 ? (usageByOrg.get(organizationId) ?? []).slice(-limit).reverse() : []),
     },
     seed: async (seeds) => {
       for (const seed of seeds) {
