@@ -130,6 +130,10 @@ function convertTools(request: GenerateRequest): JsonObject {
       out.tool_choice = { type: "tool", name: choice.name };
       break;
   }
+  if (request.parallelToolCalls === false && choice?.mode !== ToolChoice_Mode.NONE) {
+    // Anthropic says it on the tool choice: at most one tool call per turn.
+    out.tool_choice = { ...((out.tool_choice as JsonObject | undefined) ?? { type: "auto" }), disable_parallel_tool_use: true };
+  }
   return out;
 }
 

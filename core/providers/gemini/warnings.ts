@@ -13,6 +13,7 @@ export function geminiWarnings(call: UpstreamCall): string[] {
 
   if (request.sampling?.repetitionPenalty !== undefined) ignored("repetition_penalty");
   if (request.tools.some((tool) => tool.strict)) ignored("strict tool schemas", true);
+  if (request.tools.length > 0 && request.parallelToolCalls === false) ignored("parallel_tool_calls: false");
 
   const reasoning = request.reasoning;
   const hasLevel = reasoning?.effort && route.reasoning_effort_map?.[reasoning.effort as keyof typeof route.reasoning_effort_map];

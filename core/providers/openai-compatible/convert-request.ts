@@ -51,6 +51,8 @@ export function convertRequest(call: UpstreamCall): JsonObject {
   }
   const toolChoice = convertToolChoice(request);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  // Only the non-default is sent: some vendors' models refuse the field altogether.
+  if (request.tools.length > 0 && request.parallelToolCalls === false) body.parallel_tool_calls = false;
   const responseFormat = convertResponseFormat(request);
   if (responseFormat) body.response_format = responseFormat;
   Object.assign(body, convertReasoning(call));

@@ -45,6 +45,7 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       sampling: toSampling(parsed),
       tools: (parsed.tools ?? []).map(toTool),
       toolChoice: toToolChoice(parsed.tool_choice),
+      parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: toResponseFormat(parsed.response_format),
       reasoning: toReasoning(parsed.reasoning),
       provider: toProvider(parsed.provider),

@@ -212,6 +212,7 @@ export const chatRequestSchema = z
     provider: providerSchema.optional(),
     tools: z.array(toolSchema).optional(),
     tool_choice: toolChoiceSchema.optional(),
+    parallel_tool_calls: z.boolean().optional(),
     response_format: responseFormatSchema.optional(),
     reasoning: reasoningSchema.optional(),
     cache: cacheSchema.optional(),

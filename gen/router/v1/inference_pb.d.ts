@@ -289,6 +289,13 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * @generated from field: bool stream = 17;
    */
   stream: boolean;
+
+  /**
+   * Whether the model may call several tools in one turn; unset: the provider's default (yes).
+   *
+   * @generated from field: optional bool parallel_tool_calls = 18;
+   */
+  parallelToolCalls?: boolean | undefined;
 };
 
 /**

@@ -123,6 +123,20 @@ describe("Anthropic request conversion", () => {
     expect(body.tool_choice).toEqual(expected);
   });
 
+  it.each([
+    [undefined, { type: "auto" }],
+    [ToolChoice_Mode.REQUIRED, { type: "any", disable_parallel_tool_use: true }],
+    [ToolChoice_Mode.NONE, { type: "none" }],
+  ])("parallel_tool_calls false with tool_choice %s becomes disable_parallel_tool_use", (mode, expected) => {
+    const toolChoice = mode === undefined ? undefined : { mode };
+    const body = convertRequest(call({ messages: [user(text("x"))], tools: [{ name: "w" }], toolChoice, parallelToolCalls: false }));
+    expect(body.tool_choice).toEqual(mode === undefined ? { ...expected, disable_parallel_tool_use: true } : expected);
+    // The default (parallel calls allowed) needs no field.
+    expect(convertRequest(call({ messages: [user(text("x"))], tools: [{ name: "w" }], toolChoice, parallelToolCalls: true })).tool_choice ?? {}).not.toHaveProperty(
+      "disable_parallel_tool_use",
+    );
+  });
+
   it("thinks on a budget, and then drops temperature and top_k (named in warnings)", () => {
     const request = { messages: [user(text("x"))], sampling: { maxTokens: 4096, temperature: 0.2, topK: 5, topP: 0.99, stop: ["END"] }, reasoning: { maxTokens: 2048 } };
     const upstreamCall = call(request);

@@ -326,6 +326,7 @@ describe("warningsFor", () => {
           ],
           sampling: { repetitionPenalty: 1.2 },
           tools: [{ name: "weather", strict: true }],
+          parallelToolCalls: false,
           media: { audioPrompt: "calm", durationSeconds: 5, aspectRatio: "1:1" },
           reasoning: { enabled: false },
         },
@@ -335,6 +336,7 @@ describe("warningsFor", () => {
     expect(warnings).toEqual([
       "repetition_penalty is not supported by the Gemini protocol and was ignored",
       "strict tool schemas are not supported by the Gemini protocol and were ignored",
+      "parallel_tool_calls: false is not supported by the Gemini protocol and was ignored",
       "reasoning cannot be turned off on gemini-2.5-pro; its lowest thinking budget (128) was used",
       "message author names are not supported by the Gemini protocol and were ignored",
       "non-text content of system messages is not supported by the Gemini protocol and was left out",

@@ -64,6 +64,17 @@ function callOf(quirks: Record<string, string>, request: MessageInitShape<typeof
   return { ...call, request: create(GenerateRequestSchema, request) };
 }
 
+describe("OpenAI-compatible parallel_tool_calls", () => {
+  const request = (parallelToolCalls: boolean | undefined, tools = [{ name: "get_weather" }]) =>
+    convertRequest(callOf({}, { messages: [{ role: Role.USER, content: [text("Weather?")] }], tools, parallelToolCalls }));
+  it("sends false with tools, and nothing for the default or without tools", () => {
+    expect(request(false).parallel_tool_calls).toBe(false);
+    expect(request(true)).not.toHaveProperty("parallel_tool_calls");
+    expect(request(undefined)).not.toHaveProperty("parallel_tool_calls");
+    expect(request(false, [])).not.toHaveProperty("parallel_tool_calls");
+  });
+});
+
 describe("OpenAI-compatible tool_choice", () => {
   it.each([
     [ToolChoice_Mode.AUTO, "", "auto"],

@@ -33,6 +33,8 @@ const rows: Array<[string, Record<string, unknown>, string]> = [
   ["models of strings", { models: ["a/b", "c/d:free"] }, "ok"],
   ["models with a number", { models: ["a/b", 1] }, "models[1]"],
   ["request_tags of strings", { request_tags: ["x"] }, "ok"],
+  ["parallel_tool_calls false", { parallel_tool_calls: false }, "ok"],
+  ["parallel_tool_calls not a boolean", { parallel_tool_calls: "no" }, "parallel_tool_calls"],
   ["request_tags not an array", { request_tags: "x" }, "request_tags"],
 
   ["messages missing", { messages: undefined }, "messages"],
