@@ -124,7 +124,8 @@ function capabilityMissing(skipped: SkippedRoute[]) {
   const details = [...byModel].map(([modelId, description]) => `${modelId} lacks ${description}`).join("; ");
   return routerError(Code.InvalidArgument, "capability_not_supported", `No provider can serve this request: ${details}.`, {
     param: first.param,
-    metadata: { missing: first.reason },
+    // The skipped routes, as the routing trace of an answer would list them.
+    metadata: { missing: first.reason, attempts: skipped.map((s) => ({ model: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason })) },
   });
 }
 

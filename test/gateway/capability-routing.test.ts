@@ -26,6 +26,8 @@ describe("capability-aware routing", () => {
     const { error } = await json(response);
     expect(error).toMatchObject({ code: "capability_not_supported", type: "invalid_request_error", param, metadata: { missing } });
     expect(error.message).toMatch(words);
+    // The routing trace names the skipped routes on the error answer too.
+    expect(response.headers.get("x-router-trace")).toContain(`;skipped;${missing}`);
     expect(stack.upstream.requests.length).toBe(before);
   }
 

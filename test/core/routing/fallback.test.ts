@@ -131,6 +131,7 @@ describe("provider preferences", () => {
     expect(body.error.type).toBe("api_error");
     expect(body.error).not.toHaveProperty("status");
     expect(body.error.metadata.attempts).toEqual([{ model: "test/fail-503", provider: "cheap", outcome: "error", reason: "http_503" }]);
+    expect(response.headers.get("x-router-trace")).toBe("test/fail-503@cheap;error;http_503");
     expect(upstreamCalls()).toEqual(["fail-503 Bearer cheap-secret"]);
   });
 });
