@@ -26,6 +26,7 @@ interface PriceEntry {
   output_cost_per_token?: number;
   cache_read_input_token_cost?: number;
   cache_creation_input_token_cost?: number;
+  cache_creation_input_token_cost_above_1hr?: number;
   search_context_cost_per_query?: { search_context_size_low?: number; search_context_size_medium?: number; search_context_size_high?: number };
   max_input_tokens?: number;
   max_output_tokens?: number;
@@ -200,6 +201,7 @@ function toModel(key: string, entry: PriceEntry) {
     completion: exactDecimal(entry.output_cost_per_token!),
     input_cache_read: optionalDecimal(entry.cache_read_input_token_cost),
     input_cache_write: optionalDecimal(entry.cache_creation_input_token_cost),
+    input_cache_write_1h: optionalDecimal(entry.cache_creation_input_token_cost_above_1hr),
     web_search_per_1000_requests_low: optionalDecimal(search?.search_context_size_low, 3),
     web_search_per_1000_requests_medium: optionalDecimal(search?.search_context_size_medium, 3),
     web_search_per_1000_requests_high: optionalDecimal(search?.search_context_size_high, 3),

@@ -20,7 +20,7 @@ export function holdFor(attempts: Attempt[]): Money {
     const { prices, contextLength, maxCompletionTokens } = attempt.route;
     const completion = attempt.request.sampling?.maxTokens ?? maxCompletionTokens;
     const prompt = Math.min(promptTokensAtMost(attempt.request), contextLength);
-    const promptPrice = prices.inputCacheWrite > prices.prompt ? prices.inputCacheWrite : prices.prompt;
+    const promptPrice = [prices.inputCacheWrite, prices.inputCacheWrite1h].reduce((dearest, price) => (price > dearest ? price : dearest), prices.prompt);
     const cost = BigInt(prompt) * promptPrice + BigInt(completion) * prices.completion + prices.request;
     if (cost > dearest) dearest = cost;
   }

@@ -40,6 +40,8 @@ export interface TokenUsage {
   inputTokens: number;
   cachedInputTokens: number;
   cacheWriteTokens: number;
+  /** The share of cacheWriteTokens written to be kept an hour (priced apart). */
+  cacheWrite1hTokens?: number;
   /** Completion tokens, reasoning included. */
   outputTokens: number;
   reasoningTokens: number;

@@ -5,6 +5,7 @@ import { ConfigError, loadConfigFile, parseConfig } from "../../core/config/load
 import { costOf, type TokenPrices } from "../../core/billing/cost.ts";
 import { formatMoney, parseMoney } from "../../core/billing/money.ts";
 import type { TokenUsage } from "../../core/providers/types.ts";
+import { createCatalogue } from "../../core/catalogue/catalogue.ts";
 
 /** A small valid configuration; each test breaks one thing in a copy. */
 function validConfig() {
@@ -202,6 +203,7 @@ describe("costOf", () => {
     request: parseMoney(p.request ?? "0"),
     inputCacheRead: parseMoney(p.inputCacheRead ?? "0"),
     inputCacheWrite: parseMoney(p.inputCacheWrite ?? "0"),
+    inputCacheWrite1h: parseMoney(p.inputCacheWrite1h ?? "0"),
   });
 
   it("charges 1,000,000 prompt tokens at 0.0000025 exactly 2.5", () => {
@@ -219,6 +221,34 @@ describe("costOf", () => {
     );
     // 500 uncached * 0.000003 + 400 * 0.0000003 + 100 * 0.00000375 = 0.0015 + 0.00012 + 0.000375
     expect(formatMoney(cost)).toBe("0.001995");
+  });
+
+  it("charges cache writes kept an hour at their own rate, the rest of the writes at the 5-minute rate", () => {
+    const cost = costOf(
+      usage({ inputTokens: 300, cacheWriteTokens: 300, cacheWrite1hTokens: 100 }),
+      prices({ prompt: "0.000003", inputCacheWrite: "0.00000375", inputCacheWrite1h: "0.000006" }),
+    );
+    // 200 * 0.00000375 + 100 * 0.000006 = 0.00075 + 0.0006
+    expect(formatMoney(cost)).toBe("0.00135");
+  });
+
+  it("defaults the 1-hour write price to twice the prompt price (Anthropic's rate)", () => {
+    const catalogue = createCatalogue(
+      parseConfig(
+        JSON.stringify({
+          providers: [{ id: "simulator", label: "Simulator", protocol: "simulator" }],
+          models: [
+            {
+              id: "a/b", name: "b", created: 1, creator: "a", context_length: 10, max_completion_tokens: 10,
+              input_modalities: ["text"], output_modalities: ["text"], supported_parameters: [],
+              providers: [{ provider: "simulator", provider_model_id: "echo", pricing: { prompt: "0.000003", completion: "0" } }],
+            },
+          ],
+        }),
+      ),
+      {},
+    );
+    expect(formatMoney(catalogue.get("a/b")!.routes[0].prices.inputCacheWrite1h)).toBe("0.000006");
   });
 
   it("counts reasoning tokens as completion tokens (once, not twice)", () => {

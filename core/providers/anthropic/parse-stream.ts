@@ -14,6 +14,8 @@ const usageSchema = z.looseObject({
   output_tokens: count,
   cache_creation_input_tokens: count,
   cache_read_input_tokens: count,
+  // The split of cache_creation_input_tokens by time to live.
+  cache_creation: z.looseObject({ ephemeral_1h_input_tokens: count }).nullish(),
   // The reasoning share of output_tokens (not added to it); absent from older answers.
   output_tokens_details: z.looseObject({ thinking_tokens: count }).nullish(),
 });
@@ -65,7 +67,7 @@ export const eventSchema = z.discriminatedUnion("type", [
 export type AnthropicEvent = z.infer<typeof eventSchema>;
 type Block = z.infer<typeof blockSchema>;
 type Usage = z.infer<typeof usageSchema>;
-type Counts = Record<"input_tokens" | "output_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "thinking_tokens", number>;
+type Counts = Record<"input_tokens" | "output_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "cache_creation_1h" | "thinking_tokens", number>;
 
 export type EventTranslator = Translator<AnthropicEvent>;
 
@@ -81,7 +83,7 @@ export function createEventTranslator(): EventTranslator {
   // Anthropic's block index -> ours (skipped kinds leave no gap in ours).
   const indexes = new Map<number, number>();
   let nextIndex = 0;
-  const usage: Counts = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, thinking_tokens: 0 };
+  const usage: Counts = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation_1h: 0, thinking_tokens: 0 };
   let sawUsage = false;
   let stopReason: string | undefined;
   let stopped = false;
@@ -94,6 +96,8 @@ export function createEventTranslator(): EventTranslator {
       const value = reported[key];
       if (typeof value === "number") usage[key] = value;
     }
+    const written1h = reported.cache_creation?.ephemeral_1h_input_tokens;
+    if (typeof written1h === "number") usage.cache_creation_1h = written1h;
     const thinking = reported.output_tokens_details?.thinking_tokens;
     if (typeof thinking === "number") usage.thinking_tokens = thinking;
   };
@@ -186,10 +190,12 @@ export function createEventTranslator(): EventTranslator {
  * `output_tokens_details.thinking_tokens` says how many (0 when not reported).
  */
 function tokenUsage(usage: Counts): TokenUsage {
+  const written1h = Math.min(usage.cache_creation_1h, usage.cache_creation_input_tokens);
   return {
     inputTokens: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
     cachedInputTokens: usage.cache_read_input_tokens,
     cacheWriteTokens: usage.cache_creation_input_tokens,
+    ...(written1h > 0 && { cacheWrite1hTokens: written1h }),
     outputTokens: usage.output_tokens,
     reasoningTokens: Math.min(usage.thinking_tokens, usage.output_tokens),
   };

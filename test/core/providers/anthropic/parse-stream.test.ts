@@ -111,6 +111,14 @@ describe("Anthropic stream translation", () => {
     expect(json.end()[0]).toMatchObject({ usage: { outputTokens: 7, reasoningTokens: 4 } });
   });
 
+  it("reports the 1-hour share of cache writes (usage.cache_creation), priced apart", () => {
+    const usage = { input_tokens: 10, cache_creation_input_tokens: 300, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 100 }, output_tokens: 1 };
+    const message = messageSchema.parse({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage });
+    const json = createEventTranslator();
+    json.translate(messageAsEvent(message));
+    expect(json.end()[0]).toEqual({ type: "usage", usage: { inputTokens: 310, cachedInputTokens: 0, cacheWriteTokens: 300, cacheWrite1hTokens: 100, outputTokens: 1, reasoningTokens: 0 } });
+  });
+
   it("keeps reasoning tokens at 0 when output_tokens_details is absent or null", () => {
     const { translator } = translateAll([STREAM[0], { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9, output_tokens_details: null } }, { type: "message_stop" }]);
     expect(translator.end()[0]).toMatchObject({ usage: { outputTokens: 9, reasoningTokens: 0 } });
