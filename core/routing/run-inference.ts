@@ -192,7 +192,7 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
   return { attempt, tokens, cost };
 }
 
-const callerWentAway = () => new ConnectError("the caller went away", Code.Canceled);
+const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
 
 function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" | "annotation" }>): GenerateResponse {
   switch (event.type) {
