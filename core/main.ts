@@ -1,10 +1,9 @@
 // `npm run start:core`: the core alone, serving Connect, gRPC and gRPC-Web on GRPC_PORT.
-import { createCore } from "./create-core.ts";
 import { createCoreServer } from "./server.ts";
-import { closeOnSignals, startup } from "./startup.ts";
+import { closeOnSignals, createCoreOrExit, startup } from "./startup.ts";
 
 const { config, env, host, grpcPort, logger } = startup();
-const core = await createCore({ config, env, logger });
+const core = await createCoreOrExit({ config, env, logger });
 const server = await createCoreServer(core, { host, port: grpcPort });
 logger.info({ url: server.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
 closeOnSignals(async () => {

@@ -4,6 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile } from "./config/load.ts";
+import { StoreUnavailableError } from "./accounts/store-errors.ts";
+import { createCore, type Core, type CoreDeps } from "./create-core.ts";
 import type { RouterConfig } from "./config/schema.ts";
 
 export interface Startup {
@@ -83,4 +85,15 @@ export function closeOnSignals(close: () => Promise<void>) {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** Builds the core, or exits with one clear line when its shared state (REDIS_URL) cannot be reached. */
+export async function createCoreOrExit(deps: CoreDeps): Promise<Core> {
+  try {
+    return await createCore(deps);
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    process.stderr.write(`Cannot start: the account store at REDIS_URL is unavailable (${error.message})\n`);
+    process.exit(1);
+  }
 }

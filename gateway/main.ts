@@ -3,9 +3,8 @@
 // `npm run start:gateway`: the gateway alone, reaching the core at CORE_URL.
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createCore } from "../core/create-core.ts";
 import { createCoreServer } from "../core/server.ts";
-import { closeOnSignals, startup } from "../core/startup.ts";
+import { closeOnSignals, createCoreOrExit, startup } from "../core/startup.ts";
 import { createApp } from "./app.ts";
 import { createInProcessCoreClient, createRemoteCoreClient, type CoreClient } from "./core-client.ts";
 
@@ -20,7 +19,7 @@ if (split) {
   }
   core = createRemoteCoreClient(env.CORE_URL);
 } else {
-  const local = await createCore({ config, env, logger });
+  const local = await createCoreOrExit({ config, env, logger });
   const coreServer = await createCoreServer(local, { host, port: grpcPort });
   logger.info({ url: coreServer.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
   closers.push(() => coreServer.close(), () => local.close());
