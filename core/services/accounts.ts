@@ -6,14 +6,13 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   ApiKeySchema,
-  UsageRecordSchema,
   type AccountService,
   type ApiKey,
-  type UsageRecord as UsageRecordMessage,
 } from "../../gen/router/v1/accounts_pb.js";
 import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import type { AccountStores, KeyRecord, UsageRecord } from "../accounts/store.ts";
 import { formatNanos, parseNanos } from "../accounts/ledger-units.ts";
+import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { formatMoney, parseMoney } from "../billing/money.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
@@ -107,7 +106,7 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
       const limit = request.limit === 0 ? USAGE_LIMIT_DEFAULT : request.limit;
       if (limit < 1 || limit > USAGE_LIMIT_MAX) throw invalidParameter("limit", `limit must be between 1 and ${USAGE_LIMIT_MAX}.`);
       const records = await fromStore(stores.usage.list(organizationId, limit));
-      return { records: records.map(usageToProto), totals: totalsOf(records) };
+      return { records: records.map(usageRecordToProto), totals: totalsOf(records) };
     },
   };
 }
@@ -171,28 +170,6 @@ function keyToProto(key: KeyRecord): ApiKey {
     tpm: key.tpm,
     allowedModels: key.allowedModels,
     createdAt: timestampFromMs(key.createdAt),
-  });
-}
-
-function usageToProto(record: UsageRecord): UsageRecordMessage {
-  return create(UsageRecordSchema, {
-    id: record.id,
-    organizationId: record.organizationId,
-    keyId: record.keyId,
-    model: record.model,
-    provider: record.provider,
-    promptTokens: record.promptTokens,
-    completionTokens: record.completionTokens,
-    reasoningTokens: record.reasoningTokens,
-    cachedTokens: record.cachedTokens,
-    cacheWriteTokens: record.cacheWriteTokens,
-    cost: record.cost,
-    requestTags: record.requestTags,
-    latencyMs: record.latencyMs,
-    outcome: record.outcome,
-    free: record.free,
-    streamed: record.streamed,
-    createdAt: timestampFromMs(record.createdAt),
   });
 }
 

@@ -1,8 +1,8 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { GenerationSchema, type InferenceService } from "../../gen/router/v1/inference_pb.js";
+import type { InferenceService } from "../../gen/router/v1/inference_pb.js";
 import { checkKey } from "../accounts/admit.ts";
 import { isStoreFailure, storeUnavailable } from "../accounts/refusals.ts";
+import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { Code, missingApiKey, routerError } from "../errors.ts";
 import { runInference, type InferenceDeps } from "../routing/run-inference.ts";
@@ -22,8 +22,7 @@ export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof 
       }
       // Another organisation's request is as unknown as a missing one.
       if (!record) throw routerError(Code.NotFound, "generation_not_found", `No generation ${request.id} for this organisation.`, { param: "id" });
-      const { createdAt, ...fields } = record;
-      return { generation: create(GenerationSchema, { ...fields, createdAtMs: BigInt(createdAt) }) };
+      return { generation: usageRecordToProto(record) };
     },
   };
 }

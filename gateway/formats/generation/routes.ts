@@ -3,7 +3,8 @@
 // `{data: {...}}`).
 import type Router from "@koa/router";
 import { invalidParameter } from "../../../core/errors.ts";
-import type { Generation } from "../../../gen/router/v1/inference_pb.js";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { UsageRecord } from "../../../gen/router/v1/usage_pb.js";
 import type { CoreClient } from "../../core-client.ts";
 import { bearerKey } from "../../credentials.ts";
 import { exactNumber } from "../../json.ts";
@@ -18,12 +19,12 @@ export function registerGenerationRoutes(router: Router, core: CoreClient) {
   });
 }
 
-function encodeGeneration(generation: Generation) {
+function encodeGeneration(generation: UsageRecord) {
   return {
     id: generation.id,
     model: generation.model,
     provider_name: generation.provider || null,
-    created_at: new Date(Number(generation.createdAtMs)).toISOString(),
+    created_at: generation.createdAt ? timestampDate(generation.createdAt).toISOString() : null,
     tokens_prompt: generation.promptTokens,
     tokens_completion: generation.completionTokens,
     tokens_reasoning: generation.reasoningTokens,

@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { UsageRecord } from "./usage_pb.js";
 
 /**
  * Describes the file router/v1/accounts.proto.
@@ -358,111 +359,6 @@ export declare type GetUsageResponse = Message<"router.v1.GetUsageResponse"> & {
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export declare const GetUsageResponseSchema: GenMessage<GetUsageResponse>;
-
-/**
- * UsageRecord is one request's entry in the usage log.
- *
- * @generated from message router.v1.UsageRecord
- */
-export declare type UsageRecord = Message<"router.v1.UsageRecord"> & {
-  /**
-   * The chat id.
-   *
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string organization_id = 2;
-   */
-  organizationId: string;
-
-  /**
-   * @generated from field: string key_id = 3;
-   */
-  keyId: string;
-
-  /**
-   * @generated from field: string model = 4;
-   */
-  model: string;
-
-  /**
-   * @generated from field: string provider = 5;
-   */
-  provider: string;
-
-  /**
-   * @generated from field: int32 prompt_tokens = 6;
-   */
-  promptTokens: number;
-
-  /**
-   * @generated from field: int32 completion_tokens = 7;
-   */
-  completionTokens: number;
-
-  /**
-   * @generated from field: int32 reasoning_tokens = 8;
-   */
-  reasoningTokens: number;
-
-  /**
-   * @generated from field: int32 cached_tokens = 9;
-   */
-  cachedTokens: number;
-
-  /**
-   * @generated from field: int32 cache_write_tokens = 10;
-   */
-  cacheWriteTokens: number;
-
-  /**
-   * Exact decimal USD.
-   *
-   * @generated from field: string cost = 11;
-   */
-  cost: string;
-
-  /**
-   * @generated from field: repeated string request_tags = 12;
-   */
-  requestTags: string[];
-
-  /**
-   * @generated from field: int32 latency_ms = 13;
-   */
-  latencyMs: number;
-
-  /**
-   * `ok`, or the reason the request failed (`upstream_error`,
-   * `client_closed`...).
-   *
-   * @generated from field: string outcome = 14;
-   */
-  outcome: string;
-
-  /**
-   * @generated from field: bool free = 15;
-   */
-  free: boolean;
-
-  /**
-   * @generated from field: bool streamed = 16;
-   */
-  streamed: boolean;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 17;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message router.v1.UsageRecord.
- * Use `create(UsageRecordSchema)` to create a new message.
- */
-export declare const UsageRecordSchema: GenMessage<UsageRecord>;
 
 /**
  * @generated from message router.v1.UsageTotals

@@ -4,6 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
+import type { UsageRecord } from "./usage_pb.js";
 
 /**
  * Describes the file router/v1/inference.proto.
@@ -38,9 +39,9 @@ export declare const GetGenerationRequestSchema: GenMessage<GetGenerationRequest
  */
 export declare type GetGenerationResponse = Message$1<"router.v1.GetGenerationResponse"> & {
   /**
-   * @generated from field: router.v1.Generation generation = 1;
+   * @generated from field: router.v1.UsageRecord generation = 1;
    */
-  generation?: Generation | undefined;
+  generation?: UsageRecord | undefined;
 };
 
 /**
@@ -48,112 +49,6 @@ export declare type GetGenerationResponse = Message$1<"router.v1.GetGenerationRe
  * Use `create(GetGenerationResponseSchema)` to create a new message.
  */
 export declare const GetGenerationResponseSchema: GenMessage<GetGenerationResponse>;
-
-/**
- * Generation is the usage record of one request.
- *
- * @generated from message router.v1.Generation
- */
-export declare type Generation = Message$1<"router.v1.Generation"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string organization_id = 2;
-   */
-  organizationId: string;
-
-  /**
-   * @generated from field: string key_id = 3;
-   */
-  keyId: string;
-
-  /**
-   * Catalogue id of the model that served, or that was asked for when none served.
-   *
-   * @generated from field: string model = 4;
-   */
-  model: string;
-
-  /**
-   * @generated from field: string provider = 5;
-   */
-  provider: string;
-
-  /**
-   * @generated from field: int32 prompt_tokens = 6;
-   */
-  promptTokens: number;
-
-  /**
-   * @generated from field: int32 completion_tokens = 7;
-   */
-  completionTokens: number;
-
-  /**
-   * @generated from field: int32 reasoning_tokens = 8;
-   */
-  reasoningTokens: number;
-
-  /**
-   * @generated from field: int32 cached_tokens = 9;
-   */
-  cachedTokens: number;
-
-  /**
-   * @generated from field: int32 cache_write_tokens = 10;
-   */
-  cacheWriteTokens: number;
-
-  /**
-   * Exact decimal USD.
-   *
-   * @generated from field: string cost = 11;
-   */
-  cost: string;
-
-  /**
-   * @generated from field: repeated string request_tags = 12;
-   */
-  requestTags: string[];
-
-  /**
-   * @generated from field: int32 latency_ms = 13;
-   */
-  latencyMs: number;
-
-  /**
-   * `ok`, or the reason the request failed (`upstream_error`, `client_closed`...).
-   *
-   * @generated from field: string outcome = 14;
-   */
-  outcome: string;
-
-  /**
-   * @generated from field: bool free = 15;
-   */
-  free: boolean;
-
-  /**
-   * @generated from field: bool streamed = 16;
-   */
-  streamed: boolean;
-
-  /**
-   * Unix milliseconds.
-   *
-   * @generated from field: int64 created_at_ms = 17;
-   */
-  createdAtMs: bigint;
-};
-
-/**
- * Describes the message router.v1.Generation.
- * Use `create(GenerationSchema)` to create a new message.
- */
-export declare const GenerationSchema: GenMessage<Generation>;
 
 /**
  * Caller identifies who is asking. The gateway sets api_key from the request's
