@@ -1,4 +1,5 @@
-// Reasoning signatures make the round trip through the chat format, and cited
+// Reasoning signatures make the round trip through the chat format (as
+// `message.reasoning` and `reasoning_details`; several blocks: reasoning-details.test.ts), and cited
 // sources arrive as `annotations` and `citations`, in JSON and in streams.
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
@@ -27,6 +28,8 @@ describe("reasoning signatures and citations in the chat format", () => {
     const reasoning = (first.choices[0].message as unknown as { reasoning: { text: string; signature: string } }).reasoning;
     expect(reasoning.text).toMatch(/^Considering the request: why\?/);
     expect(reasoning.signature).toMatch(/^sim_[0-9a-f]{32}$/);
+    const details = (first.choices[0].message as unknown as { reasoning_details: unknown[] }).reasoning_details;
+    expect(details).toEqual([{ type: "reasoning.text", text: reasoning.text, signature: reasoning.signature, index: 0 }]);
     const second = await post({
       model: "simulator/reasoning",
       messages: [{ role: "user", content: "why?" }, first.choices[0].message, { role: "user", content: "and then?" }],
@@ -39,6 +42,19 @@ describe("reasoning signatures and citations in the chat format", () => {
     const signatures = chunks.flatMap((c) => c.choices[0]?.delta?.reasoning?.signature ?? []);
     expect(signatures).toHaveLength(1);
     expect(signatures[0]).toMatch(/^sim_/);
+    const detailed = chunks.flatMap((c) => c.choices[0]?.delta?.reasoning_details ?? []).filter((d: any) => d.signature);
+    expect(detailed).toEqual([{ type: "reasoning.text", text: "", signature: signatures[0], index: 0 }]);
+  });
+
+  it("accepts reasoning_details sent back, and refuses them on a user message", async () => {
+    const details = [
+      { type: "reasoning.text", text: "a", signature: "s1", index: 0 },
+      { type: "reasoning.encrypted", data: "opaque", index: 1 },
+    ];
+    expect((await post({ model: "test/ok", messages: [...hello, { role: "assistant", content: "ok", reasoning_details: details }, ...hello] })).status).toBe(200);
+    const onUser = await post({ model: "test/ok", messages: [{ role: "user", content: "hi", reasoning_details: details }] });
+    expect(onUser.status).toBe(400);
+    expect(((await onUser.json()) as any).error.param).toBe("messages[0].reasoning_details");
   });
 
   it("accepts redacted reasoning sent back, and refuses it on a user message", async () => {

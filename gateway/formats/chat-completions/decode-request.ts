@@ -15,7 +15,14 @@ import {
   type GenerateRequest,
   type MessageSchema,
 } from "../../../gen/router/v1/inference_pb.js";
-import { chatRequestSchema, namedToolOf, type ChatContentBlock, type ChatMessage, type ChatRequestBody } from "./schema.ts";
+import {
+  chatRequestSchema,
+  namedToolOf,
+  type ChatContentBlock,
+  type ChatMessage,
+  type ChatReasoningDetail,
+  type ChatRequestBody,
+} from "./schema.ts";
 
 export interface DecodeContext {
   apiKey: string;
@@ -198,14 +205,45 @@ function mimeTypeOf(fileData: string): string {
   return /^data:([^;,]+)[;,]/.exec(fileData)?.[1] ?? "";
 }
 
-/** Reasoning of an earlier answer, sent back so the model keeps its thread. */
+/**
+ * Reasoning of an earlier answer, sent back so the model keeps its thread.
+ * `reasoning_details` keeps each block apart, with its own signature, in the
+ * order the provider gave them (Anthropic checks both); the joined `reasoning`
+ * object is read only without it.
+ */
 function reasoningParts(message: ChatMessage): PartInit[] {
+  if (message.reasoning_details) return reasoningDetailParts(message.reasoning_details);
   if (!message.reasoning) return [];
   const { text, signature = "", redacted = [] } = message.reasoning;
   return [
     { part: { case: "reasoning", value: { text, signature } } },
     ...redacted.map((redactedData): PartInit => ({ part: { case: "reasoning", value: { redactedData } } })),
   ];
+}
+
+/**
+ * One reasoning part per block. Entries that continue the block before them
+ * (same type and `index`, as a client gets by collecting a stream's
+ * `delta.reasoning_details`) are put back together first, as the answer's fold does.
+ */
+function reasoningDetailParts(details: ChatReasoningDetail[]): PartInit[] {
+  const blocks: { type: ChatReasoningDetail["type"]; index: number | undefined; text: string; signature: string; redactedData: string }[] = [];
+  for (const detail of details) {
+    const text = detail.type === "reasoning.text" ? (detail.text ?? "") : detail.type === "reasoning.summary" ? detail.summary : "";
+    const signature = detail.type === "reasoning.text" ? (detail.signature ?? "") : "";
+    const redactedData = detail.type === "reasoning.encrypted" ? detail.data : "";
+    const last = blocks.at(-1);
+    if (last && detail.index !== undefined && last.index === detail.index && last.type === detail.type) {
+      last.text += text;
+      last.signature += signature;
+      last.redactedData += redactedData;
+    } else {
+      blocks.push({ type: detail.type, index: detail.index, text, signature, redactedData });
+    }
+  }
+  return blocks.map(({ text, signature, redactedData }): PartInit =>
+    redactedData ? { part: { case: "reasoning", value: { redactedData } } } : { part: { case: "reasoning", value: { text, signature } } },
+  );
 }
 
 function toolCallParts(message: ChatMessage): PartInit[] {

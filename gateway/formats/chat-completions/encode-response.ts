@@ -8,7 +8,8 @@ import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 export function encodeChatCompletion(folded: FoldedResponse) {
   const { start } = folded;
   const text = folded.blocks.filter((b) => b.type === BlockType.TEXT).map((b) => b.text).join("");
-  const reasoning = encodeReasoning(folded.blocks.filter((b) => b.type === BlockType.REASONING));
+  const reasoningBlocks = folded.blocks.filter((b) => b.type === BlockType.REASONING);
+  const reasoning = encodeReasoning(reasoningBlocks);
   const toolCalls = folded.blocks
     .filter((b) => b.type === BlockType.TOOL_CALL)
     .map((b) => ({ id: b.toolCallId, type: "function", function: { name: b.toolName, arguments: b.text } }));
@@ -19,7 +20,10 @@ export function encodeChatCompletion(folded: FoldedResponse) {
     refusal: null,
     annotations: folded.annotations.map((annotation) => encodeAnnotation(annotation, text.length)),
   };
-  if (reasoning) message.reasoning = reasoning;
+  if (reasoning) {
+    message.reasoning = reasoning;
+    message.reasoning_details = reasoningBlocks.map((block, index) => encodeReasoningDetail(block, index));
+  }
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const images = folded.blocks.filter((b) => b.type === BlockType.IMAGE).map((b) => imageOf(b.mimeType, b.data));
   if (images.length > 0) message.images = images;
@@ -41,7 +45,9 @@ export function encodeChatCompletion(folded: FoldedResponse) {
 /**
  * The spec's `message.reasoning {text}`, plus what a client must send back for
  * the provider to accept its earlier reasoning (Anthropic checks it): the
- * signature, and any reasoning the provider sealed (`redacted`).
+ * signature, and any reasoning the provider sealed (`redacted`). Kept for the
+ * clients that read it; it joins the blocks into one, so only
+ * `reasoning_details` makes the exact round trip of several blocks.
  */
 function encodeReasoning(blocks: FoldedBlock[]) {
   if (blocks.length === 0) return undefined;
@@ -51,4 +57,21 @@ function encodeReasoning(blocks: FoldedBlock[]) {
   const redacted = blocks.filter((b) => b.redactedData).map((b) => b.redactedData);
   if (redacted.length > 0) reasoning.redacted = redacted;
   return reasoning;
+}
+
+/** One entry of OpenRouter's `reasoning_details`, in its shape. */
+export type ReasoningDetail =
+  | { type: "reasoning.text"; text: string; signature?: string; index: number }
+  | { type: "reasoning.encrypted"; data: string; index: number };
+
+/**
+ * A reasoning block (or, in a stream, a piece of one) as a `reasoning_details`
+ * entry: sealed reasoning as `reasoning.encrypted`, the rest as `reasoning.text`
+ * with its signature. `index` is the block's place among the answer's reasoning
+ * blocks, so a client can put streamed pieces together and send each block back
+ * as it came, in order (Anthropic checks each thinking block's signature).
+ */
+export function encodeReasoningDetail(block: Pick<FoldedBlock, "text" | "signature" | "redactedData">, index: number): ReasoningDetail {
+  if (block.redactedData) return { type: "reasoning.encrypted", data: block.redactedData, index };
+  return { type: "reasoning.text", text: block.text, ...(block.signature && { signature: block.signature }), index };
 }

@@ -5,6 +5,7 @@ import { BlockType, type GenerateResponse, type ResponseStart, type Usage } from
 import type { SseEvent } from "../../sse.ts";
 import { encodeStreamedAnnotation } from "./encode-annotations.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
+import { encodeReasoningDetail } from "./encode-response.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
 export interface ChunkEncoder {
@@ -21,6 +22,8 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
   const blockTypes = new Map<number, BlockType>();
   // Tool calls are numbered among themselves in the chat format.
   const toolPositions = new Map<number, number>();
+  // So are reasoning blocks: the `index` of their `reasoning_details` entries.
+  const reasoningPositions = new Map<number, number>();
   // Media bytes are gathered and sent whole when their block ends.
   const media = new Map<number, { type: BlockType; mimeType: string; chunks: Uint8Array[] }>();
   let usage: Usage | undefined;
@@ -34,6 +37,7 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
           blockTypes.set(event.value.index, event.value.type);
           const { type, mimeType } = event.value;
           if (type === BlockType.IMAGE || type === BlockType.AUDIO) media.set(event.value.index, { type, mimeType, chunks: [] });
+          if (type === BlockType.REASONING) reasoningPositions.set(event.value.index, reasoningPositions.size);
           if (event.value.type !== BlockType.TOOL_CALL) return [];
           const position = toolPositions.size;
           toolPositions.set(event.value.index, position);
@@ -47,9 +51,15 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
           const { index, text, signature, redactedData, data } = event.value;
           if (data.length > 0) media.get(index)?.chunks.push(data);
           if (blockTypes.get(index) === BlockType.REASONING) {
-            // The same object as the answer's `message.reasoning`, field by field.
+            // The same objects as the answer's `message.reasoning` and `message.reasoning_details`,
+            // field by field; each piece names its block, so the signature arrives for the right one.
             if (!text && !signature && !redactedData) return [];
-            return [delta({ reasoning: { text, ...(signature && { signature }), ...(redactedData && { redacted: [redactedData] }) } })];
+            return [
+              delta({
+                reasoning: { text, ...(signature && { signature }), ...(redactedData && { redacted: [redactedData] }) },
+                reasoning_details: [encodeReasoningDetail({ text, signature, redactedData }, reasoningPositions.get(index) ?? 0)],
+              }),
+            ];
           }
           if (!text) return [];
           switch (blockTypes.get(index)) {

@@ -68,6 +68,21 @@ const toolCallSchema = z.strictObject({
   function: z.strictObject({ name: nonEmptyString, arguments: z.string() }),
 });
 
+// OpenRouter's `reasoning_details`: one entry per reasoning block of an earlier
+// answer, in order. `id`, `format` and `index` are what OpenRouter and this gateway
+// put on them; OpenRouter sends null for those it does not know.
+const reasoningDetailFields = {
+  id: z.string().nullish(),
+  format: z.string().nullish(),
+  index: z.number().int().min(0).optional(),
+};
+
+const reasoningDetailSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("reasoning.text"), text: z.string().nullish(), signature: z.string().nullish(), ...reasoningDetailFields }),
+  z.strictObject({ type: z.literal("reasoning.encrypted"), data: nonEmptyString, ...reasoningDetailFields }),
+  z.strictObject({ type: z.literal("reasoning.summary"), summary: z.string(), ...reasoningDetailFields }),
+]);
+
 // One object for every role (rather than a union on `role`) so that a bad
 // role and a misplaced field each get their own precise error.
 const messageSchema = z
@@ -83,6 +98,8 @@ const messageSchema = z
     // generated images and audio are output about that answer and are not sent back.
     // `signature` and `redacted` carry a provider's sealed reasoning back to it (Anthropic).
     reasoning: z.strictObject({ text: z.string(), signature: z.string().optional(), redacted: z.array(z.string()).optional() }).optional(),
+    // The same reasoning block by block (OpenRouter's shape); when present it is what is sent back.
+    reasoning_details: z.array(reasoningDetailSchema).optional(),
     refusal: z.null().optional(),
     annotations: z.array(z.unknown()).optional(),
     images: z.array(z.unknown()).optional(),
@@ -101,7 +118,7 @@ const messageSchema = z
     if (message.role !== "tool" && message.tool_call_id !== undefined) {
       ctx.addIssue({ code: "custom", path: ["tool_call_id"], message: "is only allowed on tool messages" });
     }
-    for (const field of ["tool_calls", "reasoning", "refusal", "annotations", "images", "audio"] as const) {
+    for (const field of ["tool_calls", "reasoning", "reasoning_details", "refusal", "annotations", "images", "audio"] as const) {
       if (!isAssistant && message[field] !== undefined) {
         ctx.addIssue({ code: "custom", path: [field], message: "is only allowed on assistant messages" });
       }
@@ -249,6 +266,7 @@ export const chatRequestSchema = z
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 export type ChatMessage = ChatRequestBody["messages"][number];
 export type ChatContentBlock = z.infer<typeof contentBlockSchema>;
+export type ChatReasoningDetail = z.infer<typeof reasoningDetailSchema>;
 export type ChatToolChoice = z.infer<typeof toolChoiceSchema>;
 
 /** The tool a tool_choice object forces, if any. */

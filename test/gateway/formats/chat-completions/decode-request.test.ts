@@ -13,6 +13,9 @@ const base = { model: "openai/gpt-4o", messages: [{ role: "user", content: "hi" 
 const user = (content: unknown) => ({ messages: [{ role: "user", content }] });
 const tool = { type: "function", function: { name: "get_weather", parameters: { type: "object" } } };
 
+/** A user turn, then an assistant answer with these fields. */
+const assistantWith = (fields: Record<string, unknown>) => ({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "ok", ...fields }] });
+
 /** The param of the 400 the body gives, or "ok" when it decodes. */
 function outcome(body: unknown): string {
   try {
@@ -71,6 +74,19 @@ const rows: Array<[string, Record<string, unknown>, string]> = [
   ["tool call arguments not a string", { messages: [{ role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: {} } }] }] }, "messages[0].tool_calls[0].function.arguments"],
   ["tool_calls on a user message", { messages: [{ role: "user", content: "x", tool_calls: [] }] }, "messages[0].tool_calls"],
   ["assistant echo with refusal, annotations, reasoning", { messages: [{ role: "assistant", content: "x", refusal: null, annotations: [], reasoning: { text: "r" } }] }, "ok"],
+  ["assistant with reasoning_details of each type", assistantWith({ reasoning_details: [
+    { type: "reasoning.text", text: "t", signature: "s", index: 0 },
+    { type: "reasoning.encrypted", data: "opaque", index: 1 },
+    { type: "reasoning.summary", summary: "in short", index: 2 },
+  ] }), "ok"],
+  ["reasoning_details as OpenRouter sends them, with nulls", assistantWith({ reasoning_details: [{ type: "reasoning.text", text: "t", signature: null, id: null, format: "anthropic-claude-v1", index: 0 }] }), "ok"],
+  ["reasoning_details unknown type", assistantWith({ reasoning_details: [{ type: "reasoning.tool_call", index: 0 }] }), "messages[1].reasoning_details[0].type"],
+  ["reasoning_details without type", assistantWith({ reasoning_details: [{ text: "t" }] }), "messages[1].reasoning_details[0].type"],
+  ["reasoning_details encrypted without data", assistantWith({ reasoning_details: [{ type: "reasoning.encrypted", index: 0 }] }), "messages[1].reasoning_details[0].data"],
+  ["reasoning_details unknown field", assistantWith({ reasoning_details: [{ type: "reasoning.text", text: "t", mood: 1 }] }), "messages[1].reasoning_details[0].mood"],
+  ["reasoning_details negative index", assistantWith({ reasoning_details: [{ type: "reasoning.text", text: "t", index: -1 }] }), "messages[1].reasoning_details[0].index"],
+  ["reasoning_details not an array", assistantWith({ reasoning_details: { type: "reasoning.text", text: "t" } }), "messages[1].reasoning_details"],
+  ["reasoning_details on a user message", { messages: [{ role: "user", content: "x", reasoning_details: [] }] }, "messages[0].reasoning_details"],
   ["tool message", { messages: [{ role: "tool", tool_call_id: "c1", content: "sunny" }] }, "ok"],
   ["tool message without tool_call_id", { messages: [{ role: "tool", content: "sunny" }] }, "messages[0].tool_call_id"],
   ["tool_call_id on a user message", { messages: [{ role: "user", content: "x", tool_call_id: "c1" }] }, "messages[0].tool_call_id"],
@@ -211,6 +227,11 @@ describe("decodeChatRequest validation", () => {
     expect(error.rawMessage).toMatch(/only one choice/);
   });
 
+  it("names the reasoning_details types it knows when the type is unknown", () => {
+    const error = catchError(() => decodeChatRequest({ ...base, ...assistantWith({ reasoning_details: [{ type: "reasoning.tool_call" }] }) }, context));
+    expect(error.rawMessage).toBe("messages[1].reasoning_details[0].type must be one of reasoning.text, reasoning.encrypted, reasoning.summary");
+  });
+
   it("calls an unknown field unsupported", () => {
     const error = catchError(() => decodeChatRequest({ ...base, logit_bias: {} }, context));
     expect(error.rawMessage).toBe("logit_bias is not a supported parameter");
@@ -257,6 +278,57 @@ describe("decodeChatRequest mapping", () => {
     expect(toolResult.value.content[0].part).toMatchObject({ case: "text", value: { text: "sunny" } });
     expect(request.tools[0]).toMatchObject({ name: "get_weather", parameters: { type: "object" } });
     expect(request.toolChoice).toMatchObject({ mode: ToolChoice_Mode.NAMED, name: "get_weather" });
+  });
+
+  describe("earlier reasoning", () => {
+    const reasoningOf = (fields: Record<string, unknown>) =>
+      decodeChatRequest({ ...base, ...assistantWith(fields) }, context).request.messages[1].content.map((part) => part.part);
+    const thinking = (text: string, signature: string) => ({ case: "reasoning", value: expect.objectContaining({ text, signature, redactedData: "" }) });
+    const redacted = (redactedData: string) => ({ case: "reasoning", value: expect.objectContaining({ text: "", signature: "", redactedData }) });
+    const text = { case: "text", value: expect.objectContaining({ text: "ok" }) };
+
+    it("makes one part per reasoning_details entry, in order, each with its signature", () => {
+      const parts = reasoningOf({
+        reasoning: { text: "AB", signature: "sig-b", redacted: ["opaque"] },
+        reasoning_details: [
+          { type: "reasoning.text", text: "A", signature: "sig-a", index: 0 },
+          { type: "reasoning.encrypted", data: "opaque", index: 1 },
+          { type: "reasoning.text", text: "B", signature: "sig-b", index: 2 },
+        ],
+      });
+      expect(parts).toEqual([thinking("A", "sig-a"), redacted("opaque"), thinking("B", "sig-b"), text]);
+    });
+
+    it("puts back together the pieces of a block collected from a stream (same type and index)", () => {
+      const parts = reasoningOf({
+        reasoning_details: [
+          { type: "reasoning.text", text: "Fir", index: 0 },
+          { type: "reasoning.text", text: "st", index: 0 },
+          { type: "reasoning.text", text: "", signature: "sig-a", index: 0 },
+          { type: "reasoning.encrypted", data: "opaque", index: 1 },
+          { type: "reasoning.encrypted", data: "opaque-2", index: 2 },
+          { type: "reasoning.text", text: "Then", index: 3 },
+          { type: "reasoning.text", text: "", signature: "sig-b", index: 3 },
+        ],
+      });
+      expect(parts).toEqual([thinking("First", "sig-a"), redacted("opaque"), redacted("opaque-2"), thinking("Then", "sig-b"), text]);
+    });
+
+    it("keeps entries without an index apart, and reads a summary as unsigned text", () => {
+      const parts = reasoningOf({
+        reasoning_details: [
+          { type: "reasoning.text", text: "A", signature: "sig-a" },
+          { type: "reasoning.text", text: "B", signature: "sig-b" },
+          { type: "reasoning.summary", summary: "in short" },
+        ],
+      });
+      expect(parts).toEqual([thinking("A", "sig-a"), thinking("B", "sig-b"), thinking("in short", ""), text]);
+    });
+
+    it("without reasoning_details, reads the joined reasoning object as before", () => {
+      expect(reasoningOf({ reasoning: { text: "AB", signature: "sig-b", redacted: ["opaque"] } })).toEqual([thinking("AB", "sig-b"), redacted("opaque"), text]);
+      expect(reasoningOf({ reasoning_details: [] })).toEqual([text]);
+    });
   });
 
   it("maps media blocks and per-block cache_control", () => {
