@@ -34,7 +34,11 @@ export async function admitRequest(deps: { accounts: Accounts; random: () => num
   const admission = await storeCall(() =>
     deps.accounts.stores.admission.admit({ requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now }),
   );
-  if (!admission.admitted) throw refusalError(admission.refusal, now);
+  if (!admission.admitted) {
+    // router/free with one eligible model out of quota is still "no free model" (spec rule 2), not a quota 429.
+    const refusal = plan.randomFree && admission.refusal.reason === "free_quota_exhausted" ? { reason: "no_free_model_available" as const } : admission.refusal;
+    throw refusalError(refusal, now);
+  }
   const { key, rateLimit, free } = admission.value;
   let requests = rateLimit.requests;
   if (free) {

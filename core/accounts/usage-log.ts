@@ -33,11 +33,12 @@ export function createUsageLog(store: UsageStore, options: UsageLogOptions = {})
     timer = undefined;
     writing = writing.then(async () => {
       if (pending.length === 0) return;
-      const batch = pending;
+      // A copy: records keep arriving while the batch is written.
+      const batch = pending.slice();
       try {
         await store.append(batch);
-        const written = new Set(batch);
-        pending = pending.filter((record) => !written.has(record));
+        // Only this chain removes records, so the batch is still the front of the queue.
+        pending = pending.slice(batch.length);
       } catch (error) {
         options.onError?.(error);
         if (pending.length > maxPending) {

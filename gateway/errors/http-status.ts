@@ -89,11 +89,15 @@ export function errorHeaders(error: PublicError): Record<string, string> {
       })
       .join(", ");
   }
-  if (error.code === "rate_limit_exceeded" && error.metadata) {
-    const unit = error.metadata.unit === "tokens" ? "tokens" : "requests";
-    headers[`x-ratelimit-limit-${unit}`] = String(error.metadata.limit);
-    headers[`x-ratelimit-remaining-${unit}`] = "0";
-    headers[`x-ratelimit-reset-${unit}`] = `${error.retryAfterSeconds}s`;
+  // The exhausted window (a rate limit, or the daily free quota as a request limit).
+  const exhausted =
+    error.code === "rate_limit_exceeded" ? { unit: error.metadata?.unit === "tokens" ? "tokens" : "requests", limit: error.metadata?.limit }
+    : error.code === "free_quota_exhausted" ? { unit: "requests", limit: error.metadata?.quota_limit }
+    : undefined;
+  if (exhausted && exhausted.limit !== undefined) {
+    headers[`x-ratelimit-limit-${exhausted.unit}`] = String(exhausted.limit);
+    headers[`x-ratelimit-remaining-${exhausted.unit}`] = "0";
+    headers[`x-ratelimit-reset-${exhausted.unit}`] = `${error.retryAfterSeconds}s`;
   }
   return headers;
 }

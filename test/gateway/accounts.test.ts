@@ -289,6 +289,10 @@ describe.each(implementations)("accounts through the gateway ($name stores)", ({
       });
       // Whole seconds until the next UTC midnight, rounded up.
       expect(refused.headers.get("retry-after")).toBe(String(Math.ceil((MIDNIGHT - clock) / 1000)));
+      // The exhausted quota as the request window, as on the answers before it.
+      expect(refused.headers.get("x-ratelimit-limit-requests")).toBe("10");
+      expect(refused.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+      expect(refused.headers.get("x-ratelimit-reset-requests")).toBe(`${Math.ceil((MIDNIGHT - clock) / 1000)}s`);
       // The quota is the organisation's per model: the other free models still answer.
       expectOk(await chat({ model: "free/json:free" }, KEYS.broke));
       expect(await balanceOf("org_broke")).toBe(0n);
@@ -421,6 +425,13 @@ describe.each(implementations)("accounts through the gateway ($name stores)", ({
       // None can take an image and structured output at once.
       const none = await chat({ model: "router/free", messages: image, response_format: { type: "json_object" } });
       expectError(none, 400, "no_free_model_available", "invalid_request_error");
+    });
+
+    it("router/free with one eligible model whose quota is used up is 400 no_free_model_available, not the quota's 429", async () => {
+      // Only free/json takes structured output.
+      for (let i = 0; i < 10; i++) expectOk(await chat({ model: "free/json:free" }));
+      const answer = await chat({ model: "router/free", response_format: { type: "json_object" } });
+      expectError(answer, 400, "no_free_model_available", "invalid_request_error");
     });
 
     it("router/free is 400 no_free_model_available once every eligible model's quota is used up", async () => {
