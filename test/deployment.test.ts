@@ -2,147 +2,19 @@
 // ports, found through their "listening" log lines, used with the official
 // openai SDK. Single process (npm start), split (start:core + start:gateway),
 // the generated development key, and configuration errors at start.
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const root = fileURLToPath(new URL("../", import.meta.url));
-const GATEWAY = join(root, "gateway", "main.ts");
-const CORE = join(root, "core", "main.ts");
-// The entry points need Node >= 22 (they are TypeScript run by type stripping).
-// vitest runs on the project's Node 24; the system `node` may be older.
-const NODE = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(root, "node_modules", ".bin", "node");
+import { CORE_ENTRY, GATEWAY_ENTRY, logLine, spawnEntry, stopAllEntries, type SpawnedEntry } from "./support/spawn-entry.ts";
 
 const TIMEOUT = 30_000;
 
-/** Variables of the entry points' contract, removed so the test's own environment cannot leak in. */
-const CONTRACT = [
-  "HOST",
-  "PORT",
-  "GRPC_PORT",
-  "ROUTER_CONFIG",
-  "ROUTER_DEV_KEY",
-  "CORE_URL",
-  "LOG_LEVEL",
-  "REDIS_URL",
-  "OPENAI_API_KEY",
-  "XAI_API_KEY",
-  "DEEPSEEK_API_KEY",
-  "MOONSHOT_API_KEY",
-];
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Running {
-  child: ChildProcess;
-  stdoutLines: string[];
-  stderr(): string;
-  exited: Promise<Exit>;
-  /** Resolves with the first stdout line that matches (already seen or to come); rejects if the process ends first. */
-  waitForLine(matches: (line: string) => boolean, what: string): Promise<string>;
-  /** The `url` of the first pino line whose msg matches. */
-  waitForListening(msg: RegExp): Promise<string>;
-}
-
-const running = new Set<Running>();
-
-function start(script: string, env: Record<string, string>, args: string[] = []): Running {
-  const base = { ...process.env };
-  for (const name of CONTRACT) delete base[name];
-  const child = spawn(NODE, [script, ...args], {
-    cwd: root,
-    env: { ...base, HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const stdoutLines: string[] = [];
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-  const waiters = new Set<() => void>();
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    stdoutLines.push(line);
-    for (const wake of waiters) wake();
-  });
-  // "close" comes after the output streams have ended, so everything printed has been read.
-  const exited = once(child, "close").then(([code, signal]) => ({ code, signal }) as Exit);
-  let ended = false;
-  void exited.then(() => {
-    ended = true;
-    for (const wake of waiters) wake();
-  });
-
-  const proc: Running = {
-    child,
-    stdoutLines,
-    stderr: () => stderr,
-    exited,
-    waitForLine(matches, what) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const line = stdoutLines.find(matches);
-          if (line !== undefined) {
-            waiters.delete(check);
-            resolve(line);
-          } else if (ended) {
-            waiters.delete(check);
-            reject(new Error(`${script} ended before ${what}:\nstdout:\n${stdoutLines.join("\n")}\nstderr:\n${stderr}`));
-          }
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-    async waitForListening(msg) {
-      const line = await proc.waitForLine((l) => msg.test(logLine(l)?.msg ?? ""), `logging ${msg}`);
-      const url = logLine(line)?.url ?? "";
-      // An ephemeral port is logged as the port actually bound, never as 0.
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
-      return url;
-    },
-  };
-  running.add(proc);
-  void exited.then(() => running.delete(proc));
-  return proc;
-}
-
-function logLine(line: string): { msg?: string; url?: string; level?: number } | undefined {
-  try {
-    const parsed = JSON.parse(line);
-    return typeof parsed === "object" && parsed !== null ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Asks a process to stop as an operator would, and waits for it. */
-async function stop(proc: Running): Promise<Exit> {
-  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill("SIGTERM");
-  // A safety net for a process that ignores SIGTERM, not a synchronisation: the exit is awaited.
-  const force = setTimeout(() => proc.child.kill("SIGKILL"), 10_000);
-  try {
-    return await proc.exited;
-  } finally {
-    clearTimeout(force);
-  }
-}
-
-afterAll(async () => {
-  await Promise.all([...running].map(stop));
-});
-
-// If the test worker itself goes away, take the children with it.
-process.once("exit", () => {
-  for (const proc of running) proc.child.kill("SIGKILL");
-});
+// Whatever a failed test left running is stopped as an operator would.
+afterAll(stopAllEntries);
 
 function sdk(gatewayUrl: string, apiKey: string) {
   return new OpenAI({ apiKey, baseURL: `${gatewayUrl}/api/v1`, maxRetries: 0, timeout: 20_000 });
@@ -208,12 +80,12 @@ const DEV_KEY_LINE = /^Development API key \(set ROUTER_DEV_KEY to choose your o
 
 describe("npm start: gateway and core in one process", { timeout: TIMEOUT }, () => {
   const devKey = "sk-deployment-test-" + process.pid;
-  let gateway: Running;
+  let gateway: SpawnedEntry;
   let gatewayUrl: string;
   let coreUrl: string;
 
   beforeAll(async () => {
-    gateway = start(GATEWAY, { PORT: "0", GRPC_PORT: "0", ROUTER_DEV_KEY: devKey });
+    gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", ROUTER_DEV_KEY: devKey });
     coreUrl = await gateway.waitForListening(/^core listening/);
     gatewayUrl = await gateway.waitForListening(/^gateway listening$/);
   }, TIMEOUT);
@@ -245,28 +117,28 @@ describe("npm start: gateway and core in one process", { timeout: TIMEOUT }, () 
   });
 
   it("stops cleanly on SIGTERM", async () => {
-    expect(await stop(gateway)).toEqual({ code: 0, signal: null });
+    expect(await gateway.stop()).toEqual({ code: 0, signal: null });
   });
 });
 
 describe("npm start without ROUTER_DEV_KEY", { timeout: TIMEOUT }, () => {
   it("prints a generated development key that works", async () => {
-    const gateway = start(GATEWAY, { PORT: "0", GRPC_PORT: "0" });
+    const gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0" });
     const keyLine = await gateway.waitForLine((line) => DEV_KEY_LINE.test(line), "printing a development key");
     const key = DEV_KEY_LINE.exec(keyLine)![1];
     expect(key.length).toBeGreaterThanOrEqual(20);
     const url = await gateway.waitForListening(/^gateway listening$/);
     await expectEchoAnswers(sdk(url, key));
     await expectRejectedKey(sdk(url, key + "x"));
-    expect(await stop(gateway)).toEqual({ code: 0, signal: null });
+    expect(await gateway.stop()).toEqual({ code: 0, signal: null });
   });
 
   it("generates a different key each start", async () => {
     const keys = await Promise.all(
       [1, 2].map(async () => {
-        const gateway = start(GATEWAY, { PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent" });
+        const gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent" });
         const line = await gateway.waitForLine((l) => DEV_KEY_LINE.test(l), "printing a development key");
-        await stop(gateway);
+        await gateway.stop();
         return DEV_KEY_LINE.exec(line)![1];
       }),
     );
@@ -276,16 +148,16 @@ describe("npm start without ROUTER_DEV_KEY", { timeout: TIMEOUT }, () => {
 
 describe("split: npm run start:core + npm run start:gateway", { timeout: TIMEOUT }, () => {
   const devKey = "sk-split-test-" + process.pid;
-  let core: Running;
-  let gateway: Running;
+  let core: SpawnedEntry;
+  let gateway: SpawnedEntry;
   let coreUrl: string;
   let gatewayUrl: string;
 
   beforeAll(async () => {
     // The core authenticates, so the development key is the core's.
-    core = start(CORE, { GRPC_PORT: "0", ROUTER_DEV_KEY: devKey });
+    core = spawnEntry(CORE_ENTRY, { GRPC_PORT: "0", ROUTER_DEV_KEY: devKey });
     coreUrl = await core.waitForListening(/^core listening/);
-    gateway = start(GATEWAY, { PORT: "0", CORE_URL: coreUrl }, ["--split"]);
+    gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", CORE_URL: coreUrl }, ["--split"]);
     gatewayUrl = await gateway.waitForListening(/^gateway listening/);
   }, TIMEOUT);
 
@@ -313,12 +185,12 @@ describe("split: npm run start:core + npm run start:gateway", { timeout: TIMEOUT
   });
 
   it("stops cleanly on SIGTERM, gateway first then core", async () => {
-    expect(await stop(gateway)).toEqual({ code: 0, signal: null });
-    expect(await stop(core)).toEqual({ code: 0, signal: null });
+    expect(await gateway.stop()).toEqual({ code: 0, signal: null });
+    expect(await core.stop()).toEqual({ code: 0, signal: null });
   });
 
   it("refuses to start the gateway alone without CORE_URL", async () => {
-    const alone = start(GATEWAY, { PORT: "0" }, ["--split"]);
+    const alone = spawnEntry(GATEWAY_ENTRY, { PORT: "0" }, ["--split"]);
     const exit = await alone.exited;
     expect(exit.code).not.toBe(0);
     expect(exit.code).not.toBeNull();
@@ -367,11 +239,11 @@ describe("an invalid ROUTER_CONFIG", { timeout: TIMEOUT }, () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each([
-    ["gateway/main.ts", GATEWAY, [] as string[]],
-    ["core/main.ts", CORE, [] as string[]],
-    ["gateway/main.ts --split", GATEWAY, ["--split"]],
+    ["gateway/main.ts", GATEWAY_ENTRY, [] as string[]],
+    ["core/main.ts", CORE_ENTRY, [] as string[]],
+    ["gateway/main.ts --split", GATEWAY_ENTRY, ["--split"]],
   ])("makes %s exit 1 naming the file and each problem's path and reason", async (_name, script, args) => {
-    const proc = start(script, { PORT: "0", GRPC_PORT: "0", ROUTER_CONFIG: file, CORE_URL: "http://127.0.0.1:9" }, args);
+    const proc = spawnEntry(script, { PORT: "0", GRPC_PORT: "0", ROUTER_CONFIG: file, CORE_URL: "http://127.0.0.1:9" }, args);
     expect(await proc.exited).toEqual({ code: 1, signal: null });
     const stderr = proc.stderr();
     expect(stderr).toContain(file);
@@ -384,7 +256,7 @@ describe("an invalid ROUTER_CONFIG", { timeout: TIMEOUT }, () => {
 
   it("makes the process exit 1 naming a file that does not exist", async () => {
     const missing = join(dir, "missing.yaml");
-    const proc = start(GATEWAY, { PORT: "0", GRPC_PORT: "0", ROUTER_CONFIG: missing });
+    const proc = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", ROUTER_CONFIG: missing });
     expect(await proc.exited).toEqual({ code: 1, signal: null });
     expect(proc.stderr()).toContain(missing);
   });

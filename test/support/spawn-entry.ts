@@ -1,15 +1,19 @@
-// An entry point (gateway/main.ts, core/main.ts) as a child process, as
-// test/deployment.test.ts runs them: the environment contract cleared then set,
-// its pino "listening" lines awaited for the ephemeral ports it bound.
+// An entry point (gateway/main.ts, core/main.ts) as a child process, as an
+// operator runs it: the environment contract cleared then set, its stdout read
+// line by line so its pino "listening" lines give the ephemeral ports it bound.
+// The one implementation for test/deployment.test.ts and the multi-instance tests.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const GATEWAY_ENTRY = join(ROOT, "gateway", "main.ts");
-// The entry points need Node >= 22 (TypeScript by type stripping); the system `node` may be older.
+export const CORE_ENTRY = join(ROOT, "core", "main.ts");
+// The entry points need Node >= 22 (they are TypeScript run by type stripping).
+// vitest runs on the project's Node 24; the system `node` may be older.
 const NODE = Number(process.versions.node.split(".")[0]) >= 22 ? process.execPath : join(ROOT, "node_modules", ".bin", "node");
 
 /** Variables of the entry points' contract, removed so the test's own environment cannot leak in. */
@@ -30,14 +34,23 @@ const CONTRACT = [
   "MOONSHOT_API_KEY",
 ];
 
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface SpawnedEntry {
   child: ChildProcess;
   stdoutLines: string[];
   stderr(): string;
-  /** The `url` of the first pino line whose msg matches; rejects if the process ends first. */
+  /** Settles once the process has ended and all its output has been read. */
+  exited: Promise<Exit>;
+  /** Resolves with the first stdout line that matches (already seen or to come); rejects if the process ends first. */
+  waitForLine(matches: (line: string) => boolean, what: string): Promise<string>;
+  /** The `url` of the first pino line whose msg matches, asserted to be a bound port on 127.0.0.1. */
   waitForListening(msg: RegExp): Promise<string>;
-  /** SIGTERM, then waits for the exit (SIGKILL after 10 s as a safety net). */
-  stop(): Promise<void>;
+  /** Asks the process to stop as an operator would (SIGTERM), and waits for its exit. */
+  stop(): Promise<Exit>;
 }
 
 const spawned = new Set<SpawnedEntry>();
@@ -63,7 +76,8 @@ export function spawnEntry(script: string, env: Record<string, string>, args: st
     stdoutLines.push(line);
     for (const wake of waiters) wake();
   });
-  const exited = once(child, "close");
+  // "close" comes after the output streams have ended, so everything printed has been read.
+  const exited = once(child, "close").then(([code, signal]) => ({ code, signal }) as Exit);
   let ended = false;
   void exited.then(() => {
     ended = true;
@@ -75,27 +89,36 @@ export function spawnEntry(script: string, env: Record<string, string>, args: st
     child,
     stdoutLines,
     stderr: () => stderr,
-    waitForListening(msg) {
+    exited,
+    waitForLine(matches, what) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const url = stdoutLines.map(logLine).find((line) => line && msg.test(line.msg ?? ""))?.url;
-          if (url) {
+          const line = stdoutLines.find(matches);
+          if (line !== undefined) {
             waiters.delete(check);
-            resolve(url);
+            resolve(line);
           } else if (ended) {
             waiters.delete(check);
-            reject(new Error(`${script} ended before logging ${msg}:\nstdout:\n${stdoutLines.join("\n")}\nstderr:\n${stderr}`));
+            reject(new Error(`${script} ended before ${what}:\nstdout:\n${stdoutLines.join("\n")}\nstderr:\n${stderr}`));
           }
         };
         waiters.add(check);
         check();
       });
     },
+    async waitForListening(msg) {
+      const line = await entry.waitForLine((l) => msg.test(logLine(l)?.msg ?? ""), `logging ${msg}`);
+      const url = logLine(line)?.url ?? "";
+      // An ephemeral port is logged as the port actually bound, never as 0.
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+      return url;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      // A safety net for a process that ignores SIGTERM, not a synchronisation: the exit is awaited.
       const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
       try {
-        await exited;
+        return await exited;
       } finally {
         clearTimeout(force);
       }
@@ -105,7 +128,13 @@ export function spawnEntry(script: string, env: Record<string, string>, args: st
   return entry;
 }
 
-function logLine(line: string): { msg?: string; url?: string } | undefined {
+/** Stops every entry this module started that is still running (for an afterAll). */
+export async function stopAllEntries(): Promise<void> {
+  await Promise.all([...spawned].map((entry) => entry.stop()));
+}
+
+/** A stdout line parsed as a pino record, or undefined for any other line (e.g. the printed development key). */
+export function logLine(line: string): { msg?: string; url?: string; level?: number } | undefined {
   try {
     const parsed = JSON.parse(line);
     return typeof parsed === "object" && parsed !== null ? parsed : undefined;
