@@ -11,7 +11,8 @@
 // printed as PASS/FAIL; the exit code is 0 either way (a benchmark, not a test).
 // The markdown report goes to stdout and bench/results/latest.md; progress to stderr.
 //
-// Options: --rounds N  --requests N (sequential, per path and round)
+// Options: --suite gateway|accounts (accounts: accounts-overhead.ts instead, see there)
+//   --rounds N  --requests N (sequential, per path and round)
 //   --concurrency N  --rps-seconds S  --rps-max N  --warmup S
 //   --no-stream (skip the streaming variant; same as --mode json)  --mode both|json|stream
 //   --profile (gateway under --cpu-prof; summary appended to the report)
@@ -34,6 +35,20 @@ import { summarizeProfile } from "./profile-summary.ts";
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 24) {
   process.stderr.write(`This benchmark needs Node 24 (found ${process.version}): run \`npm run bench\` or \`npx node bench/gateway-overhead.ts\`.\n`);
+  process.exit(1);
+}
+
+// Suites: `--suite gateway` (the default: this file) or `--suite accounts`
+// (accounts-overhead.ts, which gets the other options). The flag is taken out
+// of process.argv before either suite reads its options.
+const suiteAt = process.argv.findIndex((arg) => arg === "--suite" || arg.startsWith("--suite="));
+const suite = suiteAt < 0 ? "gateway" : process.argv[suiteAt].includes("=") ? process.argv[suiteAt].split("=")[1] : process.argv[suiteAt + 1];
+if (suiteAt >= 0) process.argv.splice(suiteAt, process.argv[suiteAt].includes("=") ? 1 : 2);
+if (suite === "accounts") {
+  await import("./accounts-overhead.ts");
+  process.exit(process.exitCode ?? 0);
+} else if (suite !== "gateway") {
+  process.stderr.write(`--suite is gateway (default) or accounts, got ${suite}\n`);
   process.exit(1);
 }
 
@@ -114,7 +129,8 @@ function gatewayConfig(upstreamUrl: string) {
         providers: [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }],
       },
     ],
-    organizations: [{ id: "org_bench", name: "Bench", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
+    // Credits: since accounts, a paid request needs a balance for its hold (402 without one).
+    organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
   };
 }
 
