@@ -43,12 +43,18 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
       await usage.flush();
     },
     async close() {
+      // Settle what is queued while the store is still there (bounded: a store that is away cannot take them).
+      await Promise.race([settlements.idle(), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
+      if (settlements.pending > 0) logger?.error({ pending: settlements.pending }, "closing with unsettled requests; their holds stay taken");
       settlements.close();
       await usage.close().catch(() => {});
       await stores.close();
     },
   };
 }
+
+/** How long closing waits for queued settlements. */
+const CLOSE_GRACE_MS = 2_000;
 
 async function storesFor(env: Environment): Promise<AccountStores> {
   if (!env.REDIS_URL) return createMemoryAccountStores();

@@ -15,6 +15,8 @@ export interface AdmittedRequest {
   key: KeyRecord;
   /** The plan's attempts; for a free request, those of the model whose quota it uses. */
   attempts: Attempt[];
+  /** The credits held (0 for a free request). */
+  holdNanos: bigint;
   requestsWindow?: RateLimitWindow;
   tokensWindow?: RateLimitWindow;
 }
@@ -31,9 +33,16 @@ export async function admitRequest(deps: { accounts: Accounts; random: () => num
   const charge: Charge = plan.free
     ? { kind: "free", candidates: freeCandidates(plan.attempts), pick: plan.randomFree ? deps.random() : 0 }
     : { kind: "credits", holdNanos: nanosFromMoney(holdFor(plan.attempts)) };
-  const admission = await storeCall(() =>
-    deps.accounts.stores.admission.admit({ requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now }),
-  );
+  let admission;
+  try {
+    admission = await deps.accounts.stores.admission.admit({ requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now });
+  } catch (error) {
+    if (!isStoreFailure(error)) throw error;
+    // The script may have run before the connection dropped: release whatever it
+    // took, once the store is back (settling an id never admitted does nothing).
+    deps.accounts.settlements.push({ requestId: input.id, chargeNanos: 0n, tokens: 0, refundFreeQuota: true, now });
+    throw storeUnavailable(error);
+  }
   if (!admission.admitted) {
     // router/free with one eligible model out of quota is still "no free model" (spec rule 2), not a quota 429.
     const refusal = plan.randomFree && admission.refusal.reason === "free_quota_exhausted" ? { reason: "no_free_model_available" as const } : admission.refusal;
@@ -48,6 +57,7 @@ export async function admitRequest(deps: { accounts: Accounts; random: () => num
   }
   return {
     key,
+    holdNanos: charge.kind === "credits" ? charge.holdNanos : 0n,
     attempts: free ? plan.attempts.filter((attempt) => attempt.model.config.id === free.modelId) : plan.attempts,
     requestsWindow: requests && toWindow(requests),
     tokensWindow: rateLimit.tokens && toWindow(rateLimit.tokens),
@@ -62,11 +72,17 @@ export async function checkKey(accounts: Accounts, keyDigest: string): Promise<K
   return key;
 }
 
-/** Each free model once, in attempt order, with its daily quota (per model; its first free route's setting). */
+/**
+ * Each free model once, in attempt order, with its daily quota. The quota is
+ * the model's, whatever providers the caller asks for: the smallest its free
+ * routes set.
+ */
 function freeCandidates(attempts: Attempt[]) {
   const candidates = new Map<string, number>();
-  for (const { model, route } of attempts) {
-    if (!candidates.has(model.config.id)) candidates.set(model.config.id, route.route.free?.daily_quota ?? 0);
+  for (const { model } of attempts) {
+    if (candidates.has(model.config.id)) continue;
+    const quotas = model.routes.flatMap((route) => (route.route.free?.enabled ? [route.route.free.daily_quota] : []));
+    candidates.set(model.config.id, Math.min(...quotas));
   }
   return [...candidates].map(([modelId, dailyQuota]) => ({ modelId, dailyQuota }));
 }

@@ -3,6 +3,7 @@
 // request's size, capped by the route's context) plus max_tokens of completion
 // at that route's prices; the hold is the dearest attempt's.
 import type { GenerateRequest, Message } from "../../gen/router/v1/inference_pb.js";
+import { costOf } from "../billing/cost.ts";
 import type { Money } from "../billing/money.ts";
 import type { Attempt } from "../routing/plan.ts";
 
@@ -15,11 +16,15 @@ import type { Attempt } from "../routing/plan.ts";
 const IMAGE_TOKENS = 2_000;
 
 export function holdFor(attempts: Attempt[]): Money {
+  // Attempts share the request's messages and tools: their size is counted once.
+  const bounds = new Map<Message[], number>();
   let dearest = 0n;
   for (const attempt of attempts) {
     const { prices, contextLength, maxCompletionTokens } = attempt.route;
     const completion = attempt.request.sampling?.maxTokens ?? maxCompletionTokens;
-    const prompt = Math.min(promptTokensAtMost(attempt.request), contextLength);
+    let bound = bounds.get(attempt.request.messages);
+    if (bound === undefined) bounds.set(attempt.request.messages, (bound = promptTokensAtMost(attempt.request)));
+    const prompt = Math.min(bound + audioPromptTokens(attempt.request), contextLength);
     const promptPrice = [prices.inputCacheWrite, prices.inputCacheWrite1h].reduce((dearest, price) => (price > dearest ? price : dearest), prices.prompt);
     const cost = BigInt(prompt) * promptPrice + BigInt(completion) * prices.completion + prices.request;
     if (cost > dearest) dearest = cost;
@@ -27,12 +32,28 @@ export function holdFor(attempts: Attempt[]): Money {
   return dearest;
 }
 
+/** Characters per token of typical text, for estimates (not bounds). */
+const CHARACTERS_PER_TOKEN = 4;
+
+/**
+ * What a paid stream cut before the provider reported its usage is charged:
+ * an estimate of its prompt and of the output relayed so far, at about four
+ * characters a token (the settlement never takes more than the hold for it).
+ */
+export function cutStreamCost(attempt: Attempt, outputCharacters: number): Money {
+  const prompt = Math.ceil((promptTokensAtMost(attempt.request) + audioPromptTokens(attempt.request)) / CHARACTERS_PER_TOKEN);
+  const usage = { inputTokens: prompt, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: Math.ceil(outputCharacters / CHARACTERS_PER_TOKEN), reasoningTokens: 0 };
+  return costOf(usage, attempt.route.prices);
+}
+
+/** Messages and tools (the audio prompt apart, as routes may drop it). */
 function promptTokensAtMost(request: GenerateRequest): number {
   let tokens = Buffer.byteLength(JSON.stringify(request.tools.map((tool) => [tool.name, tool.description, tool.parameters])));
   for (const message of request.messages) tokens += messageTokensAtMost(message);
-  if (request.media?.audioPrompt) tokens += Buffer.byteLength(request.media.audioPrompt);
   return tokens;
 }
+
+const audioPromptTokens = (request: GenerateRequest) => (request.media?.audioPrompt ? Buffer.byteLength(request.media.audioPrompt) : 0);
 
 function messageTokensAtMost(message: Message): number {
   let tokens = 8; // role and framing

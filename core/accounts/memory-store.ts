@@ -54,6 +54,12 @@ export function createMemoryAccountStores(): AccountStores {
     }
     return window;
   };
+  /** Tokens count in their own minute; a settlement late from a minute already over changes nothing. */
+  const addTokens = (scope: string, now: number, tokens: number) => {
+    const current = windows.get(scope);
+    if (current && current.start > minuteStart(now)) return;
+    windowOf(scope, now).tokens += tokens;
+  };
   const freeCountOf = (counter: string, day: string) => {
     const entry = freeUsed.get(counter);
     return entry && entry.day === day ? entry.used : 0;
@@ -110,7 +116,8 @@ export function createMemoryAccountStores(): AccountStores {
         .map((candidate) => ({ ...candidate, counter: `${key.organizationId}|${candidate.modelId}`, used: freeCountOf(`${key.organizationId}|${candidate.modelId}`, day) }));
       const eligible = counted.filter((candidate) => candidate.used < candidate.dailyQuota);
       if (eligible.length === 0) {
-        if (charge.candidates.length === 1 && counted.length === 1) {
+        // Whose quota ran out: the first counted (the core says "no free model" for router/free).
+        if (counted.length > 0) {
           return refuse({ reason: "free_quota_exhausted", modelId: counted[0].modelId, limit: counted[0].dailyQuota, used: counted[0].used });
         }
         return refuse({ reason: "no_free_model_available" });
@@ -138,8 +145,8 @@ export function createMemoryAccountStores(): AccountStores {
       balances.set(admitted.organizationId, balance - (extra < balance ? extra : balance > 0n ? balance : 0n));
     }
     if (settlement.refundFreeQuota && admitted.free) addFree(admitted.free.counter, admitted.free.day, -1);
-    windowOf(`key:${admitted.keyId}`, settlement.now).tokens += settlement.tokens;
-    windowOf(`org:${admitted.organizationId}`, settlement.now).tokens += settlement.tokens;
+    addTokens(`key:${admitted.keyId}`, settlement.now, settlement.tokens);
+    addTokens(`org:${admitted.organizationId}`, settlement.now, settlement.tokens);
   }
 
   return {

@@ -111,8 +111,9 @@ else
     end
   end
   if #eligible == 0 then
-    -- A single named model (':free') says whose quota ran out; a choice says none is left.
-    if #charge.candidates == 1 and #counted == 1 then
+    -- Whose quota ran out: the first candidate counted (the core turns it into
+    -- no_free_model_available for router/free); none counted: none may be used.
+    if #counted > 0 then
       return refuse({ reason = 'free_quota_exhausted', modelId = counted[1].modelId,
                       limit = counted[1].limit, used = counted[1].used })
     end

@@ -5,7 +5,7 @@
 // Availability: a command while Redis is unreachable fails at once (no offline
 // queue) with StoreUnavailableError, which the core answers with 503; the
 // client keeps reconnecting in the background and service resumes by itself.
-import { createClient } from "redis";
+import { createClient, ErrorReply } from "redis";
 import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { redisKeys } from "./redis-keys.ts";
 import { accountScripts, type AdmitReply, type ScriptWindow } from "./redis-scripts.ts";
@@ -14,6 +14,9 @@ import type { AccountStores, Admission, KeyRecord, NewKey, RateLimitSnapshot, Re
 import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
+/** Error replies that mean "not now" rather than "wrong command". */
+const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|OOM)\b/;
+
 export interface StoreLogger {
   warn(details: object, message: string): void;
   info(details: object, message: string): void;
@@ -75,11 +78,16 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
     throw new StoreUnavailableError("cannot connect to Redis for the account stores", { cause: error });
   }
 
-  /** Every Redis failure becomes StoreUnavailableError (503), whatever its kind. */
+  /**
+   * Redis being away (no connection, loading, busy, a read-only replica)
+   * becomes StoreUnavailableError (503, retried); an error reply about the
+   * command itself is a bug and passes through as it is (500, never retried).
+   */
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
+      if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
       throw new StoreUnavailableError(`Redis account store: ${operation} failed`, { cause: error });
     }
   }

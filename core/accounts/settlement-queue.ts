@@ -1,5 +1,6 @@
 // Settlements run after the answer, off its path (the request's one Redis
-// round trip is its admission). A settlement that fails because the store is
+// round trip is its admission). They are settled in parallel batches, so the
+// queue keeps up with admissions. A settlement that fails because the store is
 // down stays queued and is retried until the store returns: a charge is never
 // dropped, and settling is idempotent per request id, so a retry is safe.
 import type { AdmissionStore, Settlement } from "./store.ts";
@@ -15,12 +16,15 @@ export interface SettlementQueue {
 
 export interface SettlementQueueOptions {
   retryMs?: number;
+  /** Settlements sent to the store at once. */
+  batchSize?: number;
   onError?: (error: unknown, settlement: Settlement) => void;
 }
 
 export function createSettlementQueue(store: AdmissionStore, options: SettlementQueueOptions = {}): SettlementQueue {
   const retryMs = options.retryMs ?? 500;
-  const queue: Settlement[] = [];
+  const batchSize = options.batchSize ?? 64;
+  let queue: Settlement[] = [];
   let draining = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let waiters: (() => void)[] = [];
@@ -30,20 +34,24 @@ export function createSettlementQueue(store: AdmissionStore, options: Settlement
     draining = true;
     try {
       while (queue.length > 0) {
-        try {
-          await store.settle(queue[0]);
-        } catch (error) {
-          options.onError?.(error, queue[0]);
-          if (error instanceof StoreUnavailableError) {
-            retryTimer ??= setTimeout(() => {
-              retryTimer = undefined;
-              void drain();
-            }, retryMs).unref();
-            return;
-          }
-          // Not the store being away: a retry would fail alike.
+        const batch = queue.slice(0, batchSize);
+        queue = queue.slice(batch.length);
+        const results = await Promise.allSettled(batch.map((settlement) => store.settle(settlement)));
+        const retry: Settlement[] = [];
+        results.forEach((result, i) => {
+          if (result.status === "fulfilled") return;
+          options.onError?.(result.reason, batch[i]);
+          // Anything else than the store being away would fail alike on a retry.
+          if (result.reason instanceof StoreUnavailableError) retry.push(batch[i]);
+        });
+        if (retry.length > 0) {
+          queue = [...retry, ...queue];
+          retryTimer ??= setTimeout(() => {
+            retryTimer = undefined;
+            void drain();
+          }, retryMs).unref();
+          return;
         }
-        queue.shift();
       }
       for (const resolve of waiters) resolve();
       waiters = [];

@@ -14,7 +14,8 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { admitRequest, checkKey, type AdmittedRequest } from "../accounts/admit.ts";
-import { nanosFromMoney } from "../accounts/ledger-units.ts";
+import { cutStreamCost } from "../accounts/hold.ts";
+import { moneyFromNanos, nanosFromMoney } from "../accounts/ledger-units.ts";
 import { costOf } from "../billing/cost.ts";
 import { formatMoney, type Money } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
@@ -42,6 +43,13 @@ interface Served {
   cost: Money;
 }
 
+/** The attempt whose answer is being relayed: characters so far, and once its usage is known, what it cost. */
+interface Answering {
+  attempt: Attempt;
+  outputCharacters: number;
+  served?: Served;
+}
+
 export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps): AsyncGenerator<GenerateResponse> {
   const started = performance.now();
   const apiKey = request.caller?.apiKey ?? "";
@@ -58,8 +66,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   }
   const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
 
-  let served: Served | undefined;
-  let answering = false;
+  let answering: Answering | undefined;
   let outcome = "client_closed";
   try {
     const trace: RoutingAttempt[] = plan.skipped.map((s) =>
@@ -90,10 +97,10 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         continue;
       }
       trace.push(traceEntry(attempt, "ok", ""));
-      answering = true;
+      answering = { attempt, outputCharacters: 0 };
       try {
         yield startEvent(id, attempt, trace, warnings, admitted, deps.now());
-        served = yield* relay(first, iterator, attempt, signal);
+        yield* relay(first, iterator, answering, signal);
       } finally {
         // Ends the upstream request too when our caller stops reading early.
         await iterator.return?.();
@@ -106,7 +113,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
     throw error;
   } finally {
-    finishRequest(deps.accounts, { id, admitted, plan, served, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
+    finishRequest(deps.accounts, { id, admitted, plan, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
   }
 }
 
@@ -114,8 +121,7 @@ interface FinishedRequest {
   id: string;
   admitted: AdmittedRequest;
   plan: Plan;
-  served: Served | undefined;
-  answering: boolean;
+  answering: Answering | undefined;
   outcome: string;
   request: GenerateRequest;
   latencyMs: number;
@@ -123,33 +129,38 @@ interface FinishedRequest {
 }
 
 /**
- * Settles the request's charge (its real cost; nothing when it failed or the
- * caller left) and records its usage, both in the background. A free request
- * that never started answering gives its quota unit back (docs/accounts.md).
+ * Settles the request's charge and records its usage, both in the background
+ * (docs/accounts.md): the real cost of a complete answer; for a paid stream cut
+ * before its usage arrived (the provider failed, or the caller left), an
+ * estimate of what was relayed, never more than the hold; nothing when no
+ * answer started, and then a free request gives its quota unit back.
  */
 function finishRequest(accounts: Accounts, finished: FinishedRequest) {
-  const { served, admitted } = finished;
+  const { admitted, answering } = finished;
+  const served = answering?.served;
   const tokens = served?.tokens;
+  const cutCost = !served && answering && !answering.attempt.free ? nanosFromMoney(cutStreamCost(answering.attempt, answering.outputCharacters)) : 0n;
+  const charged = served ? nanosFromMoney(served.cost) : cutCost < admitted.holdNanos ? cutCost : admitted.holdNanos;
   accounts.settlements.push({
     requestId: finished.id,
-    chargeNanos: served ? nanosFromMoney(served.cost) : 0n,
+    chargeNanos: charged,
     tokens: tokens ? tokens.inputTokens + tokens.outputTokens : 0,
-    refundFreeQuota: !finished.answering,
+    refundFreeQuota: !answering,
     now: finished.now,
   });
-  const attempt = served?.attempt ?? admitted.attempts[0];
+  const attempt = served?.attempt ?? answering?.attempt ?? admitted.attempts[0];
   accounts.usage.record({
     id: finished.id,
     organizationId: admitted.key.organizationId,
     keyId: admitted.key.keyId,
     model: attempt.model.config.id,
-    provider: served ? attempt.route.provider.id : "",
+    provider: answering ? attempt.route.provider.id : "",
     promptTokens: tokens?.inputTokens ?? 0,
     completionTokens: tokens?.outputTokens ?? 0,
     reasoningTokens: tokens?.reasoningTokens ?? 0,
     cachedTokens: tokens?.cachedInputTokens ?? 0,
     cacheWriteTokens: tokens?.cacheWriteTokens ?? 0,
-    cost: formatMoney(served?.cost ?? 0n),
+    cost: formatMoney(served?.cost ?? moneyFromNanos(charged)),
     requestTags: finished.request.requestTags,
     latencyMs: Math.round(finished.latencyMs),
     outcome: finished.outcome,
@@ -164,7 +175,13 @@ function finishRequest(accounts: Accounts, finished: FinishedRequest) {
  * finish. With `reasoning.exclude` the reasoning blocks are withheld (their
  * tokens are still counted and billed, as the provider spent them).
  */
-async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<UpstreamEvent>, attempt: Attempt, signal: AbortSignal): AsyncGenerator<GenerateResponse, Served> {
+async function* relay(
+  first: IteratorResult<UpstreamEvent>,
+  rest: AsyncIterator<UpstreamEvent>,
+  progress: Answering,
+  signal: AbortSignal,
+): AsyncGenerator<GenerateResponse> {
+  const { attempt } = progress;
   let usage: TokenUsage | undefined;
   let finish: Extract<UpstreamEvent, { type: "finish" }> | undefined;
   const excludeReasoning = attempt.request.reasoning?.exclude === true;
@@ -177,6 +194,8 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
       else if (event.type === "annotation") yield create(GenerateResponseSchema, { event: { case: "annotation", value: event.annotation } });
       else if (excludeReasoning && event.type === "block_start" && event.blockType === BlockType.REASONING) withheld.add(event.index);
       else if (!withheld.has(event.index)) yield blockEvent(event);
+      // Withheld reasoning was generated all the same.
+      if (event.type === "block_delta") progress.outputCharacters += event.text.length;
     }
   } catch (error) {
     if (signal.aborted) throw callerWentAway();
@@ -185,11 +204,12 @@ async function* relay(first: IteratorResult<UpstreamEvent>, rest: AsyncIterator<
   }
   const tokens = usage ?? { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
   const cost = attempt.free ? 0n : costOf(tokens, attempt.route.prices);
+  // Served from here on: a caller leaving after the usage event still pays the real cost.
+  progress.served = { attempt, tokens, cost };
   yield create(GenerateResponseSchema, { event: { case: "usage", value: { ...tokens, cost: formatMoney(cost) } } });
   yield create(GenerateResponseSchema, {
     event: { case: "finish", value: { reason: finish?.reason, rawReason: finish?.rawReason ?? "" } },
   });
-  return { attempt, tokens, cost };
 }
 
 const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");

@@ -219,6 +219,18 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       expect(tokens(await admit(request("sk-a", { now: NEXT_MINUTE })))).toEqual({ limit: 100, remaining: 100, resetAt: NEXT_MINUTE + MINUTE_MS });
     });
 
+    it("a settlement late from a minute already over leaves the new minute's windows alone", async () => {
+      await stores.seed([organization("org-a", { keys: [key("sk-a", { rpm: 2, tpm: 100 })] })]);
+      admittedOf(await admit(request("sk-a", { requestId: "old" })));
+      const requests = async (requestId: string) => admittedOf(await admit(request("sk-a", { requestId, now: NEXT_MINUTE + 1_000 }))).rateLimit.requests;
+      expect((await requests("new-1"))?.remaining).toBe(1);
+      await settle("old", { tokens: 100, now: T0 + 59_000 });
+      // Still one request counted in the new minute, and the old minute's tokens do not land in it.
+      const snapshot = admittedOf(await admit(request("sk-a", { requestId: "new-2", now: NEXT_MINUTE + 2_000 }))).rateLimit;
+      expect(snapshot.requests?.remaining).toBe(0);
+      expect(snapshot.tokens?.remaining).toBe(100);
+    });
+
     it("applies the organisation's limits across its keys, and only its own", async () => {
       await stores.seed([
         organization("org-a", { rpm: 2, tpm: 50, keys: [key("sk-a"), key("sk-b")] }),
@@ -369,7 +381,13 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       expect(await picked(0.9999)).toEqual({ modelId: "free/d", limit: 5, used: 2 });
 
       const none = { reason: "no_free_model_available" };
-      expect(refusalOf(await admit(request("sk-a", { modelIds: [], charge: free(0, ["free/a", 1], ["free/c", 5]) })))).toEqual(none);
+      // Every allowed candidate out of quota: the first one's quota is reported.
+      expect(refusalOf(await admit(request("sk-a", { modelIds: [], charge: free(0, ["free/a", 1], ["free/c", 5]) })))).toEqual({
+        reason: "free_quota_exhausted",
+        modelId: "free/a",
+        limit: 1,
+        used: 1,
+      });
       // One candidate, but forbidden: nothing to report the quota of.
       expect(refusalOf(await admit(request("sk-a", { modelIds: [], charge: free(0, ["free/c", 5]) })))).toEqual(none);
       expect(refusalOf(await admit(request("sk-a", { modelIds: [], charge: free(0.7, ["free/a", 1]) })))).toEqual({
