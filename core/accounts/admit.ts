@@ -8,11 +8,11 @@ import type { Accounts } from "./accounts.ts";
 import { holdFor } from "./hold.ts";
 import { nanosFromMoney } from "./ledger-units.ts";
 import { isStoreFailure, refusalError, storeUnavailable } from "./refusals.ts";
-import type { Charge, KeyRecord, WindowState } from "./store.ts";
+import type { Charge, KeyOwner, KeyRecord, WindowState } from "./store.ts";
 import { nextUtcMidnight } from "./windows.ts";
 
 export interface AdmittedRequest {
-  key: KeyRecord;
+  key: KeyOwner;
   /** The plan's attempts; for a free request, those of the model whose quota it uses. */
   attempts: Attempt[];
   /** The credits held (0 for a free request). */

@@ -52,12 +52,15 @@ if #fields == 0 then return refuse({ reason = 'invalid_api_key' }) end
 local key = hashOf(fields)
 if key.disabled == '1' then return refuse({ reason = 'key_disabled' }) end
 
--- 2. Every model named is on the key's allow-list (an empty list allows all).
-local allowedList = cjson.decode(key.allowedModels)
-local allowedSet = {}
-for _, modelId in ipairs(allowedList) do allowedSet[modelId] = true end
+-- 2. Every model named is on the key's allow-list (an empty list allows all;
+-- most keys have none, so there is nothing to decode).
+local allowedSet
+if key.allowedModels ~= '[]' then
+  allowedSet = {}
+  for _, modelId in ipairs(cjson.decode(key.allowedModels)) do allowedSet[modelId] = true end
+end
 local function allowed(modelId)
-  return #allowedList == 0 or allowedSet[modelId] == true
+  return allowedSet == nil or allowedSet[modelId] == true
 end
 for _, modelId in ipairs(request.modelIds) do
   if not allowed(modelId) then return refuse({ reason = 'model_not_allowed', modelId = modelId }) end
@@ -120,9 +123,8 @@ else
     return refuse({ reason = 'no_free_model_available' })
   end
   local chosen = eligible[math.min(#eligible - 1, math.floor(charge.pick * #eligible)) + 1]
-  redis.call('INCR', chosen.name)
-  -- Relative expiry: the caller's clock may differ from Redis's.
-  redis.call('PEXPIRE', chosen.name, request.freeTtlMs)
+  -- Relative expiry (the caller's clock may differ from Redis's), set once, by the counter's first unit.
+  if redis.call('INCR', chosen.name) == 1 then redis.call('PEXPIRE', chosen.name, request.freeTtlMs) end
   table.insert(record, 'freeCounter')
   table.insert(record, chosen.name)
   free = { modelId = chosen.modelId, limit = chosen.limit, used = chosen.used + 1 }
@@ -131,7 +133,8 @@ end
 -- Admitted: count the request in both windows and keep it for its settlement.
 for _, s in ipairs(scopes) do
   s.requests = redis.call('HINCRBY', s.name, 'requests', 1)
-  redis.call('PEXPIRE', s.name, request.windowTtlMs)
+  -- The window's first request sets its expiry (a settlement may have set it before).
+  if s.requests == 1 then redis.call('PEXPIRE', s.name, request.windowTtlMs) end
 end
 redis.call('HSET', requestName, unpack(record))
 redis.call('PEXPIRE', requestName, request.requestTtlMs)
@@ -140,7 +143,8 @@ local windows = {}
 for i, s in ipairs(scopes) do
   windows[i] = { requests = s.requests, tokens = s.tokens, rpm = s.rpm, tpm = s.tpm }
 end
-return cjson.encode({ admitted = true, key = fields, windows = windows, free = free })
+-- Only what the core needs back: whose request it is, its windows, its free unit.
+return cjson.encode({ admitted = true, keyId = key.keyId, organizationId = organizationId, windows = windows, free = free })
 `;
 
 const SETTLE = `${PRELUDE}
@@ -262,8 +266,8 @@ export type AdmitReply =
   | { admitted: false; refusal: ScriptRefusal }
   | {
       admitted: true;
-      /** The key record's hash, as HGETALL's flat field/value list. */
-      key: string[];
+      keyId: string;
+      organizationId: string;
       /** The key's window, then the organisation's. */
       windows: ScriptWindow[];
       free?: { modelId: string; limit: number; used: number };

@@ -142,7 +142,8 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
             requestId: request.requestId,
             modelIds: request.modelIds,
             minuteStart: String(windowStart),
-            day: utcDay(now),
+            // Only free requests count by day.
+            day: charge.kind === "free" ? utcDay(now) : "",
             // Expiry is relative: the injected clock need not agree with Redis's.
             windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - now),
             freeTtlMs: String(nextUtcMidnight(now) + FREE_KEPT_AFTER_MIDNIGHT_MS - now),
@@ -261,7 +262,11 @@ function admissionOf(reply: AdmitReply, resetAt: number): Admission {
   }
   return {
     admitted: true,
-    value: { key: keyFromHash(hashOf(reply.key)), rateLimit: snapshotOf(reply.windows, resetAt), ...(reply.free && { free: reply.free }) },
+    value: {
+      key: { keyId: reply.keyId, organizationId: reply.organizationId },
+      rateLimit: snapshotOf(reply.windows, resetAt),
+      ...(reply.free && { free: reply.free }),
+    },
   };
 }
 

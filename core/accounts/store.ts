@@ -111,8 +111,11 @@ export type Refusal =
   | { reason: "no_free_model_available" }
   | { reason: "duplicate_request" };
 
+/** Who an admitted request is charged to. */
+export type KeyOwner = Pick<KeyRecord, "keyId" | "organizationId">;
+
 export interface Admitted {
-  key: KeyRecord;
+  key: KeyOwner;
   /** The tighter of the key's and the organisation's windows, per unit. */
   rateLimit: RateLimitSnapshot;
   /** Free requests: the model whose quota was used, and that quota after this request. */
