@@ -206,6 +206,24 @@ describe("translation matrix", () => {
       parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     },
   };
+  const timeTool = {
+    type: "function" as const,
+    function: {
+      name: "get_time",
+      description: "Local time of a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  };
+  /** What each fake calls when offered two tools: the first, then the second, each with its own city. */
+  const PARALLEL_CALLS = [
+    { name: "get_weather", args: { city: "Paris" }, result: '{"celsius":21}' },
+    { name: "get_time", args: { city: "London" }, result: '{"time":"14:00"}' },
+  ];
+  /** The ids the OpenAI and Anthropic fakes give the two calls; Gemini sends none, so the router makes them. */
+  const PARALLEL_IDS: Partial<Record<Protocol, string[]>> = {
+    "openai-compatible": ["call_fake1", "call_fake2"],
+    anthropic: ["toolu_01FakeCall", "toolu_02FakeCall"],
+  };
   const PNG = "iVBORw0KGgo=";
   const answerSchema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
 
@@ -254,6 +272,37 @@ describe("translation matrix", () => {
             expect(second.answer.finishReason).toBe("stop");
             expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
             expectToolResultSent(protocol, second.sent, call.id);
+          });
+
+          it("parallel tool calls with their results", async () => {
+            const question = { role: "user" as const, content: "Weather in Paris and time in London?" };
+            const tools = [weatherTool, timeTool];
+            const first = await ask(protocol, stream, { messages: [question], tools, tool_choice: "auto" });
+            expect(first.answer.finishReason).toBe("tool_calls");
+            // No text: null in a JSON answer; a stream's role chunk carries content "", as OpenAI's does.
+            expect(first.answer.content ?? "").toBe("");
+            expect(first.answer.toolCalls).toHaveLength(2);
+            const calls = first.answer.toolCalls;
+            expect(calls.map((call) => call.name)).toEqual(PARALLEL_CALLS.map((call) => call.name));
+            expect(calls.map((call) => JSON.parse(call.arguments))).toEqual(PARALLEL_CALLS.map((call) => call.args));
+            for (const call of calls) expect(call.id).not.toBe("");
+            expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+            const upstreamIds = PARALLEL_IDS[protocol];
+            if (upstreamIds) expect(calls.map((call) => call.id)).toEqual(upstreamIds);
+            expectToolsSent(protocol, first.sent, tools);
+
+            const second = await ask(protocol, stream, {
+              messages: [
+                question,
+                { role: "assistant", content: null, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) },
+                ...calls.map((call, position) => ({ role: "tool", tool_call_id: call.id, content: PARALLEL_CALLS[position].result })),
+              ],
+              tools,
+            });
+            expect(second.answer.finishReason).toBe("stop");
+            expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            expect(second.answer.toolCalls).toEqual([]);
+            expectParallelResultsSent(protocol, second.sent, calls);
           });
 
           it("json_schema", async () => {
@@ -345,20 +394,62 @@ describe("translation matrix", () => {
     }
   }
 
-  function expectToolsSent(protocol: Protocol, sent: Json) {
-    const { name, description, parameters } = weatherTool.function;
+  function expectToolsSent(protocol: Protocol, sent: Json, tools: (typeof weatherTool)[] = [weatherTool]) {
+    const functions = tools.map((tool) => tool.function);
     switch (protocol) {
       case "openai-compatible":
-        expect(sent.tools).toEqual([weatherTool]);
+        expect(sent.tools).toEqual(tools);
         expect(sent.tool_choice).toBe("auto");
+        // Parallel calls are the default: the router only says so when the caller turns them off.
+        expect(sent).not.toHaveProperty("parallel_tool_calls");
         return;
       case "anthropic":
-        expect(sent.tools).toEqual([{ name, description, input_schema: parameters }]);
+        expect(sent.tools).toEqual(functions.map(({ name, description, parameters }) => ({ name, description, input_schema: parameters })));
         expect(sent.tool_choice).toEqual({ type: "auto" });
         return;
       case "gemini":
-        expect(sent.tools).toEqual([{ functionDeclarations: [{ name, description, parametersJsonSchema: parameters }] }]);
+        expect(sent.tools).toEqual([{ functionDeclarations: functions.map(({ name, description, parameters }) => ({ name, description, parametersJsonSchema: parameters })) }]);
         expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: "AUTO" } });
+        return;
+    }
+  }
+
+  /** The follow-up turn: the assistant's two calls, then both results, in the protocol's own pairing. */
+  function expectParallelResultsSent(protocol: Protocol, sent: Json, calls: ClientAnswer["toolCalls"]) {
+    switch (protocol) {
+      case "openai-compatible":
+        // One tool message per result, each with the id of its call.
+        expect(sent.messages.slice(1)).toEqual([
+          { role: "assistant", content: null, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) },
+          ...calls.map((call, position) => ({ role: "tool", tool_call_id: call.id, content: PARALLEL_CALLS[position].result })),
+        ]);
+        return;
+      case "anthropic": {
+        // Both tool_use blocks in the assistant turn, and both results in the one user turn after it.
+        expect(sent.messages).toHaveLength(3);
+        expect(sent.messages[1].role).toBe("assistant");
+        expect(sent.messages[1].content.filter((block: Json) => block.type === "tool_use")).toEqual(
+          calls.map((call, position) => ({ type: "tool_use", id: call.id, name: call.name, input: PARALLEL_CALLS[position].args })),
+        );
+        expect(sent.messages[2].role).toBe("user");
+        const results = sent.messages[2].content as Json[];
+        expect(results).toHaveLength(2);
+        for (const [position, call] of calls.entries()) {
+          expect(results[position]).toMatchObject({ type: "tool_result", tool_use_id: call.id });
+          expect(results[position]).not.toHaveProperty("is_error");
+          expect(textOf(results[position].content)).toBe(PARALLEL_CALLS[position].result);
+        }
+        return;
+      }
+      case "gemini":
+        // Both functionCall parts in one model content, and both functionResponse parts, named after the calls, in one user content.
+        expect(sent.contents).toHaveLength(3);
+        expect(sent.contents[1].role).toBe("model");
+        expect(sent.contents[1].parts.map((part: Json) => part.functionCall)).toEqual(PARALLEL_CALLS.map(({ name, args }) => ({ name, args })));
+        expect(sent.contents[2]).toEqual({
+          role: "user",
+          parts: PARALLEL_CALLS.map(({ name, result }) => ({ functionResponse: { name, response: JSON.parse(result) } })),
+        });
         return;
     }
   }

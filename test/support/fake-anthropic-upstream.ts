@@ -12,6 +12,8 @@
 //     signature (thinking_delta, then signature_delta) comes first;
 //   - tools, and no tool_result in the last user turn: a tool_use call to the first
 //     tool with input {"city":"Paris"} (input_json_delta in two pieces), stop_reason tool_use;
+//     offered two or more tools, two tool_use blocks in one answer (FAKE_PARALLEL_TOOL_USES:
+//     the first tool, then the second), each streamed as its own content block;
 //   - output_config.format (structured output): the text {"answer":"Hello"};
 //   - else "Hello from <model>" in several text deltas.
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
@@ -22,6 +24,11 @@ import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 export const FAKE_THINKING = "Let me think.";
 export const FAKE_SIGNATURE = "EqQBCgIYAhIM-fake-signature";
 export const FAKE_TOOL_USE_ID = "toolu_01FakeCall";
+/** The calls of an answer offered two or more tools: to the first tool, then the second (names from the request). */
+export const FAKE_PARALLEL_TOOL_USES = [
+  { id: FAKE_TOOL_USE_ID, input: { city: "Paris" } },
+  { id: "toolu_02FakeCall", input: { city: "London" } },
+] as const;
 
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
@@ -104,7 +111,10 @@ function answerBlocks(model: string, body: Record<string, any>): Block[] {
   const tools = body.tools as { name: string }[] | undefined;
   const lastTurn = (body.messages as { role: string; content: unknown }[]).at(-1);
   const answeredTool = Array.isArray(lastTurn?.content) && lastTurn.content.some((block: Block) => block.type === "tool_result");
-  if (tools?.length && !answeredTool) {
+  if (tools && tools.length >= 2 && !answeredTool) {
+    // Parallel tool use: several tool_use blocks in one answer.
+    blocks.push(...FAKE_PARALLEL_TOOL_USES.map((call, position) => ({ type: "tool_use", id: call.id, name: tools[position].name, input: { ...call.input } })));
+  } else if (tools?.length && !answeredTool) {
     blocks.push({ type: "tool_use", id: FAKE_TOOL_USE_ID, name: tools[0].name, input: { city: "Paris" } });
   } else if (body.output_config?.format) {
     blocks.push({ type: "text", text: '{"answer":"Hello"}' });

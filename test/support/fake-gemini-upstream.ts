@@ -9,7 +9,10 @@
 //   - thinkingConfig.includeThoughts: a thought part first, and a thoughtSignature
 //     on the first answer part, as the real API puts it;
 //   - functionDeclarations, and no functionResponse in the last content: a
-//     functionCall to the first function with args {"city":"Paris"};
+//     functionCall to the first function with args {"city":"Paris"}; offered two or
+//     more functions, two functionCall parts in one answer (FAKE_PARALLEL_ARGS: the
+//     first function, then the second), streamed together in one chunk, whole, as
+//     Google sends parallel calls;
 //   - responseMimeType application/json: the text {"answer":"Hello"};
 //   - else "Hello from <model>", streamed over several chunks;
 //   - responseModalities with IMAGE: the answer ends with an inlineData PNG (FAKE_IMAGE);
@@ -29,6 +32,8 @@ export const FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU=";
 export const FAKE_IMAGE = "iVBORw0KGgo=";
 /** Two pieces of one MP3 file (an ID3 tag, then a frame header), base64. */
 export const FAKE_AUDIO_PARTS = ["SUQzBAAAAAAAAA==", "//uQZAAAAAAA"];
+/** The args of the calls of an answer offered two or more functions: to the first, then the second. */
+export const FAKE_PARALLEL_ARGS = [{ city: "Paris" }, { city: "London" }] as const;
 export const FAKE_USAGE = { promptTokenCount: 10, candidatesTokenCount: 5, cachedContentTokenCount: 2 } as const;
 
 const STATUS_NAMES: Record<number, string> = {
@@ -101,7 +106,14 @@ function answer(path: string, rawBody: Record<string, unknown>, res: http.Server
     else res.once("close", onAbort);
     return;
   }
-  parts.forEach((part, position) => send(response([part], position === parts.length - 1)));
+  // Each part is a chunk of its own, but parallel function calls come together in one.
+  const chunks: Record<string, unknown>[][] = [];
+  for (const part of parts) {
+    const last = chunks.at(-1);
+    if (part.functionCall && last?.at(-1)?.functionCall) last.push(part);
+    else chunks.push([part]);
+  }
+  chunks.forEach((chunkParts, position) => send(response(chunkParts, position === chunks.length - 1)));
   res.end();
 }
 
@@ -110,10 +122,14 @@ function answerParts(model: string, body: FakeBody): Record<string, unknown>[] {
   const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
   if (thoughts) parts.push({ text: FAKE_THOUGHT, thought: true });
   const answer: Record<string, unknown>[] = [];
-  const functionName = body.tools?.flatMap((tool) => tool.functionDeclarations ?? [])[0]?.name;
+  const functionNames = (body.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []).map((declaration) => declaration.name);
   const lastParts = body.contents?.at(-1)?.parts ?? [];
-  if (functionName && !lastParts.some((part) => part.functionResponse)) {
-    answer.push({ functionCall: { name: functionName, args: { city: "Paris" } } });
+  const answeredCall = lastParts.some((part) => part.functionResponse);
+  if (functionNames.length >= 2 && !answeredCall) {
+    // Parallel function calling: several functionCall parts in one answer.
+    answer.push(...FAKE_PARALLEL_ARGS.map((args, position) => ({ functionCall: { name: functionNames[position], args: { ...args } } })));
+  } else if (functionNames.length > 0 && !answeredCall) {
+    answer.push({ functionCall: { name: functionNames[0], args: { city: "Paris" } } });
   } else if (body.generationConfig?.responseMimeType === "application/json") {
     answer.push({ text: '{"answer":' }, { text: '"Hello"}' });
   } else {

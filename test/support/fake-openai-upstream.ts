@@ -5,7 +5,11 @@
 //   "cut-after-first" streams one content chunk, then destroys the connection
 //   "hang"            sends headers and one chunk, then waits until the client goes away
 //   "tool"            answers with a tool call to the first tool in the request, always
-//                     (other models call it too, unless the last message is a tool result)
+//                     (other models call it too, unless the last message is a tool result);
+//                     offered two or more tools, and the last message not a tool result, it
+//                     calls the first two in one answer (PARALLEL_CALLS), streamed as OpenAI
+//                     does: each call its own index, id and name first, then its arguments
+//                     in two pieces
 //   "end-early"       streams the role chunk, then ends cleanly without content, finish or usage
 //   "html"            answers 200 with an HTML page, as a misconfigured proxy would
 //   "cite"            answers with an OpenAI url_citation annotation
@@ -32,6 +36,12 @@ export const FAKE_USAGE = {
 };
 
 export const STRUCTURED_ANSWER = '{"answer":"Hello"}';
+
+/** The calls of an answer offered two or more tools: to the first tool, then the second (names from the request). */
+export const PARALLEL_CALLS = [
+  { id: "call_fake1", arguments: '{"city":"Paris"}' },
+  { id: "call_fake2", arguments: '{"city":"London"}' },
+] as const;
 
 /** The citation of the "cite" model: the word "Hello" of its answer. */
 export const CITATION = { type: "url_citation", url_citation: { url: "https://example.com/source", title: "A source", start_index: 0, end_index: 5 } };
@@ -69,7 +79,14 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const messages = body.messages as { role: string }[] | undefined;
   // "tool" always calls; any other model calls unless the last turn is the tool's result, as a model would.
   const wantsTool = tools?.length && (model === "tool" || messages?.at(-1)?.role !== "tool");
-  const toolCall = wantsTool ? { id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' } : undefined;
+  // Offered several tools (and not answering a result), a model calls the first two at once.
+  const parallel = wantsTool && tools.length >= 2 && messages?.at(-1)?.role !== "tool";
+  const toolCalls = !wantsTool
+    ? []
+    : parallel
+      ? PARALLEL_CALLS.map((call, position) => ({ ...call, name: tools[position].function.name }))
+      : [{ id: "call_fake1", name: tools[0].function.name, arguments: '{"city":"Paris"}' }];
+  const callsTools = toolCalls.length > 0;
   const format = (body.response_format as { type?: string } | undefined)?.type;
   const text = format === "json_schema" || format === "json_object" ? STRUCTURED_ANSWER : `Hello from ${model}`;
   const reasoning = body.reasoning_effort || model === "thinking-tools" ? "Let me think." : undefined;
@@ -77,10 +94,10 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const citations = model === "cite-urls" ? ["https://example.org/first", "https://example.org/second"] : undefined;
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
-    const message = toolCall
-      ? { role: "assistant", content: null, reasoning_content: reasoning, tool_calls: [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }] }
+    const message = callsTools
+      ? { role: "assistant", content: null, reasoning_content: reasoning, tool_calls: toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }
       : { role: "assistant", content: text, annotations, reasoning_content: reasoning };
-    res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
+    res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: callsTools ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
@@ -102,11 +119,13 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     setImmediate(() => res.socket?.destroy());
     return;
   }
-  if (toolCall) {
+  if (callsTools) {
     if (reasoning) chunk({ reasoning_content: reasoning });
-    chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } }] });
-    chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(0, 5) } }] });
-    chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments.slice(5) } }] });
+    for (const [index, call] of toolCalls.entries()) {
+      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
+      chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(0, 5) } }] });
+      chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(5) } }] });
+    }
     chunk({}, "tool_calls");
   } else {
     if (reasoning) chunk({ reasoning_content: reasoning });
