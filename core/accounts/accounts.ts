@@ -31,7 +31,7 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
   await stores.seed(seedsFromConfig(options.organizations, options.env));
   const logger = options.logger;
   const settlements = createSettlementQueue(stores.admission, {
-    onError: (error, settlement) => logger?.warn({ err: error, requestId: settlement.requestId }, "settlement failed; it will be retried"),
+    onError: (error, batch) => logger?.warn({ err: error, requests: batch.length }, "settlement failed; it will be retried"),
   });
   const usage = createUsageLog(stores.usage, { onError: (error) => logger?.warn({ err: error }, "usage log write failed; it will be retried") });
   return {

@@ -175,6 +175,7 @@ export function createMemoryAccountStores(): AccountStores {
     admission: {
       admit: async (request) => admit(request),
       settle: async (settlement) => settle(settlement),
+      settleAll: async (settlements) => settlements.forEach(settle),
     },
     usage: {
       append: async (records) => {

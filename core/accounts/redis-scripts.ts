@@ -147,47 +147,54 @@ end
 return cjson.encode({ admitted = true, keyId = key.keyId, organizationId = organizationId, windows = windows, free = free })
 `;
 
+// Settles a batch of requests, each on its own (one script call for many
+// keeps the background work light under load).
 const SETTLE = `${PRELUDE}
-local settlement = cjson.decode(ARGV[2])
-local requestName = admittedRequest(settlement.requestId)
-local admitted = hashOf(redis.call('HGETALL', requestName))
--- Unknown, expired or already settled: nothing to do (idempotent).
-if not admitted.organizationId then return 0 end
-redis.call('DEL', requestName)
+local function settle(settlement)
+  local requestName = admittedRequest(settlement.requestId)
+  local admitted = hashOf(redis.call('HGETALL', requestName))
+  -- Unknown, expired or already settled: nothing to do (idempotent).
+  if not admitted.organizationId then return end
+  redis.call('DEL', requestName)
 
-local balanceName = balance(admitted.organizationId)
-local hold, charge = admitted.holdNanos, settlement.chargeNanos
-if not lessThan(hold, charge) then
-  -- Within the hold: what was not spent goes back.
-  redis.call('INCRBY', balanceName, hold)
-  redis.call('DECRBY', balanceName, charge)
-else
-  -- Beyond the hold only what the balance has is taken: never below zero.
-  local before = redis.call('GET', balanceName) or '0'
-  redis.call('INCRBY', balanceName, hold)
-  if lessThan(charge, redis.call('GET', balanceName)) then
+  local balanceName = balance(admitted.organizationId)
+  local hold, charge = admitted.holdNanos, settlement.chargeNanos
+  if not lessThan(hold, charge) then
+    -- Within the hold: what was not spent goes back.
+    redis.call('INCRBY', balanceName, hold)
     redis.call('DECRBY', balanceName, charge)
-  elseif lessThan('0', before) then
-    redis.call('SET', balanceName, '0')
   else
-    redis.call('SET', balanceName, before)
+    -- Beyond the hold only what the balance has is taken: never below zero.
+    local before = redis.call('GET', balanceName) or '0'
+    redis.call('INCRBY', balanceName, hold)
+    if lessThan(charge, redis.call('GET', balanceName)) then
+      redis.call('DECRBY', balanceName, charge)
+    elseif lessThan('0', before) then
+      redis.call('SET', balanceName, '0')
+    else
+      redis.call('SET', balanceName, before)
+    end
+  end
+
+  -- A failed free request gives its unit back, to the day it was taken from.
+  if settlement.refundFreeQuota and admitted.freeCounter then
+    local used = tonumber(redis.call('GET', admitted.freeCounter)) or 0
+    if used > 0 then redis.call('DECR', admitted.freeCounter) end
+  end
+
+  if settlement.tokens ~= '0' then
+    local names = { keyWindow(admitted.keyId, settlement.minuteStart),
+                    organizationWindow(admitted.organizationId, settlement.minuteStart) }
+    for _, name in ipairs(names) do
+      -- The window's first write sets its expiry (an admission may have set it before).
+      if redis.call('HINCRBY', name, 'tokens', settlement.tokens) == tonumber(settlement.tokens) then
+        redis.call('PEXPIRE', name, settlement.windowTtlMs)
+      end
+    end
   end
 end
 
--- A failed free request gives its unit back, to the day it was taken from.
-if settlement.refundFreeQuota and admitted.freeCounter then
-  local used = tonumber(redis.call('GET', admitted.freeCounter)) or 0
-  if used > 0 then redis.call('DECR', admitted.freeCounter) end
-end
-
-if settlement.tokens ~= '0' then
-  local names = { keyWindow(admitted.keyId, settlement.minuteStart),
-                  organizationWindow(admitted.organizationId, settlement.minuteStart) }
-  for _, name in ipairs(names) do
-    redis.call('HINCRBY', name, 'tokens', settlement.tokens)
-    redis.call('PEXPIRE', name, settlement.windowTtlMs)
-  end
-end
+for _, settlement in ipairs(cjson.decode(ARGV[2])) do settle(settlement) end
 return 1
 `;
 
@@ -317,7 +324,7 @@ const parseJson =
 /** The scripts, for createClient({ scripts }): each call is one EVALSHA. */
 export const accountScripts = {
   admit: jsonScript<AdmitPayload, AdmitReply>(ADMIT, parseJson<AdmitReply>()),
-  settle: jsonScript<SettlePayload, void>(SETTLE, () => undefined),
+  settle: jsonScript<SettlePayload[], void>(SETTLE, () => undefined),
   /** true when written, false when create found the key id taken. */
   putKey: jsonScript<PutKeyPayload, boolean>(PUT_KEY, (reply) => reply === 1),
   /** The updated record's flat field/value list, or null without such a key. */

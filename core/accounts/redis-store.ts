@@ -10,7 +10,7 @@ import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { redisKeys } from "./redis-keys.ts";
 import { accountScripts, type AdmitReply, type ScriptWindow } from "./redis-scripts.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
-import type { AccountStores, Admission, KeyRecord, NewKey, RateLimitSnapshot, Refusal, UsageRecord, WindowState } from "./store.ts";
+import type { AccountStores, Admission, KeyRecord, NewKey, RateLimitSnapshot, Refusal, Settlement, UsageRecord, WindowState } from "./store.ts";
 import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
@@ -105,6 +105,26 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
     return { mode, digest, keyId, organizationId, disabled: disabled ? ("1" as const) : ("0" as const), createdAt: String(createdAt), fields };
   };
 
+  /** One script call for the batch. */
+  const settleAll = (settlements: Settlement[]) =>
+    guarded("settle", async () => {
+      if (settlements.length === 0) return;
+      await client.settle(
+        keys.prefix,
+        settlements.map((settlement) => {
+          const windowStart = minuteStart(settlement.now);
+          return {
+            requestId: settlement.requestId,
+            chargeNanos: settlement.chargeNanos.toString(),
+            tokens: String(settlement.tokens),
+            refundFreeQuota: settlement.refundFreeQuota,
+            minuteStart: String(windowStart),
+            windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - settlement.now),
+          };
+        }),
+      );
+    });
+
   return {
     keys: {
       findByDigest: (digest) => guarded("findByDigest", () => readKey(digest)),
@@ -155,18 +175,8 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
           });
           return admissionOf(reply, windowStart + MINUTE_MS);
         }),
-      settle: (settlement) =>
-        guarded("settle", async () => {
-          const windowStart = minuteStart(settlement.now);
-          await client.settle(keys.prefix, {
-            requestId: settlement.requestId,
-            chargeNanos: settlement.chargeNanos.toString(),
-            tokens: String(settlement.tokens),
-            refundFreeQuota: settlement.refundFreeQuota,
-            minuteStart: String(windowStart),
-            windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - settlement.now),
-          });
-        }),
+      settle: (settlement) => settleAll([settlement]),
+      settleAll,
     },
 
     usage: {

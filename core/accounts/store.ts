@@ -147,6 +147,8 @@ export interface AdmissionStore {
   admit(request: AdmissionRequest): Promise<Admission>;
   /** Ends an admitted request. Idempotent: a second settlement of the same id does nothing. */
   settle(settlement: Settlement): Promise<void>;
+  /** Settles a batch, each as `settle` would (on Redis, one script call). */
+  settleAll(settlements: Settlement[]): Promise<void>;
 }
 
 export interface UsageRecord {

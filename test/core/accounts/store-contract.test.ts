@@ -333,6 +333,19 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       await settle("r-1");
       expect(await stores.credits.balance("org-a")).toBe(700n);
     });
+
+    it("settles a batch as each alone, the same id twice in it only once", async () => {
+      await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a")] })]);
+      admittedOf(await admit(request("sk-a", { requestId: "r-1", charge: credits(400n) })));
+      admittedOf(await admit(request("sk-a", { requestId: "r-2", charge: credits(600n) })));
+      await stores.admission.settleAll([
+        settlement("r-1", { chargeNanos: 100n }),
+        settlement("r-2", { chargeNanos: 200n }),
+        settlement("r-1", { chargeNanos: 100n }),
+        settlement("unknown", { chargeNanos: 5n }),
+      ]);
+      expect(await stores.credits.balance("org-a")).toBe(700n);
+    });
   });
 
   describe("free quotas", () => {
