@@ -11,6 +11,7 @@
 // - `text`: answer text, consecutive parts (across chunks) continuing one block;
 // - `inlineData` (generated images, music or speech): one whole image or audio block with its bytes;
 // - code-execution parts are not relayed yet.
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
@@ -72,6 +73,10 @@ export function createResponseTranslator(): ResponseTranslator {
   let nextIndex = 0;
   // Text and reasoning blocks stay open to be continued; tool-call blocks never do.
   let open: { blockType: BlockType.TEXT | BlockType.REASONING; index: number } | undefined;
+  // Gemini's calls often carry no id: ours are unique across answers, so the
+  // calls of a conversation's turns never share one (clients and other
+  // providers key tool results by id).
+  const idPrefix = randomBytes(6).toString("hex");
   let generatedIds = 0;
   let hasToolCalls = false;
   let finishRaw: string | undefined;
@@ -111,7 +116,7 @@ export function createResponseTranslator(): ResponseTranslator {
       const index = nextIndex++;
       const { id, name, args } = part.functionCall;
       hasToolCalls = true;
-      out.push({ type: "block_start", index, blockType: BlockType.TOOL_CALL, toolCallId: id || `call_${++generatedIds}`, toolName: name });
+      out.push({ type: "block_start", index, blockType: BlockType.TOOL_CALL, toolCallId: id || `call_${idPrefix}_${++generatedIds}`, toolName: name });
       out.push({ type: "block_delta", index, text: JSON.stringify(args ?? {}) });
       out.push({ type: "block_stop", index });
       return;

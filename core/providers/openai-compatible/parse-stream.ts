@@ -45,8 +45,12 @@ export type ChunkTranslator = Translator<OpenAiChunk>;
 
 export function createChunkTranslator(): ChunkTranslator {
   let nextIndex = 0;
-  // Blocks never overlap: a new kind of content closes the open one.
+  // Text and reasoning blocks never overlap: a new kind of content closes the
+  // open one. Tool calls are joined by their `index`, and the protocol lets a
+  // provider come back to an earlier call, so they stay open side by side
+  // until other content or the end.
   let open: { key: string; index: number } | undefined;
+  const openTools = new Map<string, number>();
   let finishRaw: string | undefined;
   let usage: TokenUsage | undefined;
   const citedUrls = new Set<string>();
@@ -59,9 +63,22 @@ export function createChunkTranslator(): ChunkTranslator {
     return open.index;
   }
 
+  function toolBlockFor(key: string, start: Omit<Extract<UpstreamEvent, { type: "block_start" }>, "type" | "index">, out: UpstreamEvent[]): number {
+    const known = openTools.get(key);
+    if (known !== undefined) return known;
+    if (open) out.push({ type: "block_stop", index: open.index });
+    open = undefined;
+    const index = nextIndex++;
+    openTools.set(key, index);
+    out.push({ type: "block_start", index, ...start });
+    return index;
+  }
+
   function closeOpen(out: UpstreamEvent[]) {
     if (open) out.push({ type: "block_stop", index: open.index });
     open = undefined;
+    for (const index of openTools.values()) out.push({ type: "block_stop", index });
+    openTools.clear();
   }
 
   return {
@@ -93,7 +110,7 @@ export function createChunkTranslator(): ChunkTranslator {
       for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
         const key = `tool:${call.index ?? position}`;
         const start = { blockType: BlockType.TOOL_CALL, toolCallId: call.id ?? "", toolName: call.function?.name ?? "" };
-        const index = blockFor(key, start, out);
+        const index = toolBlockFor(key, start, out);
         if (call.function?.arguments) out.push({ type: "block_delta", index, text: call.function.arguments });
       }
       if (choice.finish_reason) finishRaw = choice.finish_reason;

@@ -99,7 +99,7 @@ describe.each([false, true])("stream: %s", (stream) => {
     expect(events.filter((event) => event.type !== "block_delta" || event.index !== 0)).toEqual([
       { type: "block_start", index: 0, blockType: BlockType.REASONING },
       { type: "block_stop", index: 0 },
-      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, toolCallId: "call_1", toolName: "get_weather" },
+      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolName: "get_weather" },
       { type: "block_delta", index: 1, text: '{"city":"Paris"}' },
       { type: "block_stop", index: 1 },
       fakeUsage(3),
