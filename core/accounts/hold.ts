@@ -3,7 +3,7 @@
 // request's size, capped by the route's context) plus max_tokens of completion
 // at that route's prices; the hold is the dearest attempt's.
 import type { GenerateRequest, Message } from "../../gen/router/v1/inference_pb.js";
-import { costOf } from "../billing/cost.ts";
+import { costOf, type TokenPrices } from "../billing/cost.ts";
 import type { Money } from "../billing/money.ts";
 import type { Attempt } from "../routing/plan.ts";
 
@@ -25,11 +25,20 @@ export function holdFor(attempts: Attempt[]): Money {
     let bound = bounds.get(attempt.request.messages);
     if (bound === undefined) bounds.set(attempt.request.messages, (bound = promptTokensAtMost(attempt.request)));
     const prompt = Math.min(bound + audioPromptTokens(attempt.request), contextLength);
-    const promptPrice = [prices.inputCacheWrite, prices.inputCacheWrite1h].reduce((dearest, price) => (price > dearest ? price : dearest), prices.prompt);
+    const promptPrice = promptPriceAtMost(attempt.request, prices);
     const cost = BigInt(prompt) * promptPrice + BigInt(completion) * prices.completion + prices.request;
     if (cost > dearest) dearest = cost;
   }
   return dearest;
+}
+
+/** Prompt tokens may be written to a cache only where the request sets breakpoints, and for an hour only with `ttl: "1h"`. */
+function promptPriceAtMost(request: GenerateRequest, prices: TokenPrices): Money {
+  const breakpoints = request.messages.flatMap((message) => message.content.flatMap((part) => (part.cacheControl ? [part.cacheControl] : [])));
+  const candidates = [prices.prompt];
+  if (breakpoints.length > 0) candidates.push(prices.inputCacheWrite);
+  if (breakpoints.some((breakpoint) => breakpoint.ttl === "1h")) candidates.push(prices.inputCacheWrite1h);
+  return candidates.reduce((dearest, price) => (price > dearest ? price : dearest));
 }
 
 /** Characters per token of typical text, for estimates (not bounds). */

@@ -62,7 +62,14 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
       // Without a cache price, cached tokens cost what prompt tokens cost: never a silent discount.
       inputCacheRead: route.pricing.input_cache_read ? parseMoney(route.pricing.input_cache_read) : prompt,
       inputCacheWrite: route.pricing.input_cache_write ? parseMoney(route.pricing.input_cache_write) : prompt,
-      inputCacheWrite1h: route.pricing.input_cache_write_1h ? parseMoney(route.pricing.input_cache_write_1h) : 2n * prompt,
+      // Only Anthropic reports 1-hour writes; its rate for them is twice the prompt price.
+      inputCacheWrite1h: route.pricing.input_cache_write_1h
+        ? parseMoney(route.pricing.input_cache_write_1h)
+        : provider.protocol === "anthropic"
+          ? 2n * prompt
+          : route.pricing.input_cache_write
+            ? parseMoney(route.pricing.input_cache_write)
+            : prompt,
     },
     enabled: route.is_active && keyPresent,
     apiKey,

@@ -63,7 +63,7 @@ const pricingSchema = z
     request: decimalString.default("0"),
     input_cache_read: decimalString.optional(),
     input_cache_write: decimalString.optional(),
-    /** Writes kept an hour (Anthropic's `ttl: "1h"`); defaults to twice the prompt price, Anthropic's rate. */
+    /** Writes kept an hour (Anthropic's `ttl: "1h"`); defaults to twice the prompt price on Anthropic routes (its rate), else to input_cache_write. */
     input_cache_write_1h: decimalString.optional(),
     image: decimalString.optional(),
     web_search_per_1000_requests_low: decimalString.optional(),

@@ -232,23 +232,26 @@ describe("costOf", () => {
     expect(formatMoney(cost)).toBe("0.00135");
   });
 
-  it("defaults the 1-hour write price to twice the prompt price (Anthropic's rate)", () => {
+  it.each([
+    ["anthropic", "0.000006"],
+    ["openai-compatible", "0.000003"],
+  ])("defaults the 1-hour write price on a %s route to %s (Anthropic's rate is twice the prompt; elsewhere the write price)", (protocol, expected) => {
     const catalogue = createCatalogue(
       parseConfig(
         JSON.stringify({
-          providers: [{ id: "simulator", label: "Simulator", protocol: "simulator" }],
+          providers: [{ id: "p", label: "P", protocol, base_url: "http://127.0.0.1:9" }],
           models: [
             {
               id: "a/b", name: "b", created: 1, creator: "a", context_length: 10, max_completion_tokens: 10,
               input_modalities: ["text"], output_modalities: ["text"], supported_parameters: [],
-              providers: [{ provider: "simulator", provider_model_id: "echo", pricing: { prompt: "0.000003", completion: "0" } }],
+              providers: [{ provider: "p", provider_model_id: "b", pricing: { prompt: "0.000003", completion: "0" } }],
             },
           ],
         }),
       ),
       {},
     );
-    expect(formatMoney(catalogue.get("a/b")!.routes[0].prices.inputCacheWrite1h)).toBe("0.000006");
+    expect(formatMoney(catalogue.get("a/b")!.routes[0].prices.inputCacheWrite1h)).toBe(expected);
   });
 
   it("counts reasoning tokens as completion tokens (once, not twice)", () => {

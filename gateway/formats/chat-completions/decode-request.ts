@@ -212,7 +212,7 @@ function mimeTypeOf(fileData: string): string {
  * object is read only without it.
  */
 function reasoningParts(message: ChatMessage): PartInit[] {
-  if (message.reasoning_details) return reasoningDetailParts(message.reasoning_details);
+  if (message.reasoning_details?.length) return reasoningDetailParts(message.reasoning_details);
   if (!message.reasoning) return [];
   const { text, signature = "", redacted = [] } = message.reasoning;
   return [

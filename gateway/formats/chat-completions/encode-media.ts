@@ -15,10 +15,11 @@ export function audioOf(id: string, createdAt: number, mimeType: string, chunks:
   return { id, data: Buffer.concat(chunks).toString("base64"), format: audioFormat(mimeType), transcript: "", expires_at: createdAt };
 }
 
-/** `audio/mpeg` -> `mp3`, `audio/wav` -> `wav`: the names OpenAI's audio formats use. */
+/** `audio/mpeg` -> `mp3`, `audio/wav` -> `wav`, raw 16-bit PCM (Gemini speech's `audio/L16`) -> `pcm16`: OpenAI's names. */
 function audioFormat(mimeType: string): string {
-  const subtype = mimeType.split(";")[0].split("/")[1] ?? "";
+  const subtype = (mimeType.split(";")[0].split("/")[1] ?? "").toLowerCase();
   if (subtype === "mpeg" || subtype === "mp3") return "mp3";
   if (subtype === "x-wav" || subtype === "wave") return "wav";
+  if (subtype === "l16" || subtype === "pcm") return "pcm16";
   return subtype || "unknown";
 }
