@@ -22,66 +22,33 @@
 // Options: --rounds N  --requests N (sequential, per store, kind and round)
 //   --concurrency N  --rps-seconds S  --rps-max N  --warmup S
 //   --kind both|paid|free  --monitor-requests N  --log-level L  --quick
-import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { freePort, startChild, type Child } from "./children.ts";
-import { createClient, latencyRun, median, percentile, throughputRun, type Client, type Target } from "./load.ts";
+import { startRedisChild, type Child } from "./children.ts";
+import { benchModel, startGateway as startGatewayChild, writeGatewayConfig } from "./gateway-child.ts";
+import { addLatency, addThroughput, clientPairs, completionContent, emptyTally, latencyRun, measuredPhase, median, percentile, throughputRun, warmUp, WARMUP_SEQUENTIAL, type LatencyTally, type Target, type ThroughputTally } from "./load.ts";
+import { int, requireNode24, ROUND_OPTIONS, roundSettings } from "./options.ts";
+import { environmentLine, fmt, log, range, ROOT, signed, targetsSection, verdict, writeReport } from "./report.ts";
+import { RunResources } from "./resources.ts";
 import { commandStats, connectResp, info, serverCpuMicros, startMonitor, type CommandCount, type RespConnection } from "./resp.ts";
 
-const major = Number(process.versions.node.split(".")[0]);
-if (major < 24) {
-  process.stderr.write(`This benchmark needs Node 24 (found ${process.version}): run \`npm run bench -- --suite accounts\` or \`npx node bench/accounts-overhead.ts\`.\n`);
-  process.exit(1);
-}
-
-const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.dirname(BENCH_DIR);
-const RESULTS_DIR = path.join(BENCH_DIR, "results");
-const REPORT = path.join(RESULTS_DIR, "accounts.md");
+requireNode24("npm run bench -- --suite accounts", "bench/accounts-overhead.ts");
 
 const { values: flags } = parseArgs({
   options: {
-    rounds: { type: "string" },
-    requests: { type: "string" },
-    concurrency: { type: "string" },
-    "rps-seconds": { type: "string" },
-    "rps-max": { type: "string" },
-    warmup: { type: "string" },
+    ...ROUND_OPTIONS,
     kind: { type: "string", default: "both" },
     "monitor-requests": { type: "string" },
-    "log-level": { type: "string", default: "silent" },
-    quick: { type: "boolean", default: false },
   },
 });
-const quick = flags.quick;
 const settings = {
-  rounds: int(flags.rounds, quick ? 2 : 8),
-  requests: int(flags.requests, quick ? 300 : 1000),
-  concurrency: int(flags.concurrency, 50),
-  rpsSeconds: Number(flags["rps-seconds"] ?? (quick ? 1 : 2)),
-  rpsMax: int(flags["rps-max"], 50_000),
-  warmupSeconds: Number(flags.warmup ?? (quick ? 1.5 : 3)),
+  ...roundSettings(flags, { rounds: flags.quick ? 2 : 8, requests: flags.quick ? 300 : 1000 }),
   monitorRequests: int(flags["monitor-requests"], 200),
-  /** Pause before each measured phase. */
-  settleMs: 100,
-  logLevel: flags["log-level"],
 };
-
-function int(value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got ${value}`);
-  return n;
-}
-
-const log = (line: string) => process.stderr.write(line + "\n");
 
 type Store = "memory" | "redis";
 type Kind = "paid" | "free";
@@ -103,25 +70,14 @@ function gatewayConfig() {
   return {
     providers: [{ id: "sim", label: "Simulator", protocol: "simulator" }],
     models: [
-      {
-        id: MODEL_ID,
-        name: "Bench simulator",
-        created: 1700000000,
-        creator: "bench",
-        context_length: 8192,
-        max_completion_tokens: 1024,
-        input_modalities: ["text"],
-        output_modalities: ["text"],
-        supported_parameters: ["max_tokens", "temperature"],
-        providers: [
-          {
-            provider: "sim",
-            provider_model_id: "echo",
-            pricing: { prompt: "0.000001", completion: "0.000002" },
-            free: { enabled: true, daily_quota: HUGE_LIMIT },
-          },
-        ],
-      },
+      benchModel(MODEL_ID, "Bench simulator", [
+        {
+          provider: "sim",
+          provider_model_id: "echo",
+          pricing: { prompt: "0.000001", completion: "0.000002" },
+          free: { enabled: true, daily_quota: HUGE_LIMIT },
+        },
+      ]),
     ],
     organizations: [
       {
@@ -148,75 +104,42 @@ const TARGETS: Record<Kind, Target> = { paid: targetFor("paid"), free: targetFor
 
 // ---- the setup: redis-server, two gateways ----
 
-const children: Child[] = [];
-const clients: Client[] = [];
-let tempDir: string | undefined;
+const run = new RunResources();
 let resp: RespConnection | undefined;
-
-async function cleanup() {
-  resp?.close();
-  await Promise.allSettled(clients.map((client) => client.pool.destroy()));
-  // The gateways first, then redis-server (its owner kills it on exit).
-  await Promise.allSettled(children.filter((child) => child.name !== "redis-server").map((child) => child.stop()));
-  await Promise.allSettled(children.filter((child) => child.name === "redis-server").map((child) => child.stop()));
-  if (tempDir) await rm(tempDir, { recursive: true, force: true });
-}
-process.once("exit", () => {
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-});
-process.once("SIGINT", () => {
-  log("interrupted: stopping the children");
-  void cleanup().finally(() => process.exit(130));
-});
+run.onCleanup(() => resp?.close());
 
 // This process's own REDIS_URL must not reach the in-memory gateway.
 delete process.env.REDIS_URL;
 const runStarted = performance.now();
-tempDir = await mkdtemp(path.join(os.tmpdir(), "rtr-bench-accounts-"));
-const configPath = path.join(tempDir, "router.json");
-await writeFile(configPath, JSON.stringify(gatewayConfig(), null, 2));
+const configPath = await writeGatewayConfig(await run.makeTempDir("rtr-bench-accounts-"), gatewayConfig());
 
-const redisPort = await freePort();
-const redis = await startChild({ name: "redis-server", module: new URL("./redis-child.ts", import.meta.url), env: { BENCH_REDIS_PORT: String(redisPort) }, ready: { ipc: true } });
-children.push(redis);
+const { child: redis, port: redisPort } = await startRedisChild();
+// The gateways are stopped first, then redis-server (its owner kills it on exit).
+run.lastChildren.push(redis);
 resp = await connectResp(redisPort);
 const redisServer = await info(resp, "server");
 const redisVersion = redisServer.get("redis_version") ?? "?";
 const redisPid = redisServer.get("process_id") ?? "?";
 
-async function startGateway(store: Store): Promise<Child> {
-  const port = await freePort();
-  return startChild({
+function startGateway(store: Store): Promise<Child> {
+  return startGatewayChild({
     name: `gateway (${store})`,
-    module: path.join(ROOT, "gateway", "main.ts"),
-    env: {
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      GRPC_PORT: "0",
-      ROUTER_CONFIG: configPath,
-      ROUTER_DEV_KEY: DEV_KEY,
-      ROUTER_ADMIN_TOKEN: "rtr-admin-bench",
-      LOG_LEVEL: settings.logLevel,
-      REDIS_URL: store === "redis" ? redis.url : "",
-      REDIS_PREFIX: "rtr:",
-    },
-    ready: { poll: `http://127.0.0.1:${port}/api/v1/models`, url: `http://127.0.0.1:${port}` },
+    root: ROOT,
+    configPath,
+    devKey: DEV_KEY,
+    logLevel: settings.logLevel,
+    env: { ROUTER_ADMIN_TOKEN: "rtr-admin-bench", REDIS_URL: store === "redis" ? redis.url : "", REDIS_PREFIX: "rtr:" },
   });
 }
 const gateways = {} as Record<Store, Child>;
 for (const store of STORES) {
   gateways[store] = await startGateway(store);
-  children.push(gateways[store]);
+  run.children.push(gateways[store]);
 }
 log(`redis-server ${redisVersion} ${redis.url} (pid ${redisPid}), gateway memory ${gateways.memory.url} (pid ${gateways.memory.pid}), gateway redis ${gateways.redis.url} (pid ${gateways.redis.pid})`);
 
-const sequential = {} as Record<Store, Client>;
-const concurrent = {} as Record<Store, Client>;
-for (const store of STORES) {
-  sequential[store] = createClient(gateways[store].url, 1);
-  concurrent[store] = createClient(gateways[store].url, settings.concurrency);
-  clients.push(sequential[store], concurrent[store]);
-}
+const { sequential, concurrent, all: clients } = clientPairs(STORES, (store) => gateways[store].url, settings.concurrency);
+run.clients.push(...clients);
 /** Answers with status 200 per store and kind, over the whole run: the Redis counters must agree. */
 const served: Record<Store, Record<Kind, number>> = { memory: { paid: 0, free: 0 }, redis: { paid: 0, free: 0 } };
 
@@ -299,16 +222,9 @@ async function lag(): Promise<number> {
 
 // ---- measuring ----
 
-interface Stats {
-  latency: number[];
-  roundP50: number[];
-  latencyRequests: number;
-  latencyErrors: number;
+interface Stats extends LatencyTally, ThroughputTally {
   gatewayCpuSequential: number;
   redisCpuSequential: number;
-  rps: number[];
-  throughputRequests: number;
-  throughputErrors: number;
   gatewayCpuConcurrent: number;
   redisCpuConcurrent: number;
   clientCpuConcurrent: number;
@@ -326,8 +242,8 @@ interface Stats {
 
 function emptyStats(): Stats {
   return {
-    latency: [], roundP50: [], latencyRequests: 0, latencyErrors: 0, gatewayCpuSequential: 0, redisCpuSequential: 0,
-    rps: [], throughputRequests: 0, throughputErrors: 0, gatewayCpuConcurrent: 0, redisCpuConcurrent: 0, clientCpuConcurrent: 0,
+    ...emptyTally(),
+    gatewayCpuSequential: 0, redisCpuSequential: 0, gatewayCpuConcurrent: 0, redisCpuConcurrent: 0, clientCpuConcurrent: 0,
     countsSequential: new Map(), countsConcurrent: new Map(), lagAtEnd: [], drainMs: [], rpsWithDrain: [], settleRate: [],
   };
 }
@@ -363,12 +279,7 @@ async function checkAnswers() {
       const target = TARGETS[kind];
       const response = await fetch(gateways[store].url + target.path, { method: "POST", headers: target.headers, body: target.body });
       const text = await response.text();
-      let content: string | undefined;
-      try {
-        content = (JSON.parse(text) as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content;
-      } catch {
-        content = undefined;
-      }
+      const content = completionContent(text);
       if (response.status !== 200 || content !== EXPECTED_CONTENT) throw new Error(`${store}/${kind}: HTTP ${response.status}: ${text.slice(0, 500)}`);
       const remaining = response.headers.get("x-ratelimit-remaining-requests");
       const tokens = response.headers.get("x-ratelimit-remaining-tokens");
@@ -548,11 +459,10 @@ async function pingRoundTrips(count: number): Promise<number[]> {
 async function main() {
   baseline = await commandStats(resp!);
   await checkAnswers();
-  log(`answers checked; warming up ${settings.warmupSeconds} s at concurrency ${settings.concurrency} plus 200 sequential requests per store and kind`);
+  log(`answers checked; warming up ${settings.warmupSeconds} s at concurrency ${settings.concurrency} plus ${WARMUP_SEQUENTIAL} sequential requests per store and kind`);
   for (const kind of KINDS) {
     for (const store of STORES) {
-      const warm = await throughputRun(concurrent[store], TARGETS[kind], settings.rpsMax, settings.warmupSeconds * 1000);
-      const seq = await latencyRun(sequential[store], TARGETS[kind], 200, 5_000);
+      const { load: warm, sequential: seq } = await warmUp(concurrent[store], sequential[store], TARGETS[kind], settings.warmupSeconds, settings.rpsMax);
       if (warm.errors || seq.errors) throw new Error(`warm-up ${store}/${kind}: ${warm.errors + seq.errors} errors; one answer now: ${await sampleAnswer(store, kind)}`);
       served[store][kind] += warm.completed + seq.samples.length;
       if (store === "redis") await drained();
@@ -592,15 +502,12 @@ async function main() {
     for (const kind of KINDS) {
       for (const store of order) {
         const s = stats[kind][store];
-        await sleep(settings.settleMs);
-        const before = await snapshot(store);
-        const result = await latencyRun(sequential[store], TARGETS[kind], settings.requests, 30_000);
-        await afterPhase(store);
-        const after = await snapshot(store);
-        s.latency.push(...result.samples);
-        s.roundP50.push(percentile(result.samples, 50));
-        s.latencyRequests += result.samples.length + result.errors;
-        s.latencyErrors += result.errors;
+        const { result, before, after } = await measuredPhase(settings.settleMs, () => snapshot(store), async () => {
+          const latency = await latencyRun(sequential[store], TARGETS[kind], settings.requests, 30_000);
+          await afterPhase(store);
+          return latency;
+        });
+        addLatency(s, result);
         s.gatewayCpuSequential += after.gateway - before.gateway;
         s.redisCpuSequential += after.redis - before.redis;
         addCounts(s.countsSequential, countsDelta(before.counts, after.counts));
@@ -608,14 +515,13 @@ async function main() {
       }
       for (const store of order) {
         const s = stats[kind][store];
-        await sleep(settings.settleMs);
-        const before = await snapshot(store);
-        const result = await throughputRun(concurrent[store], TARGETS[kind], settings.rpsMax, settings.rpsSeconds * 1000);
-        const { lagAtEnd, drainMs } = await afterPhase(store);
-        const after = await snapshot(store);
-        s.rps.push(result.rps);
-        s.throughputRequests += result.completed + result.errors;
-        s.throughputErrors += result.errors;
+        const phase = await measuredPhase(settings.settleMs, () => snapshot(store), async () => {
+          const throughput = await throughputRun(concurrent[store], TARGETS[kind], settings.rpsMax, settings.rpsSeconds * 1000);
+          return { throughput, ...(await afterPhase(store)) };
+        });
+        const { before, after } = phase;
+        const { throughput: result, lagAtEnd, drainMs } = phase.result;
+        addThroughput(s, result);
         s.gatewayCpuConcurrent += after.gateway - before.gateway;
         s.redisCpuConcurrent += after.redis - before.redis;
         s.clientCpuConcurrent += after.client - before.client;
@@ -657,11 +563,7 @@ async function main() {
   await drained();
   const sanity = await redisSanity();
   const totalSeconds = (performance.now() - runStarted) / 1000;
-  const report = renderReport(stats, monitor, scripts, ping, sanity, noise, roundNoise, totalSeconds);
-  process.stdout.write(report);
-  await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(REPORT, report);
-  log(`written to ${path.relative(ROOT, REPORT)} (${fmt(totalSeconds, 0)} s)`);
+  await writeReport("accounts.md", renderReport(stats, monitor, scripts, ping, sanity, noise, roundNoise, totalSeconds), totalSeconds);
 }
 
 interface Sanity {
@@ -688,24 +590,6 @@ async function redisSanity(): Promise<Sanity> {
 
 // ---- the report ----
 
-function fmt(value: number, digits: number): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : "n/a";
-}
-
-function signed(value: number, digits: number): string {
-  return Number.isFinite(value) ? (value >= 0 ? "+" : "") + value.toFixed(digits) : "n/a";
-}
-
-function gitDescription(): string {
-  try {
-    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "core", "gateway", "gen"], { cwd: ROOT, encoding: "utf8" }).trim();
-    return dirty ? `${commit} (core/gateway have uncommitted changes)` : commit;
-  } catch {
-    return "unknown";
-  }
-}
-
 function commandLine(): string {
   const args = process.argv.slice(2).join(" ");
   const viaSuite = path.basename(process.argv[1] ?? "") === "gateway-overhead.ts";
@@ -727,11 +611,10 @@ function renderReport(
   totalSeconds: number,
 ): string {
   const c = settings.concurrency;
-  const cpus = os.cpus();
   const out: string[] = [];
   out.push(`# Accounts overhead benchmark`, "");
   out.push(
-    `${new Date().toISOString()} · commit ${gitDescription()} · Node ${process.version} · redis-server ${redisVersion} · ${cpus.length} × ${cpus[0]?.model ?? "?"} · ${os.type()} ${os.release()} · load average before the report ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    environmentLine([`redis-server ${redisVersion}`]),
     "",
     `Command: \`${commandLine()}\`. Run time ${fmt(totalSeconds, 0)} s.` +
       (noise
@@ -744,7 +627,7 @@ function renderReport(
       `Requests: \`{"model": "${MODEL_ID}" or "${MODEL_ID}:free", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 16}\`, non-streaming.`,
     "",
     `${settings.rounds} interleaved rounds (memory and redis alternate, ABBA); per round, kind and store: ${settings.requests} sequential requests (concurrency 1), then concurrency ${c} for ${settings.rpsSeconds} s. ` +
-      `Warm-up ${settings.warmupSeconds} s at concurrency ${c} plus 200 sequential requests per store and kind. ` +
+      `Warm-up ${settings.warmupSeconds} s at concurrency ${c} plus ${WARMUP_SEQUENTIAL} sequential requests per store and kind. ` +
       `After each Redis phase the benchmark waits until every admitted request is settled and its usage record written (INFO commandstats), and counts that background work's CPU and commands in the phase; after each memory phase it waits ${USAGE_FLUSH_WAIT_MS} ms (the usage log's 50 ms flush).`,
     "",
   );
@@ -777,12 +660,12 @@ function renderReport(
       ["redis", r, rp50, rp99, rc],
     ] as const) {
       out.push(
-        `| ${store} | ${fmt(p50, 3)} | ${fmt(p99, 3)} | ${fmt(Math.min(...s.roundP50), 3)}–${fmt(Math.max(...s.roundP50), 3)} | ${fmt(sc.gwSeq, 0)} | ${fmt(sc.gwConc, 0)} | ${store === "memory" ? "—" : fmt(sc.redisConc, 0)} | ${fmt(sc.gwConc + sc.redisConc, 0)} | ${fmt(median(s.rps), 0)} | ${fmt(Math.min(...s.rps), 0)}–${fmt(Math.max(...s.rps), 0)} | ${fmt(median(s.rpsWithDrain), 0)} | ${s.latencyErrors + s.throughputErrors}/${s.latencyRequests + s.throughputRequests} |`,
+        `| ${store} | ${fmt(p50, 3)} | ${fmt(p99, 3)} | ${range(s.roundP50, 3)} | ${fmt(sc.gwSeq, 0)} | ${fmt(sc.gwConc, 0)} | ${store === "memory" ? "—" : fmt(sc.redisConc, 0)} | ${fmt(sc.gwConc + sc.redisConc, 0)} | ${fmt(median(s.rps), 0)} | ${range(s.rps, 0)} | ${fmt(median(s.rpsWithDrain), 0)} | ${s.latencyErrors + s.throughputErrors}/${s.latencyRequests + s.throughputRequests} |`,
       );
     }
     out.push("");
     out.push(
-      `**Redis over memory:** added p50 **${signed(rp50 - mp50, 3)} ms** (per round ${fmt(Math.min(...perRoundAdded), 3)} to ${fmt(Math.max(...perRoundAdded), 3)}), added p99 **${signed(rp99 - mp99, 3)} ms**, ` +
+      `**Redis over memory:** added p50 **${signed(rp50 - mp50, 3)} ms** (per round ${range(perRoundAdded, 3, " to ")}), added p99 **${signed(rp99 - mp99, 3)} ms**, ` +
         `RPS c=${c} ${fmt(median(r.rps), 0)} vs ${fmt(median(m.rps), 0)} (${signed((100 * (median(r.rps) - median(m.rps))) / median(m.rps), 1)} %), ` +
         `CPU per request c=${c}: gateway ${signed(rc.gwConc - mc.gwConc, 0)} µs, plus redis-server ${fmt(rc.redisConc, 0)} µs, total ${signed(rc.gwConc + rc.redisConc - mc.gwConc, 0)} µs ` +
         `(c=1: gateway ${signed(rc.gwSeq - mc.gwSeq, 0)} µs, redis-server ${fmt(rc.redisSeq, 0)} µs). ` +
@@ -822,8 +705,8 @@ function renderReport(
       `| commands run inside the scripts | | ${per(insideScripts(r.countsSequential), seqN)} | ${per(insideScripts(r.countsConcurrent), concN)} |`,
       `| Redis time per script call, µs (admission and settlement mixed) | | ${fmt(scriptUsec(r.countsSequential), 1)} | ${fmt(scriptUsec(r.countsConcurrent), 1)} |`,
       "",
-      `Settlement lag at c=${c}: when the load stopped, ${fmt(median(r.lagAtEnd), 0)} requests (median of rounds; ${fmt(Math.min(...r.lagAtEnd), 0)}–${fmt(Math.max(...r.lagAtEnd), 0)}) were admitted but not yet settled; ` +
-        `settling them and writing their usage took ${fmt(median(r.drainMs), 0)} ms more (${fmt(Math.min(...r.drainMs), 0)}–${fmt(Math.max(...r.drainMs), 0)}). ` +
+      `Settlement lag at c=${c}: when the load stopped, ${fmt(median(r.lagAtEnd), 0)} requests (median of rounds; ${range(r.lagAtEnd, 0)}) were admitted but not yet settled; ` +
+        `settling them and writing their usage took ${fmt(median(r.drainMs), 0)} ms more (${range(r.drainMs, 0)}). ` +
         `During the load the gateway settled ${fmt(median(r.settleRate), 0)} requests/s while it admitted ${fmt(median(r.rps), 0)}/s: settlements go to Redis in batches of up to 64, each after at most 5 ms (core/accounts/settlement-queue.ts).`,
       "",
     );
@@ -850,14 +733,13 @@ function renderReport(
       "",
     );
 
-    const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
     const hotPerRequest = hotPath / mon.requests;
     // Admission scripts per request; the MONITOR sample shows nothing else is awaited.
     const hotStats = seqF.admissions / seqN;
     const hotStatsConc = concF.admissions / concN;
     checks.push(
       `| ${kind}: at most one Redis round trip per request on the hot path | MONITOR: ${fmt(hotPerRequest, 3)}/req (admission EVALSHA only; the settlement EVALSHA, ${fmt(mon.settlements / mon.requests, 3)}/req, and ${fmt(mon.batches / mon.requests, 3)} usage batches/req are background); commandstats: ${fmt(hotStats, 3)} (c=1), ${fmt(hotStatsConc, 3)} (c=${c}) | ${verdict(hotPerRequest <= 1 && hotStats <= 1 && hotStatsConc <= 1)} |`,
-      `| ${kind}: Redis adds at most 0.2 ms to p50 (c=1) | ${signed(rp50 - mp50, 3)} ms (${fmt(mp50, 3)} → ${fmt(rp50, 3)} ms; per round ${fmt(Math.min(...perRoundAdded), 3)} to ${fmt(Math.max(...perRoundAdded), 3)}) | ${verdict(rp50 - mp50 <= 0.2)} |`,
+      `| ${kind}: Redis adds at most 0.2 ms to p50 (c=1) | ${signed(rp50 - mp50, 3)} ms (${fmt(mp50, 3)} → ${fmt(rp50, 3)} ms; per round ${range(perRoundAdded, 3, " to ")}) | ${verdict(rp50 - mp50 <= 0.2)} |`,
     );
   }
   out.push(
@@ -873,7 +755,7 @@ function renderReport(
     ),
     "",
   );
-  out.push("## Targets", "", "| target | measured | result |", "| --- | --- | --- |", ...checks, "");
+  out.push(...targetsSection(checks));
   const paidCost = sanity.paidServed ? Number(sanity.spentNanos) / sanity.paidServed : Number.NaN;
   out.push(
     `Sanity (Redis after the run, every request settled): ${sanity.pendingHolds} admitted requests left unsettled; today's free counter ${sanity.freeUsed} for ${sanity.freeServed} free answers served by the Redis gateway; ` +
@@ -895,5 +777,5 @@ try {
   log(`benchmark failed: ${(error as Error).stack ?? error}`);
   exitCode = 1;
 }
-await cleanup();
+await run.cleanup();
 process.exitCode = exitCode;

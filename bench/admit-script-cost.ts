@@ -11,15 +11,14 @@
 import { parseArgs } from "node:util";
 import { accountScripts } from "../core/accounts/redis-scripts.ts";
 import { createRedisAccountStores } from "../core/accounts/redis-store.ts";
-import { freePort, startChild } from "./children.ts";
+import { startRedisChild } from "./children.ts";
 import { commandStats, connectResp } from "./resp.ts";
 
 const { values: flags } = parseArgs({ options: { calls: { type: "string", default: "3000" }, repeats: { type: "string", default: "3" } } });
 const calls = Number(flags.calls);
 const repeats = Number(flags.repeats);
 
-const port = await freePort();
-const redis = await startChild({ name: "redis-server", module: new URL("./redis-child.ts", import.meta.url), env: { BENCH_REDIS_PORT: String(port) }, ready: { ipc: true } });
+const { child: redis, port } = await startRedisChild();
 try {
   const digest = "d".repeat(64);
   const stores = await createRedisAccountStores({ url: redis.url });

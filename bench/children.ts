@@ -146,3 +146,10 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/** The private redis-server (redis-child.ts: killed when its owner exits) on a free port. */
+export async function startRedisChild(): Promise<{ child: Child; port: number }> {
+  const port = await freePort();
+  const child = await startChild({ name: "redis-server", module: new URL("./redis-child.ts", import.meta.url), env: { BENCH_REDIS_PORT: String(port) }, ready: { ipc: true } });
+  return { child, port };
+}

@@ -19,24 +19,19 @@
 //   --log-level L (the gateway's LOG_LEVEL, default silent)  --quick
 //   --candidate DIR: also run the gateway of another checkout (DIR/gateway/main.ts)
 //     as a fourth interleaved path, "candidate", to A/B a change to the hot path
-import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { freePort, startChild, type Child } from "./children.ts";
-import { createClient, latencyRun, median, percentile, send, throughputRun, type Client, type Target } from "./load.ts";
+import { startChild, type Child } from "./children.ts";
+import { benchModel, startGateway as startGatewayChild, writeGatewayConfig } from "./gateway-child.ts";
+import { addLatency, addThroughput, clientPairs, completionContent, emptyTally, latencyRun, measuredPhase, median, percentile, send, throughputRun, warmUp, WARMUP_SEQUENTIAL, type LatencyTally, type Target, type ThroughputTally } from "./load.ts";
+import { requireNode24, ROUND_OPTIONS, roundSettings } from "./options.ts";
 import { summarizeProfile } from "./profile-summary.ts";
+import { environmentLine, fmt, log, range, RESULTS_DIR, ROOT, signed, targetsSection, verdict, writeReport } from "./report.ts";
+import { RunResources } from "./resources.ts";
 
-const major = Number(process.versions.node.split(".")[0]);
-if (major < 24) {
-  process.stderr.write(`This benchmark needs Node 24 (found ${process.version}): run \`npm run bench\` or \`npx node bench/gateway-overhead.ts\`.\n`);
-  process.exit(1);
-}
+requireNode24("npm run bench", "bench/gateway-overhead.ts");
 
 // Suites: `--suite gateway` (the default: this file) or `--suite accounts`
 // (accounts-overhead.ts, which gets the other options). The flag is taken out
@@ -52,50 +47,21 @@ if (suite === "accounts") {
   process.exit(1);
 }
 
-const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.dirname(BENCH_DIR);
-const RESULTS_DIR = path.join(BENCH_DIR, "results");
-
 const { values: flags } = parseArgs({
   allowNegative: true,
   options: {
-    rounds: { type: "string" },
-    requests: { type: "string" },
-    concurrency: { type: "string" },
-    "rps-seconds": { type: "string" },
-    "rps-max": { type: "string" },
-    warmup: { type: "string" },
+    ...ROUND_OPTIONS,
     stream: { type: "boolean", default: true },
     mode: { type: "string", default: "both" },
     profile: { type: "boolean", default: false },
-    "log-level": { type: "string", default: "silent" },
-    quick: { type: "boolean", default: false },
     candidate: { type: "string" },
   },
 });
-const quick = flags.quick;
 const settings = {
-  rounds: int(flags.rounds, quick ? 2 : 6),
-  requests: int(flags.requests, quick ? 200 : 400),
-  concurrency: int(flags.concurrency, 50),
-  rpsSeconds: Number(flags["rps-seconds"] ?? (quick ? 1 : 2)),
-  rpsMax: int(flags["rps-max"], 50_000),
-  warmupSeconds: Number(flags.warmup ?? (quick ? 1.5 : 3)),
-  /** Pause before each measured phase, so the previous one's leftovers (GC, socket churn) do not land in it. */
-  settleMs: 100,
+  ...roundSettings(flags, { rounds: flags.quick ? 2 : 6, requests: flags.quick ? 200 : 400 }),
   stream: flags.stream,
   profile: flags.profile,
-  logLevel: flags["log-level"],
 };
-
-function int(value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got ${value}`);
-  return n;
-}
-
-const log = (line: string) => process.stderr.write(line + "\n");
 
 // ---- the setup: upstream, floor proxy, gateway ----
 
@@ -115,20 +81,7 @@ function gatewayConfig(upstreamUrl: string) {
     providers: [
       { id: "bench", label: "Bench upstream", protocol: "openai-compatible", base_url: `${upstreamUrl}/v1`, api_key_env: "BENCH_UPSTREAM_KEY" },
     ],
-    models: [
-      {
-        id: MODEL_ID,
-        name: "Bench echo",
-        created: 1700000000,
-        creator: "bench",
-        context_length: 8192,
-        max_completion_tokens: 1024,
-        input_modalities: ["text"],
-        output_modalities: ["text"],
-        supported_parameters: ["max_tokens", "temperature"],
-        providers: [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }],
-      },
-    ],
+    models: [benchModel(MODEL_ID, "Bench echo", [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }])],
     // Credits: since accounts, a paid request needs a balance for its hold (402 without one).
     organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
   };
@@ -150,28 +103,13 @@ function targetFor(pathName: PathName, mode: Mode): Target {
   };
 }
 
-const children: Child[] = [];
-const clients: Client[] = [];
-let tempDir: string | undefined;
-
-async function cleanup() {
-  await Promise.allSettled(clients.map((client) => client.pool.destroy()));
-  await Promise.allSettled(children.map((child) => child.stop()));
-  if (tempDir) await rm(tempDir, { recursive: true, force: true });
-}
-// Children exit by themselves when this process goes (the probe watches IPC); the config file is ours to remove.
-process.once("exit", () => {
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-});
-process.once("SIGINT", () => {
-  log("interrupted: stopping the children");
-  void cleanup().finally(() => process.exit(130));
-});
+const run = new RunResources();
+const children = run.children;
 
 const profileDir = path.join(RESULTS_DIR, "profiles");
 const runStarted = performance.now();
 
-tempDir = await mkdtemp(path.join(os.tmpdir(), "rtr-bench-"));
+const tempDir = await run.makeTempDir("rtr-bench-");
 const upstream = await startChild({ name: "upstream", module: new URL("./upstream.ts", import.meta.url), ready: { ipc: true } });
 children.push(upstream);
 const floor = await startChild({
@@ -181,8 +119,7 @@ const floor = await startChild({
   ready: { ipc: true },
 });
 children.push(floor);
-const configPath = path.join(tempDir, "router.json");
-await writeFile(configPath, JSON.stringify(gatewayConfig(upstream.url), null, 2));
+const configPath = await writeGatewayConfig(tempDir, gatewayConfig(upstream.url));
 if (settings.profile) {
   // Fresh profiles per run: the summary reads the newest file of each gateway.
   for (const name of ["gateway", "candidate"]) {
@@ -192,22 +129,15 @@ if (settings.profile) {
   }
 }
 
-async function startGateway(name: string, root: string, profile: boolean): Promise<Child> {
-  const gatewayPort = await freePort();
-  return startChild({
+function startGateway(name: string, root: string, profile: boolean): Promise<Child> {
+  return startGatewayChild({
     name,
-    module: path.join(root, "gateway", "main.ts"),
-    env: {
-      HOST: "127.0.0.1",
-      PORT: String(gatewayPort),
-      GRPC_PORT: "0",
-      ROUTER_CONFIG: configPath,
-      ROUTER_DEV_KEY: DEV_KEY,
-      BENCH_UPSTREAM_KEY: "sk-upstream-bench",
-      LOG_LEVEL: settings.logLevel,
-    },
+    root,
+    configPath,
+    devKey: DEV_KEY,
+    logLevel: settings.logLevel,
+    env: { BENCH_UPSTREAM_KEY: "sk-upstream-bench" },
     execArgv: profile ? ["--cpu-prof", "--cpu-prof-dir", path.join(profileDir, name)] : [],
-    ready: { poll: `http://127.0.0.1:${gatewayPort}/api/v1/models`, url: `http://127.0.0.1:${gatewayPort}` },
   });
 }
 const gateway = await startGateway("gateway", ROOT, settings.profile);
@@ -221,35 +151,23 @@ log(
 
 const hopOf: Record<PathName, Child | undefined> = { direct: undefined, floor, gateway, candidate };
 const originOf: Record<PathName, string> = { direct: upstream.url, floor: floor.url, gateway: gateway.url, candidate: candidate?.url ?? "" };
-const sequential = {} as Record<PathName, Client>;
-const concurrent = {} as Record<PathName, Client>;
-for (const name of PATHS) {
-  sequential[name] = createClient(originOf[name], 1);
-  concurrent[name] = createClient(originOf[name], settings.concurrency);
-  clients.push(sequential[name], concurrent[name]);
-}
+const { sequential, concurrent, all: clients } = clientPairs(PATHS, (name) => originOf[name], settings.concurrency);
+run.clients.push(...clients);
 
 try {
   await main();
 } catch (error) {
   log(`benchmark failed: ${(error as Error).stack ?? error}`);
-  await cleanup();
+  await run.cleanup();
   process.exit(1);
 }
 
 // ---- measuring ----
 
-interface Stats {
-  latency: number[];
-  roundP50: number[];
-  latencyRequests: number;
-  latencyErrors: number;
+interface Stats extends LatencyTally, ThroughputTally {
   hopCpuSequential: number;
   upstreamCpuSequential: number;
   clientCpuSequential: number;
-  rps: number[];
-  throughputRequests: number;
-  throughputErrors: number;
   hopCpuConcurrent: number;
   upstreamCpuConcurrent: number;
   clientCpuConcurrent: number;
@@ -257,8 +175,8 @@ interface Stats {
 
 function emptyStats(): Stats {
   return {
-    latency: [], roundP50: [], latencyRequests: 0, latencyErrors: 0, hopCpuSequential: 0, upstreamCpuSequential: 0, clientCpuSequential: 0,
-    rps: [], throughputRequests: 0, throughputErrors: 0, hopCpuConcurrent: 0, upstreamCpuConcurrent: 0, clientCpuConcurrent: 0,
+    ...emptyTally(),
+    hopCpuSequential: 0, upstreamCpuSequential: 0, clientCpuSequential: 0, hopCpuConcurrent: 0, upstreamCpuConcurrent: 0, clientCpuConcurrent: 0,
   };
 }
 
@@ -287,7 +205,7 @@ async function checkAnswers() {
         status !== 200
           ? `HTTP ${status}`
           : mode === "json"
-            ? (JSON.parse(text) as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content === EXPECTED_CONTENT
+            ? completionContent(text) === EXPECTED_CONTENT
               ? ""
               : "unexpected content"
             : text.includes("[DONE]") && text.includes("you today?")
@@ -303,9 +221,7 @@ async function main() {
   log(`answers checked; warming up ${settings.warmupSeconds} s per path and mode`);
   for (const mode of MODES) {
     for (const name of PATHS) {
-      const target = targetFor(name, mode);
-      await throughputRun(concurrent[name], target, settings.rpsMax, settings.warmupSeconds * 1000);
-      await latencyRun(sequential[name], target, 200, 5_000);
+      await warmUp(concurrent[name], sequential[name], targetFor(name, mode), settings.warmupSeconds, settings.rpsMax);
     }
   }
 
@@ -317,14 +233,11 @@ async function main() {
       // Concurrency 1: latency.
       for (const name of PATHS) {
         const s = stats[mode][name];
-        await sleep(settings.settleMs);
-        const before = await cpuSnapshot(name);
-        const result = await latencyRun(sequential[name], targetFor(name, mode), settings.requests, 30_000);
-        const cpu = cpuDelta(before, await cpuSnapshot(name));
-        s.latency.push(...result.samples);
-        s.roundP50.push(percentile(result.samples, 50));
-        s.latencyRequests += result.samples.length + result.errors;
-        s.latencyErrors += result.errors;
+        const { result, before, after } = await measuredPhase(settings.settleMs, () => cpuSnapshot(name), () =>
+          latencyRun(sequential[name], targetFor(name, mode), settings.requests, 30_000),
+        );
+        const cpu = cpuDelta(before, after);
+        addLatency(s, result);
         s.hopCpuSequential += cpu.hop;
         s.upstreamCpuSequential += cpu.upstream;
         s.clientCpuSequential += cpu.client;
@@ -332,13 +245,11 @@ async function main() {
       // Concurrency N: throughput.
       for (const name of PATHS) {
         const s = stats[mode][name];
-        await sleep(settings.settleMs);
-        const before = await cpuSnapshot(name);
-        const result = await throughputRun(concurrent[name], targetFor(name, mode), settings.rpsMax, settings.rpsSeconds * 1000);
-        const cpu = cpuDelta(before, await cpuSnapshot(name));
-        s.rps.push(result.rps);
-        s.throughputRequests += result.completed + result.errors;
-        s.throughputErrors += result.errors;
+        const { result, before, after } = await measuredPhase(settings.settleMs, () => cpuSnapshot(name), () =>
+          throughputRun(concurrent[name], targetFor(name, mode), settings.rpsMax, settings.rpsSeconds * 1000),
+        );
+        const cpu = cpuDelta(before, after);
+        addThroughput(s, result);
         s.hopCpuConcurrent += cpu.hop;
         s.upstreamCpuConcurrent += cpu.upstream;
         s.clientCpuConcurrent += cpu.client;
@@ -350,9 +261,7 @@ async function main() {
 
   const rss = { floor: floor.lastRss, gateway: gateway.lastRss, candidate: candidate?.lastRss ?? 0 };
   const totalSeconds = (performance.now() - runStarted) / 1000;
-  await Promise.allSettled(clients.map((client) => client.pool.close()));
-  await Promise.allSettled(children.map((child) => child.stop()));
-  await rm(tempDir!, { recursive: true, force: true });
+  await run.cleanup({ graceful: true });
 
   let profileSection = "";
   if (settings.profile) {
@@ -373,35 +282,23 @@ async function main() {
     profileSection = sections.join("\n\n");
   }
 
-  const report = renderReport(stats, rss, totalSeconds, profileSection);
-  process.stdout.write(report);
-  await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, "latest.md"), report);
-  log(`written to ${path.relative(ROOT, path.join(RESULTS_DIR, "latest.md"))} (${fmt(totalSeconds, 0)} s)`);
+  await writeReport("latest.md", renderReport(stats, rss, totalSeconds, profileSection), totalSeconds);
 }
 
 // ---- the report ----
 
-function fmt(value: number, digits: number): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : "n/a";
-}
-
-function signed(value: number, digits: number): string {
-  return Number.isFinite(value) ? (value >= 0 ? "+" : "") + value.toFixed(digits) : "n/a";
-}
-
 interface Summary {
   p50: number;
   p99: number;
-  roundP50Min: number;
-  roundP50Max: number;
+  /** "min–max" */
+  roundP50Range: string;
   hopCpuSequential: number;
   hopCpuConcurrent: number;
   upstreamCpu: number;
   clientCpu: number;
   rps: number;
-  rpsMin: number;
-  rpsMax: number;
+  /** "min–max" */
+  rpsRange: string;
   errors: number;
   requests: number;
 }
@@ -410,40 +307,27 @@ function summarize(s: Stats): Summary {
   return {
     p50: percentile(s.latency, 50),
     p99: percentile(s.latency, 99),
-    roundP50Min: Math.min(...s.roundP50),
-    roundP50Max: Math.max(...s.roundP50),
+    roundP50Range: range(s.roundP50, 3),
     hopCpuSequential: s.hopCpuSequential / s.latencyRequests,
     hopCpuConcurrent: s.hopCpuConcurrent / s.throughputRequests,
     upstreamCpu: s.upstreamCpuConcurrent / s.throughputRequests,
     clientCpu: s.clientCpuConcurrent / s.throughputRequests,
     rps: median(s.rps),
-    rpsMin: Math.min(...s.rps),
-    rpsMax: Math.max(...s.rps),
+    rpsRange: range(s.rps, 0),
     errors: s.latencyErrors + s.throughputErrors,
     requests: s.latencyRequests + s.throughputRequests,
   };
 }
 
-function gitDescription(): string {
-  try {
-    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "core", "gateway", "gen"], { cwd: ROOT, encoding: "utf8" }).trim();
-    return dirty ? `${commit} (core/gateway have uncommitted changes)` : commit;
-  } catch {
-    return "unknown";
-  }
-}
-
 function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor: number; gateway: number; candidate: number }, totalSeconds: number, profileSection: string): string {
   const c = settings.concurrency;
   const out: string[] = [];
-  const cpus = os.cpus();
   out.push(`# Gateway overhead benchmark`, "");
   out.push(
-    `${new Date().toISOString()} · commit ${gitDescription()} · Node ${process.version} · ${cpus.length} × ${cpus[0]?.model ?? "?"} · ${os.type()} ${os.release()} · load average before the report ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    environmentLine(),
     "",
     `${settings.rounds} interleaved rounds (${PATHS.join(", ")} in turn); per round and path: ${settings.requests} sequential requests (concurrency 1), then concurrency ${c} for ${settings.rpsSeconds} s (at most ${settings.rpsMax} requests). ` +
-      `Warm-up ${settings.warmupSeconds} s at concurrency ${c} plus 200 sequential requests per path and mode. Gateway LOG_LEVEL=${settings.logLevel}${settings.profile ? ", **under --cpu-prof (its CPU and latency are inflated)**" : ""}. ` +
+      `Warm-up ${settings.warmupSeconds} s at concurrency ${c} plus ${WARMUP_SEQUENTIAL} sequential requests per path and mode. Gateway LOG_LEVEL=${settings.logLevel}${settings.profile ? ", **under --cpu-prof (its CPU and latency are inflated)**" : ""}. ` +
       `Load generator: undici Pool in the benchmark process (keep-alive, connections = concurrency); all on 127.0.0.1. Run time ${fmt(totalSeconds, 0)} s.`,
     "",
   );
@@ -459,7 +343,7 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
       const s = sum[name];
       const direct = name === "direct";
       out.push(
-        `| ${name} | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${fmt(s.roundP50Min, 3)}–${fmt(s.roundP50Max, 3)} | ${direct ? "—" : signed(s.p50 - sum.direct.p50, 3)} | ${direct ? "—" : signed(s.p99 - sum.direct.p99, 3)} | ${direct ? "—" : fmt(s.hopCpuSequential, 0)} | ${direct ? "—" : fmt(s.hopCpuConcurrent, 0)} | ${fmt(s.rps, 0)} | ${fmt(s.rpsMin, 0)}–${fmt(s.rpsMax, 0)} | ${s.errors}/${s.requests} |`,
+        `| ${name} | ${fmt(s.p50, 3)} | ${fmt(s.p99, 3)} | ${s.roundP50Range} | ${direct ? "—" : signed(s.p50 - sum.direct.p50, 3)} | ${direct ? "—" : signed(s.p99 - sum.direct.p99, 3)} | ${direct ? "—" : fmt(s.hopCpuSequential, 0)} | ${direct ? "—" : fmt(s.hopCpuConcurrent, 0)} | ${fmt(s.rps, 0)} | ${s.rpsRange} | ${s.errors}/${s.requests} |`,
       );
     }
     out.push("");
@@ -472,7 +356,6 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
 
     const floorAdded = sum.floor.p50 - sum.direct.p50;
     const gatewayAdded = sum.gateway.p50 - sum.direct.p50;
-    const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
     const label = mode === "json" ? "" : " (streaming, informational)";
     checks.push(
       `| gateway added p50 <= floor added p50 + 0.2 ms${label} | ${fmt(gatewayAdded, 3)} ms vs limit ${fmt(floorAdded + 0.2, 3)} ms (floor ${fmt(floorAdded, 3)} ms) | ${verdict(gatewayAdded <= floorAdded + 0.2)} |`,
@@ -480,7 +363,7 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
       `| gateway RPS >= 0.9 × floor RPS (c=${c})${label} | ${fmt(sum.gateway.rps, 0)} vs limit ${fmt(0.9 * sum.floor.rps, 0)} (floor ${fmt(sum.floor.rps, 0)}; ratio ${fmt(sum.gateway.rps / sum.floor.rps, 2)}) | ${verdict(sum.gateway.rps >= 0.9 * sum.floor.rps)} |`,
     );
   }
-  out.push("## Targets", "", "| target | measured | result |", "| --- | --- | --- |", ...checks, "");
+  out.push(...targetsSection(checks));
   if (CANDIDATE_ROOT) out.push(...candidateComparison(stats), "");
   out.push(
     `Memory (RSS at the end): floor proxy ${fmt(rss.floor / 2 ** 20, 0)} MiB, gateway ${fmt(rss.gateway / 2 ** 20, 0)} MiB` +
