@@ -72,6 +72,7 @@ try {
           windowTtlMs: String(minuteStart + 180_000 - now),
           freeTtlMs: "3600000",
           requestTtlMs: "86400000",
+          abandonAt: String(Date.now() + 21_600_000),
           charge: { kind: "credits", holdNanos: "42000" },
         });
         const reply = await connection.command("EVALSHA", sha, "0", "rtr:", payload);

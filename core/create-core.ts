@@ -44,7 +44,8 @@ export interface Core {
 
 export async function createCore(deps: CoreDeps): Promise<Core> {
   const catalogue = createCatalogue(deps.config, deps.env);
-  const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger });
+  const now = deps.now ?? (() => new Date());
+  const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
   const http = deps.http ?? createHttpClient();
   const adapters: Record<ProviderProtocol, ProviderAdapter> = {
     "openai-compatible": createOpenAiCompatibleAdapter(http),
@@ -52,7 +53,6 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     gemini: createGeminiAdapter(http),
     simulator: createSimulatorAdapter(),
   };
-  const now = deps.now ?? (() => new Date());
   const inferenceDeps = { catalogue, accounts, adapters, now, random: deps.random ?? Math.random };
   return {
     catalogue,

@@ -24,7 +24,11 @@ export interface AccountsOptions {
   /** Given stores (tests); otherwise Redis when REDIS_URL is set, else memory. */
   stores?: AccountStores;
   logger?: Logger;
+  now?: () => Date;
 }
+
+/** How often an instance looks for holds abandoned by a dead instance. */
+const ABANDONED_SWEEP_MS = 60_000;
 
 export async function createAccounts(options: AccountsOptions): Promise<Accounts> {
   const stores = options.stores ?? (await storesFor(options.env));
@@ -34,6 +38,13 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
     onError: (error, batch) => logger?.warn({ err: error, requests: batch.length }, "settlement failed; it will be retried"),
   });
   const usage = createUsageLog(stores.usage, { onError: (error) => logger?.warn({ err: error }, "usage log write failed; it will be retried") });
+  const now = options.now ?? (() => new Date());
+  const sweep = setInterval(() => {
+    stores.admission.releaseAbandoned(now().getTime()).then(
+      (released) => released > 0 && logger?.warn({ released }, "released the holds of requests abandoned unsettled"),
+      (error: unknown) => logger?.warn({ err: error }, "could not release abandoned holds; will try again"),
+    );
+  }, ABANDONED_SWEEP_MS).unref();
   return {
     stores,
     settlements,
@@ -43,6 +54,7 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
       await usage.flush();
     },
     async close() {
+      clearInterval(sweep);
       // Settle what is queued while the store is still there (bounded: a store that is away cannot take them).
       await Promise.race([settlements.idle(), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
       if (settlements.pending > 0) logger?.error({ pending: settlements.pending }, "closing with unsettled requests; their holds stay taken");

@@ -1,18 +1,19 @@
 // The in-memory account stores: the embedded default (one process, nothing
 // shared). Each operation runs to completion without awaiting, so it is atomic
 // within the process, as the Redis scripts are across processes.
-import type {
-  AccountStores,
-  Admission,
-  AdmissionRequest,
-  KeyRecord,
-  NewKey,
-  OrganizationLimits,
-  RateLimitSnapshot,
-  Refusal,
-  Settlement,
-  UsageRecord,
-  WindowState,
+import {
+  ABANDONED_AFTER_MS,
+  type AccountStores,
+  type Admission,
+  type AdmissionRequest,
+  type KeyRecord,
+  type NewKey,
+  type OrganizationLimits,
+  type RateLimitSnapshot,
+  type Refusal,
+  type Settlement,
+  type UsageRecord,
+  type WindowState,
 } from "./store.ts";
 import { MINUTE_MS, minuteStart, utcDay } from "./windows.ts";
 
@@ -29,6 +30,7 @@ interface AdmittedRequest {
   organizationId: string;
   keyId: string;
   holdNanos: bigint;
+  admittedAt: number;
   /** The quota unit taken: given back to the day it was taken from. */
   free?: { counter: string; day: string };
 }
@@ -101,7 +103,7 @@ export function createMemoryAccountStores(): AccountStores {
       if (tpm !== undefined && window.tokens >= tpm) return refuse({ reason: "rate_limited", scope, unit: "tokens", limit: tpm, resetAt });
     }
 
-    const admitted: AdmittedRequest = { organizationId: key.organizationId, keyId: key.keyId, holdNanos: 0n };
+    const admitted: AdmittedRequest = { organizationId: key.organizationId, keyId: key.keyId, holdNanos: 0n, admittedAt: request.now };
     let free: { modelId: string; limit: number; used: number } | undefined;
     const { charge } = request;
     if (charge.kind === "credits") {
@@ -176,6 +178,11 @@ export function createMemoryAccountStores(): AccountStores {
       admit: async (request) => admit(request),
       settle: async (settlement) => settle(settlement),
       settleAll: async (settlements) => settlements.forEach(settle),
+      releaseAbandoned: async (now) => {
+        const abandoned = [...inFlight].filter(([, admitted]) => admitted.admittedAt + ABANDONED_AFTER_MS <= now).map(([requestId]) => requestId);
+        for (const requestId of abandoned) settle({ requestId, chargeNanos: 0n, tokens: 0, refundFreeQuota: true, now });
+        return abandoned.length;
+      },
     },
     usage: {
       append: async (records) => {

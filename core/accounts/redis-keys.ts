@@ -23,6 +23,8 @@ const TEMPLATES = {
   balance: "balance:<organizationId>",
   /** Hash: an admitted request awaiting settlement (organisation, key, hold, free counter). */
   admittedRequest: "req:<requestId>",
+  /** Sorted set: admitted request ids by the time their hold is given up as abandoned. */
+  admittedDeadlines: "req-deadlines",
   /** Hash {requests, tokens}: a key's fixed UTC-minute window. */
   keyWindow: "rl:key:<keyId>:<minuteStart>",
   /** Hash {requests, tokens}: an organisation's fixed UTC-minute window. */
@@ -46,6 +48,7 @@ export interface RedisKeys {
   organizationLimits(organizationId: string): string;
   balance(organizationId: string): string;
   admittedRequest(requestId: string): string;
+  admittedDeadlines(): string;
   keyWindow(keyId: string, minuteStart: number): string;
   organizationWindow(organizationId: string, minuteStart: number): string;
   freeCounter(organizationId: string, modelId: string, day: string): string;
@@ -69,6 +72,7 @@ export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
     organizationLimits: build("organizationLimits"),
     balance: build("balance"),
     admittedRequest: build("admittedRequest"),
+    admittedDeadlines: build("admittedDeadlines"),
     keyWindow: build("keyWindow"),
     organizationWindow: build("organizationWindow"),
     freeCounter: build("freeCounter"),

@@ -138,6 +138,8 @@ for _, s in ipairs(scopes) do
 end
 redis.call('HSET', requestName, unpack(record))
 redis.call('PEXPIRE', requestName, request.requestTtlMs)
+-- Released as abandoned if still unsettled by then (its instance died).
+redis.call('ZADD', admittedDeadlines(), request.abandonAt, request.requestId)
 
 local windows = {}
 for i, s in ipairs(scopes) do
@@ -147,12 +149,12 @@ end
 return cjson.encode({ admitted = true, keyId = key.keyId, organizationId = organizationId, windows = windows, free = free })
 `;
 
-// Settles a batch of requests, each on its own (one script call for many
-// keeps the background work light under load).
-const SETTLE = `${PRELUDE}
+// Settling one request, shared by the settlement and the abandoned-hold scripts.
+const SETTLE_FUNCTION = `
 local function settle(settlement)
   local requestName = admittedRequest(settlement.requestId)
   local admitted = hashOf(redis.call('HGETALL', requestName))
+  redis.call('ZREM', admittedDeadlines(), settlement.requestId)
   -- Unknown, expired or already settled: nothing to do (idempotent).
   if not admitted.organizationId then return end
   redis.call('DEL', requestName)
@@ -193,9 +195,24 @@ local function settle(settlement)
     end
   end
 end
+`;
 
+// Settles a batch of requests, each on its own (one script call for many
+// keeps the background work light under load).
+const SETTLE = `${PRELUDE}${SETTLE_FUNCTION}
 for _, settlement in ipairs(cjson.decode(ARGV[2])) do settle(settlement) end
 return 1
+`;
+
+// Releases requests whose deadline has passed unsettled: the hold goes back,
+// the free unit too, nothing is charged. A batch at a time.
+const RELEASE_ABANDONED = `${PRELUDE}${SETTLE_FUNCTION}
+local payload = cjson.decode(ARGV[2])
+local ids = redis.call('ZRANGEBYSCORE', admittedDeadlines(), '-inf', payload.now, 'LIMIT', 0, payload.limit)
+for _, requestId in ipairs(ids) do
+  settle({ requestId = requestId, chargeNanos = '0', tokens = '0', refundFreeQuota = true })
+end
+return #ids
 `;
 
 // create refuses a taken key id; seed updates it, keeping the creation time
@@ -250,6 +267,8 @@ export interface AdmitPayload {
   windowTtlMs: string;
   freeTtlMs: string;
   requestTtlMs: string;
+  /** Unix ms after which the request, unsettled, is released as abandoned. */
+  abandonAt: string;
   charge: { kind: "credits"; holdNanos: string } | { kind: "free"; candidates: { modelId: string; dailyQuota: number }[]; pick: number };
 }
 
@@ -325,6 +344,8 @@ const parseJson =
 export const accountScripts = {
   admit: jsonScript<AdmitPayload, AdmitReply>(ADMIT, parseJson<AdmitReply>()),
   settle: jsonScript<SettlePayload[], void>(SETTLE, () => undefined),
+  /** How many abandoned requests were released (at most `limit`). */
+  releaseAbandoned: jsonScript<{ now: string; limit: number }, number>(RELEASE_ABANDONED, (reply) => Number(reply)),
   /** true when written, false when create found the key id taken. */
   putKey: jsonScript<PutKeyPayload, boolean>(PUT_KEY, (reply) => reply === 1),
   /** The updated record's flat field/value list, or null without such a key. */

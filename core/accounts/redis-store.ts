@@ -10,7 +10,7 @@ import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { redisKeys } from "./redis-keys.ts";
 import { accountScripts, type AdmitReply, type ScriptWindow } from "./redis-scripts.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
-import type { AccountStores, Admission, KeyRecord, NewKey, RateLimitSnapshot, Refusal, Settlement, UsageRecord, WindowState } from "./store.ts";
+import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord, type NewKey, type RateLimitSnapshot, type Refusal, type Settlement, type UsageRecord, type WindowState } from "./store.ts";
 import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
@@ -168,6 +168,7 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
             windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - now),
             freeTtlMs: String(nextUtcMidnight(now) + FREE_KEPT_AFTER_MIDNIGHT_MS - now),
             requestTtlMs: String(ADMITTED_REQUEST_KEPT_MS),
+            abandonAt: String(now + ABANDONED_AFTER_MS),
             charge:
               charge.kind === "credits"
                 ? { kind: "credits", holdNanos: charge.holdNanos.toString() }
@@ -177,6 +178,16 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
         }),
       settle: (settlement) => settleAll([settlement]),
       settleAll,
+      releaseAbandoned: (now) =>
+        guarded("release abandoned", async () => {
+          // Batches of 100 keep each script short: Redis runs nothing else during one.
+          let released = 0;
+          for (;;) {
+            const batch = await client.releaseAbandoned(keys.prefix, { now: String(now), limit: 100 });
+            released += batch;
+            if (batch < 100) return released;
+          }
+        }),
     },
 
     usage: {

@@ -135,6 +135,13 @@ export interface Settlement {
   now: number;
 }
 
+/**
+ * An admitted request unsettled this long is taken as abandoned (its instance
+ * died) and its hold returned. Far beyond any request's timeout, so a live
+ * request is never released under it.
+ */
+export const ABANDONED_AFTER_MS = 6 * 3_600_000;
+
 export interface AdmissionStore {
   /**
    * One atomic step: the key (exists, enabled), the allow-list, the key's and
@@ -149,6 +156,12 @@ export interface AdmissionStore {
   settle(settlement: Settlement): Promise<void>;
   /** Settles a batch, each as `settle` would (on Redis, one script call). */
   settleAll(settlements: Settlement[]): Promise<void>;
+  /**
+   * Releases the holds (and free units) of requests admitted more than
+   * ABANDONED_AFTER_MS before `now` and never settled: their instance died.
+   * Returns how many were released.
+   */
+  releaseAbandoned(now: number): Promise<number>;
 }
 
 export interface UsageRecord {

@@ -72,6 +72,7 @@ describe("settlement queue", () => {
       settle: async () => {
         throw new Error("the queue settles in batches");
       },
+      releaseAbandoned: async () => 0,
       settleAll: async (settlements: Settlement[]) => {
         if (outages > 0) {
           outages--;

@@ -9,16 +9,17 @@ import { createMemoryAccountStores } from "../../../core/accounts/memory-store.t
 import { luaKeyBuilders, redisKeys } from "../../../core/accounts/redis-keys.ts";
 import { createRedisAccountStores } from "../../../core/accounts/redis-store.ts";
 import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
-import type {
-  AccountStores,
-  Admission,
-  AdmissionRequest,
-  Charge,
-  NewKey,
-  Refusal,
-  SeedOrganization,
-  Settlement,
-  UsageRecord,
+import {
+  ABANDONED_AFTER_MS,
+  type AccountStores,
+  type Admission,
+  type AdmissionRequest,
+  type Charge,
+  type NewKey,
+  type Refusal,
+  type SeedOrganization,
+  type Settlement,
+  type UsageRecord,
 } from "../../../core/accounts/store.ts";
 import { DAY_MS, MINUTE_MS } from "../../../core/accounts/windows.ts";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.ts";
@@ -332,6 +333,23 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       expect(refusalOf(await admit(request("sk-a", { charge: credits(1n) })))).toEqual({ reason: "insufficient_credits", balanceNanos: 0n, neededNanos: 1n });
       await settle("r-1");
       expect(await stores.credits.balance("org-a")).toBe(700n);
+    });
+
+    it("returns the hold and free unit of a request left unsettled ABANDONED_AFTER_MS, and only then", async () => {
+      await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a")] })]);
+      admittedOf(await admit(request("sk-a", { requestId: "lost", charge: credits(400n) })));
+      admittedOf(await admit(request("sk-a", { requestId: "lost-free", modelIds: ["free/m"], charge: free(0, ["free/m", 1]) })));
+      admittedOf(await admit(request("sk-a", { requestId: "settled", charge: credits(100n) })));
+      await settle("settled", { chargeNanos: 100n });
+      expect(await stores.admission.releaseAbandoned(T0 + ABANDONED_AFTER_MS - 1)).toBe(0);
+      expect(await stores.credits.balance("org-a")).toBe(500n);
+      expect(await stores.admission.releaseAbandoned(T0 + ABANDONED_AFTER_MS)).toBe(2);
+      expect(await stores.credits.balance("org-a")).toBe(900n);
+      // The free unit is back, and a late settlement of a released request does nothing.
+      admittedOf(await admit(request("sk-a", { requestId: "again", modelIds: ["free/m"], charge: free(0, ["free/m", 1]), now: T0 + ABANDONED_AFTER_MS })));
+      await settle("lost", { chargeNanos: 400n });
+      expect(await stores.credits.balance("org-a")).toBe(900n);
+      expect(await stores.admission.releaseAbandoned(T0 + 2 * ABANDONED_AFTER_MS)).toBe(1);
     });
 
     it("settles a batch as each alone, the same id twice in it only once", async () => {
