@@ -28,6 +28,8 @@ export interface RedisAccountStoreOptions {
   prefix?: string;
   /** Where connection loss and recovery are reported; default: nowhere. */
   logger?: StoreLogger;
+  /** How long a store call waits for Redis before it is unavailable (503); default 2 s. */
+  commandTimeoutMs?: number;
 }
 
 /** A window's counts live until two minutes after it ends. */
@@ -44,6 +46,7 @@ const STARTUP_ATTEMPTS = 10;
 
 export async function createRedisAccountStores(options: RedisAccountStoreOptions): Promise<AccountStores> {
   const keys = redisKeys(options.prefix);
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
   const logger = options.logger;
   let connectedOnce = false;
   let healthy = false;
@@ -84,13 +87,26 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
    * command itself is a bug and passes through as it is (500, never retried).
    */
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    // A Redis that is connected but frozen never answers: give up after a while
+    // (the command may still run later; settling an admission is idempotent, and
+    // a lost admission is released: core/accounts/admit.ts).
+    const work = run();
+    work.catch(() => {}); // its failure is read below, or no longer wanted
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`Redis account store: ${operation} got no answer in ${commandTimeoutMs} ms`)), commandTimeoutMs);
+    });
     try {
-      return await run();
+      return await Promise.race([work, timeout]);
     } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
       if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
       throw new StoreUnavailableError(`Redis account store: ${operation} failed`, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
   }
+
 
   const readKey = async (digest: string): Promise<KeyRecord | undefined> => {
     const hash = await client.hGetAll(keys.keyRecord(digest));

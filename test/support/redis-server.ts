@@ -16,6 +16,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port and waits until it answers. */
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open and nothing answers. */
+  freeze(): void;
+  /** Lets a frozen process go on (SIGCONT). */
+  thaw(): void;
 }
 
 const STARTUP_POLLS = 100;
@@ -76,6 +80,8 @@ export async function startRedisServer(): Promise<RedisServer> {
     port,
     start,
     stop,
+    freeze: () => running?.kill("SIGSTOP"),
+    thaw: () => running?.kill("SIGCONT"),
   };
 }
 

@@ -655,6 +655,25 @@ describe("Redis account stores only", () => {
     }
   });
 
+  it("gives up on a frozen Redis (connected, never answering) after the command timeout, and serves again once it thaws", async () => {
+    const frozen = await startRedisServer();
+    const stores = await createRedisAccountStores({ url: frozen.url, commandTimeoutMs: 200 });
+    try {
+      await stores.seed([organization("org-a", { initialCreditsNanos: 100n, keys: [key("sk-a")] })]);
+      frozen.freeze();
+      const started = performance.now();
+      await expect(stores.admission.admit(request("sk-a", { charge: credits(10n) }))).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      frozen.thaw();
+      // The admission queued on the connection ran once Redis thawed: its hold is taken until released.
+      await vi.waitFor(async () => expect(await stores.credits.balance("org-a")).toBe(90n), { timeout: 5_000, interval: 20 });
+    } finally {
+      frozen.thaw();
+      await stores.close();
+      await frozen.stop();
+    }
+  });
+
   it("fails to start with StoreUnavailableError when Redis cannot be reached", async () => {
     const port = await freePort();
     await expect(createRedisAccountStores({ url: `redis://127.0.0.1:${port}` })).rejects.toBeInstanceOf(StoreUnavailableError);
