@@ -7,7 +7,7 @@ import type { Attempt, Plan } from "../routing/plan.ts";
 import type { Accounts } from "./accounts.ts";
 import { holdFor } from "./hold.ts";
 import { nanosFromMoney } from "./ledger-units.ts";
-import { isStoreFailure, refusalError, storeUnavailable } from "./refusals.ts";
+import { fromStore, isStoreFailure, refusalError, storeUnavailable } from "./refusals.ts";
 import type { Charge, KeyOwner, KeyRecord, WindowState } from "./store.ts";
 import { nextUtcMidnight } from "./windows.ts";
 
@@ -66,7 +66,7 @@ export async function admitRequest(deps: { accounts: Accounts; random: () => num
 
 /** The key alone: for a request refused before admission, so a bad key still gets its 401 first. */
 export async function checkKey(accounts: Accounts, keyDigest: string): Promise<KeyRecord> {
-  const key = await storeCall(() => accounts.stores.keys.findByDigest(keyDigest));
+  const key = await fromStore(accounts.stores.keys.findByDigest(keyDigest));
   if (!key) throw refusalError({ reason: "invalid_api_key" }, 0);
   if (key.disabled) throw refusalError({ reason: "key_disabled" }, 0);
   return key;
@@ -85,14 +85,6 @@ function freeCandidates(attempts: Attempt[]) {
     candidates.set(model.config.id, Math.min(...quotas));
   }
   return [...candidates].map(([modelId, dailyQuota]) => ({ modelId, dailyQuota }));
-}
-
-async function storeCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw isStoreFailure(error) ? storeUnavailable(error) : error;
-  }
 }
 
 function toWindow(state: WindowState): RateLimitWindow {

@@ -73,14 +73,16 @@ export function createMemoryAccountStores(): AccountStores {
     freeUsed.set(counter, { day, used: Math.max(0, freeCountOf(counter, day) + delta) });
   };
 
-  const createKey = (key: NewKey): KeyRecord | undefined => {
-    if (digestByKeyId.has(key.keyId)) return undefined;
-    const { digest, ...fields } = key;
-    const record: KeyRecord = { ...fields, disabled: false, allowedModels: [...key.allowedModels] };
+  /** Writes a key under its digest (replacing the record the id had, if any). */
+  const putKey = ({ digest, ...fields }: NewKey, disabled: boolean, createdAt = fields.createdAt): KeyRecord => {
+    const previous = digestByKeyId.get(fields.keyId);
+    if (previous !== undefined) keysByDigest.delete(previous);
+    const record: KeyRecord = { ...fields, disabled, createdAt, allowedModels: [...fields.allowedModels] };
     keysByDigest.set(digest, record);
-    digestByKeyId.set(key.keyId, digest);
+    digestByKeyId.set(fields.keyId, digest);
     return { ...record };
   };
+  const createKey = (key: NewKey): KeyRecord | undefined => (digestByKeyId.has(key.keyId) ? undefined : putKey(key, false));
 
   function admit(request: AdmissionRequest): Admission {
     const refuse = (refusal: Refusal): Admission => ({ admitted: false, refusal });
@@ -204,19 +206,10 @@ export function createMemoryAccountStores(): AccountStores {
       for (const seed of seeds) {
         organizations.set(seed.organizationId, { organizationId: seed.organizationId, rpm: seed.rpm, tpm: seed.tpm });
         if (!balances.has(seed.organizationId)) balances.set(seed.organizationId, seed.initialCreditsNanos);
-        for (const key of seed.keys) {
-          const existing = digestByKeyId.get(key.keyId);
-          const { digest, disabled, ...fields } = key;
-          if (existing === undefined) {
-            keysByDigest.set(digest, { ...fields, disabled, allowedModels: [...key.allowedModels] });
-            digestByKeyId.set(key.keyId, digest);
-            continue;
-          }
-          // Configuration owns the key's settings; an operator's disable stands.
-          const record = keysByDigest.get(existing)!;
-          keysByDigest.delete(existing);
-          keysByDigest.set(digest, { ...fields, disabled: disabled || record.disabled, createdAt: record.createdAt });
-          digestByKeyId.set(key.keyId, digest);
+        for (const { disabled, ...key } of seed.keys) {
+          // Configuration owns the key's settings; an operator's disable and the creation time stand.
+          const existing = keysByDigest.get(digestByKeyId.get(key.keyId) ?? "");
+          putKey(key, disabled || (existing?.disabled ?? false), existing?.createdAt);
         }
       }
     },

@@ -58,6 +58,15 @@ export function isStoreFailure(error: unknown): boolean {
   return error instanceof StoreUnavailableError;
 }
 
+/** A store call whose failure to reach its backend becomes the 503 above; other errors pass as they are. */
+export async function fromStore<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    throw isStoreFailure(error) ? storeUnavailable(error) : error;
+  }
+}
+
 function secondsUntil(at: number, now: number): number {
   return Math.max(1, Math.ceil((at - now) / 1000));
 }

@@ -9,7 +9,7 @@ import {
   type AccountService,
   type ApiKey,
 } from "../../gen/router/v1/accounts_pb.js";
-import { StoreUnavailableError } from "../accounts/store-errors.ts";
+import { fromStore } from "../accounts/refusals.ts";
 import type { AccountStores, KeyRecord, UsageRecord } from "../accounts/store.ts";
 import { formatNanos, parseNanos } from "../accounts/ledger-units.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
@@ -146,18 +146,6 @@ function parseAmount(amount: string): bigint {
   if (nanos <= 0n) throw invalidParameter("amount", "amount must be more than zero.");
   if (nanos > TOP_UP_MAX_NANOS) throw invalidParameter("amount", `amount must be at most ${formatNanos(TOP_UP_MAX_NANOS)}.`);
   return nanos;
-}
-
-/** A store that cannot be reached is the client's to retry, not an internal error. */
-async function fromStore<T>(operation: Promise<T>): Promise<T> {
-  try {
-    return await operation;
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) {
-      throw routerError(Code.Unavailable, "state_unavailable", "The account state is unavailable; try again.", { cause: error });
-    }
-    throw error;
-  }
 }
 
 function keyToProto(key: KeyRecord): ApiKey {

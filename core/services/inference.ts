@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { InferenceService } from "../../gen/router/v1/inference_pb.js";
 import { checkKey } from "../accounts/admit.ts";
-import { isStoreFailure, storeUnavailable } from "../accounts/refusals.ts";
+import { fromStore } from "../accounts/refusals.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { Code, missingApiKey, routerError } from "../errors.ts";
@@ -14,12 +14,7 @@ export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof 
       const apiKey = request.caller?.apiKey ?? "";
       if (!apiKey) throw missingApiKey();
       const key = await checkKey(deps.accounts, sha256Hex(apiKey));
-      let record;
-      try {
-        record = await deps.accounts.usage.get(key.organizationId, request.id);
-      } catch (error) {
-        throw isStoreFailure(error) ? storeUnavailable(error) : error;
-      }
+      const record = await fromStore(deps.accounts.usage.get(key.organizationId, request.id));
       // Another organisation's request is as unknown as a missing one.
       if (!record) throw routerError(Code.NotFound, "generation_not_found", `No generation ${request.id} for this organisation.`, { param: "id" });
       return { generation: usageRecordToProto(record) };
