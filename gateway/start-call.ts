@@ -3,6 +3,7 @@
 import type { Context } from "koa";
 import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/router/v1/inference_pb.js";
 import type { CoreClient } from "./core-client.ts";
+import { rateLimitHeaders, traceHeader } from "./headers.ts";
 
 export interface StartedCall {
   /** The core's first event, always its start. */
@@ -32,25 +33,13 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
 export function routingHeaders(start: ResponseStart): Record<string, string> {
   const headers: Record<string, string> = {
     "x-router-provider": start.provider,
-    "x-router-trace": start.attempts.map((a) => `${a.modelId}@${a.provider};${a.outcome}${a.reason ? `;${a.reason}` : ""}`).join(", "),
+    "x-router-trace": traceHeader(start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }))),
   };
   if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.join("; ");
   const now = Number(start.created) * 1000;
-  if (start.requestsWindow) Object.assign(headers, rateLimitHeaders("requests", start.requestsWindow, now));
-  if (start.tokensWindow) Object.assign(headers, rateLimitHeaders("tokens", start.tokensWindow, now));
+  const windows = [["requests", start.requestsWindow], ["tokens", start.tokensWindow]] as const;
+  for (const [unit, window] of windows) {
+    if (window) Object.assign(headers, rateLimitHeaders(unit, window.limit, window.remaining, Math.ceil((Number(window.resetAtMs) - now) / 1000)));
+  }
   return headers;
-}
-
-/**
- * OpenAI's rate-limit headers (decisions.md), so OpenAI-style clients can pace
- * themselves: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, the reset
- * as a duration ("12s").
- */
-export function rateLimitHeaders(unit: "requests" | "tokens", window: { limit: number; remaining: number; resetAtMs: bigint }, nowMs: number) {
-  const seconds = Math.max(0, Math.ceil((Number(window.resetAtMs) - nowMs) / 1000));
-  return {
-    [`x-ratelimit-limit-${unit}`]: String(window.limit),
-    [`x-ratelimit-remaining-${unit}`]: String(window.remaining),
-    [`x-ratelimit-reset-${unit}`]: `${seconds}s`,
-  };
 }

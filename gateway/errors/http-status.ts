@@ -3,6 +3,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { errorDetailOf } from "../../core/errors.ts";
+import { rateLimitHeaders, traceHeader, type TraceEntry } from "../headers.ts";
 
 export interface PublicError {
   status: number;
@@ -81,23 +82,12 @@ export function errorHeaders(error: PublicError): Record<string, string> {
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds > 0) headers["retry-after"] = String(error.retryAfterSeconds);
   const attempts = error.metadata?.attempts;
-  if (Array.isArray(attempts) && attempts.length > 0) {
-    headers["x-router-trace"] = attempts
-      .map((entry) => {
-        const { model, provider, outcome, reason } = entry as Record<string, string>;
-        return `${model}@${provider};${outcome}${reason ? `;${reason}` : ""}`;
-      })
-      .join(", ");
-  }
+  if (Array.isArray(attempts) && attempts.length > 0) headers["x-router-trace"] = traceHeader(attempts as unknown as TraceEntry[]);
   // The exhausted window (a rate limit, or the daily free quota as a request limit).
   const exhausted =
-    error.code === "rate_limit_exceeded" ? { unit: error.metadata?.unit === "tokens" ? "tokens" : "requests", limit: error.metadata?.limit }
-    : error.code === "free_quota_exhausted" ? { unit: "requests", limit: error.metadata?.quota_limit }
+    error.code === "rate_limit_exceeded" ? { unit: error.metadata?.unit === "tokens" ? ("tokens" as const) : ("requests" as const), limit: error.metadata?.limit }
+    : error.code === "free_quota_exhausted" ? { unit: "requests" as const, limit: error.metadata?.quota_limit }
     : undefined;
-  if (exhausted && exhausted.limit !== undefined) {
-    headers[`x-ratelimit-limit-${exhausted.unit}`] = String(exhausted.limit);
-    headers[`x-ratelimit-remaining-${exhausted.unit}`] = "0";
-    headers[`x-ratelimit-reset-${exhausted.unit}`] = `${error.retryAfterSeconds}s`;
-  }
+  if (exhausted && typeof exhausted.limit === "number") Object.assign(headers, rateLimitHeaders(exhausted.unit, exhausted.limit, 0, error.retryAfterSeconds));
   return headers;
 }
