@@ -7,9 +7,10 @@
 // redis-server outlives a run.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+// The same raw PING the tests use to know a redis-server is up.
+import { answersPing } from "../test/support/redis-server.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const port = Number(process.env.BENCH_REDIS_PORT);
@@ -35,26 +36,9 @@ server.once("exit", (code, signal) => {
   process.exit(1);
 });
 
-function answersPing(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    let reply = "";
-    const finish = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1_000, () => finish(false));
-    socket.on("error", () => finish(false));
-    socket.on("connect", () => socket.write("PING\r\n"));
-    socket.on("data", (chunk) => {
-      reply += chunk.toString();
-      if (reply.includes("\r\n")) finish(reply.startsWith("+PONG"));
-    });
-  });
-}
 
 for (let poll = 0; poll < 200; poll++) {
-  if (await answersPing()) {
+  if (await answersPing(port)) {
     process.send?.({ type: "bench:ready", url: `redis://127.0.0.1:${port}`, pid: server.pid });
     break;
   }

@@ -96,7 +96,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** One PING over a raw connection; false on refusal, error or silence. */
-function answersPing(port: number): Promise<boolean> {
+export function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     let reply = "";
