@@ -45,6 +45,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
   const unavailable: string[] = [];
   const requirements = requirementsOf(request);
   const requestWarnings = notServedYet(request);
+  checkProvidersExist(request, catalogue);
   for (const reference of references) {
     if (isFreeRouter(reference.requested)) {
       attempts.push(...freeRouterAttempts(reference.requested, request, catalogue, requirements, requestWarnings));
@@ -61,7 +62,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
     if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
       throw routerError(Code.InvalidArgument, "free_slug_disabled", `Model ${model.config.id} is not enabled for :free.`, { param: "model" });
     }
-    if (routes.length === 0) unavailable.push(describeUnavailable(model));
+    if (routes.length === 0) unavailable.push(describeUnavailable(model, request));
     for (const route of routes) {
       const unmet = requirements.find((requirement) => !requirement.isMetBy(route));
       if (unmet) {
@@ -130,6 +131,24 @@ function capabilityMissing(skipped: SkippedRoute[]) {
 }
 
 const FREE_ROUTER_ID = "router/free";
+
+/**
+ * A provider named in `provider.only` or `provider.order` that is nowhere in the
+ * configuration is the caller's mistake (a typo, most likely): 400 naming it,
+ * rather than a 503 that would suggest retrying later. A provider that exists but
+ * does not serve the model, or lacks its key, is left to routing (see docs/routing.md).
+ */
+function checkProvidersExist(request: GenerateRequest, catalogue: Catalogue) {
+  const preferences = request.provider;
+  if (!preferences) return;
+  for (const [field, ids] of [["only", preferences.only], ["order", preferences.order]] as const) {
+    const unknown = ids.filter((id) => catalogue.provider(id) === undefined);
+    if (unknown.length > 0) {
+      const names = unknown.map((id) => `"${id}"`).join(", ");
+      throw invalidParameter(`provider.${field}`, `provider.${field} names ${unknown.length === 1 ? "a provider" : "providers"} that do${unknown.length === 1 ? "es" : ""} not exist: ${names}.`);
+    }
+  }
+}
 
 function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: boolean): ProviderRoute[] {
   const preferences = request.provider;
@@ -242,8 +261,15 @@ function notServedYet(request: GenerateRequest): string[] {
   return warnings;
 }
 
-function describeUnavailable(model: CatalogueModel): string {
+function describeUnavailable(model: CatalogueModel, request: GenerateRequest): string {
+  const only = request.provider?.only ?? [];
+  const servedBy = model.routes.map((r) => r.provider.id);
+  if (only.length > 0 && !only.some((id) => servedBy.includes(id))) {
+    // The named providers exist (checked first) but none of them serves this model.
+    return `${model.config.id} is not served by ${only.join(", ")} (served by ${[...new Set(servedBy)].join(", ")})`;
+  }
   const missingKeys = model.routes
+    .filter((r) => only.length === 0 || only.includes(r.provider.id))
     .filter((r) => !r.enabled && r.provider.api_key_env && !r.apiKey)
     .map((r) => r.provider.api_key_env);
   return missingKeys.length > 0
