@@ -46,7 +46,8 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const catalogue = createCatalogue(deps.config, deps.env);
   const now = deps.now ?? (() => new Date());
   const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
-  const http = deps.http ?? createHttpClient();
+  const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
+  const http = deps.http ?? createHttpClient({ maxConnections });
   const adapters: Record<ProviderProtocol, ProviderAdapter> = {
     "openai-compatible": createOpenAiCompatibleAdapter(http),
     anthropic: createAnthropicAdapter(http),

@@ -46,6 +46,8 @@ export const providerSchema = z
     /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
     request_timeout_ms: z.number().int().positive().default(600_000),
     quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", reasoning_field: "reasoning_effort", reasoning_passback: "none" }),
+    /** Most connections open at once to this provider (per origin); absent: no limit, since every stream holds one for its whole length. */
+    max_connections: z.number().int().positive().optional(),
     /** Simulator only: milliseconds between streamed chunks. */
     chunk_delay_ms: z.number().int().nonnegative().default(0),
   })

@@ -1,5 +1,7 @@
-// Pooled keep-alive HTTP for upstream calls (undici's Agent keeps one pool per
-// origin). Used instead of fetch on the hot path: less allocation per request.
+// Pooled keep-alive HTTP for upstream calls. Used instead of fetch on the hot
+// path: less allocation per request. Each provider gets its own undici Agent
+// (one pool per origin inside it), so a provider's connection limit is its own
+// even when several providers share an origin.
 import { Agent } from "undici";
 import type { Dispatcher } from "undici";
 import { UpstreamError } from "./types.ts";
@@ -15,14 +17,35 @@ export interface PostOptions {
   headersTimeoutMs: number;
   /** Longest silence while the body arrives. */
   bodyTimeoutMs: number;
+  /** The provider whose connection pool carries the call (its `max_connections` applies); absent: a shared, unbounded pool. */
+  provider?: string;
 }
 
-export function createHttpClient(options: { connectionsPerOrigin?: number } = {}): HttpClient {
-  const agent = new Agent({ connections: options.connectionsPerOrigin ?? 128, keepAliveTimeout: 30_000, pipelining: 1 });
+export interface HttpClientOptions {
+  /**
+   * Most connections open at once per provider (per origin it calls), by provider id.
+   * A provider not listed has no limit: streams are long-lived, and a bounded pool
+   * makes every stream beyond the limit wait for one to end before it even starts.
+   */
+  maxConnections?: Record<string, number | undefined>;
+}
+
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  const agents = new Map<string, Agent>();
+  const SHARED = "";
+  const agentFor = (provider = SHARED) => {
+    let agent = agents.get(provider);
+    if (!agent) {
+      // undici reads `connections: null` as no limit.
+      agent = new Agent({ connections: options.maxConnections?.[provider] ?? null, keepAliveTimeout: 30_000, pipelining: 1 });
+      agents.set(provider, agent);
+    }
+    return agent;
+  };
   return {
-    async post(url, headers, body, { signal, headersTimeoutMs, bodyTimeoutMs }) {
+    async post(url, headers, body, { signal, headersTimeoutMs, bodyTimeoutMs, provider }) {
       try {
-        return await agent.request({
+        return await agentFor(provider).request({
           origin: url.origin,
           path: url.pathname + url.search,
           method: "POST",
@@ -36,7 +59,9 @@ export function createHttpClient(options: { connectionsPerOrigin?: number } = {}
         throw toUpstreamError(error, signal);
       }
     },
-    close: () => agent.close(),
+    async close() {
+      await Promise.all([...agents.values()].map((agent) => agent.close()));
+    },
   };
 }
 

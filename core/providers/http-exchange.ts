@@ -37,6 +37,7 @@ export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, pro
     // A JSON answer comes only after the whole generation; a stream starts at once.
     headersTimeoutMs: call.stream ? provider.timeout_ms : provider.request_timeout_ms,
     bodyTimeoutMs: provider.timeout_ms,
+    provider: provider.id,
   });
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {
