@@ -1,9 +1,13 @@
 // OpenAI-style streamed tool calls are joined by their `index`: a provider may
-// start a second call and then come back to the first one's arguments.
+// start a second call and then come back to the first one's arguments. Every
+// fixture's events are also checked against the block lifecycle
+// (test/support/block-lifecycle.ts): here tool calls may stay open side by
+// side, text and reasoning never beside anything.
 import { describe, expect, it } from "vitest";
 import { createChunkTranslator, type OpenAiChunk } from "../../../../core/providers/openai-compatible/parse-stream.ts";
 import type { UpstreamEvent } from "../../../../core/providers/types.ts";
 import { BlockType } from "../../../../gen/router/v1/inference_pb.js";
+import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
 const toolDelta = (index: number, fields: { id?: string; name?: string; arguments?: string }): OpenAiChunk =>
   ({
@@ -15,9 +19,34 @@ const toolDelta = (index: number, fields: { id?: string; name?: string; argument
     ],
   }) as OpenAiChunk;
 
+const contentDelta = (content: string): OpenAiChunk => ({ choices: [{ index: 0, delta: { content } }] }) as OpenAiChunk;
+const reasoningDelta = (field: "reasoning" | "reasoning_content", text: string): OpenAiChunk =>
+  ({ choices: [{ index: 0, delta: { [field]: text } }] }) as OpenAiChunk;
+const finish = (reason: string): OpenAiChunk =>
+  ({ choices: [{ index: 0, delta: {}, finish_reason: reason }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }) as OpenAiChunk;
+
+/** The translated events of a whole stream, checked against the block lifecycle. */
 function translate(chunks: OpenAiChunk[]): UpstreamEvent[] {
   const translator = createChunkTranslator();
-  return [...chunks.flatMap((chunk) => translator.translate(chunk)), ...translator.end()];
+  const events = [...chunks.flatMap((chunk) => translator.translate(chunk)), ...translator.end()];
+  expectWellFormedBlocks(events, { toolCallsMayOverlap: true });
+  return events;
+}
+
+/** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
+function blockTrace(events: UpstreamEvent[]): string[] {
+  return events.flatMap((event) => {
+    switch (event.type) {
+      case "block_start":
+        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
+      case "block_delta":
+        return [`delta ${event.index} ${event.text}`];
+      case "block_stop":
+        return [`stop ${event.index}`];
+      default:
+        return [];
+    }
+  });
 }
 
 describe("OpenAI-compatible stream translation", () => {
@@ -28,7 +57,7 @@ describe("OpenAI-compatible stream translation", () => {
       toolDelta(0, { arguments: '{"city":' }),
       toolDelta(1, { arguments: '{"zone":"UTC"}' }),
       toolDelta(0, { arguments: '"Paris"}' }),
-      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } } as OpenAiChunk,
+      finish("tool_calls"),
     ]);
     const starts = events.filter((e) => e.type === "block_start");
     expect(starts).toEqual([
@@ -47,5 +76,91 @@ describe("OpenAI-compatible stream translation", () => {
   it("closes the tool calls when text follows them", () => {
     const events = translate([toolDelta(0, { id: "call_a", name: "weather", arguments: "{}" }), { choices: [{ index: 0, delta: { content: "Done" } }] } as OpenAiChunk]);
     expect(events.slice(0, 5).map((e) => e.type)).toEqual(["block_start", "block_delta", "block_stop", "block_start", "block_delta"]);
+  });
+
+  it("closes the text block before a tool call starts", () => {
+    const events = translate([contentDelta("Let me "), contentDelta("check."), toolDelta(0, { id: "call_a", name: "weather", arguments: '{"city":"Paris"}' }), finish("tool_calls")]);
+    expect(blockTrace(events)).toEqual([
+      "start 0 TEXT",
+      "delta 0 Let me ",
+      "delta 0 check.",
+      "stop 0",
+      "start 1 TOOL_CALL weather",
+      'delta 1 {"city":"Paris"}',
+      "stop 1",
+    ]);
+  });
+
+  it.each(["reasoning", "reasoning_content"] as const)("reasoning (in `%s`), then text, then two tool calls: each block closed before the next kind", (field) => {
+    const events = translate([
+      reasoningDelta(field, "The user wants "),
+      reasoningDelta(field, "two cities."),
+      contentDelta("Checking both."),
+      toolDelta(0, { id: "call_a", name: "weather", arguments: '{"city":"Paris"}' }),
+      toolDelta(1, { id: "call_b", name: "weather", arguments: '{"city":"Rome"}' }),
+      finish("tool_calls"),
+    ]);
+    expect(blockTrace(events)).toEqual([
+      "start 0 REASONING",
+      "delta 0 The user wants ",
+      "delta 0 two cities.",
+      "stop 0",
+      "start 1 TEXT",
+      "delta 1 Checking both.",
+      "stop 1",
+      "start 2 TOOL_CALL weather",
+      'delta 2 {"city":"Paris"}',
+      "start 3 TOOL_CALL weather",
+      'delta 3 {"city":"Rome"}',
+      "stop 2",
+      "stop 3",
+    ]);
+  });
+
+  it("reasoning and text in one chunk: the reasoning block is closed before the text opens", () => {
+    const events = translate([{ choices: [{ index: 0, delta: { reasoning: "Hmm.", content: "Hi" } }] } as OpenAiChunk, finish("stop")]);
+    expect(blockTrace(events)).toEqual(["start 0 REASONING", "delta 0 Hmm.", "stop 0", "start 1 TEXT", "delta 1 Hi", "stop 1"]);
+  });
+
+  it("a whole JSON message with reasoning, text and a tool call reads as the same blocks", () => {
+    const message = {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            reasoning_content: "Think.",
+            content: "Calling.",
+            tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "weather", arguments: "{}" } }],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    } as OpenAiChunk;
+    expect(blockTrace(translate([message]))).toEqual([
+      "start 0 REASONING",
+      "delta 0 Think.",
+      "stop 0",
+      "start 1 TEXT",
+      "delta 1 Calling.",
+      "stop 1",
+      "start 2 TOOL_CALL weather",
+      "delta 2 {}",
+      "stop 2",
+    ]);
+  });
+
+  it("text after reasoning after text opens new blocks, each closed once", () => {
+    const events = translate([contentDelta("A"), reasoningDelta("reasoning", "B"), contentDelta("C"), finish("stop")]);
+    expect(blockTrace(events)).toEqual(["start 0 TEXT", "delta 0 A", "stop 0", "start 1 REASONING", "delta 1 B", "stop 1", "start 2 TEXT", "delta 2 C", "stop 2"]);
+  });
+
+  it("an answer cut before its finish still leaves no block open once ended", () => {
+    const translator = createChunkTranslator();
+    const events = [contentDelta("Hel"), toolDelta(0, { id: "call_a", name: "weather" })].flatMap((chunk) => translator.translate(chunk));
+    expect(translator.complete()).toBe(false);
+    expectWellFormedBlocks(events, { toolCallsMayOverlap: true, truncated: true });
+    expectWellFormedBlocks([...events, ...translator.end()], { toolCallsMayOverlap: true });
   });
 });
