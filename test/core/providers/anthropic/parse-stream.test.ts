@@ -1,8 +1,11 @@
 // Anthropic's SSE events, as the API sends them, into the hub's block events.
+// Every fixture's events are also checked against the block lifecycle
+// (test/support/block-lifecycle.ts): one block open at a time, each closed once.
 import { describe, expect, it } from "vitest";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema } from "../../../../core/providers/anthropic/parse-stream.ts";
 import type { UpstreamEvent } from "../../../../core/providers/types.ts";
 import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
+import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
 /** Data lines of a real extended-thinking + tool-use stream (ids shortened), with a server tool block to skip. */
 const STREAM = [
@@ -29,10 +32,56 @@ const STREAM = [
   { type: "message_stop" },
 ];
 
+/** The translated events so far (end() not called), checked against the block lifecycle with the end they would get. */
 function translateAll(events: unknown[]) {
   const translator = createEventTranslator();
   const out: UpstreamEvent[] = events.flatMap((event) => translator.translate(eventSchema.parse(event)));
+  expectLifecycle(translator, out);
   return { out, translator };
+}
+
+/** A whole JSON message, replayed, checked the same way. */
+function translateMessage(message: unknown) {
+  const translator = createEventTranslator();
+  const out = [...translator.translate(messageAsEvent(messageSchema.parse(message)))];
+  expectLifecycle(translator, out);
+  return { out, translator };
+}
+
+/** end() only reads the translator's state, so calling it here leaves the test's own call unchanged. */
+function expectLifecycle(translator: ReturnType<typeof createEventTranslator>, out: UpstreamEvent[]) {
+  const complete = translator.complete();
+  expectWellFormedBlocks(complete ? [...out, ...translator.end()] : out, { truncated: !complete });
+}
+
+/** A streamed text, thinking or tool_use block: start, deltas, stop. */
+function streamedBlock(index: number, block: Record<string, unknown>, deltas: Record<string, unknown>[]): unknown[] {
+  return [
+    { type: "content_block_start", index, content_block: block },
+    ...deltas.map((delta) => ({ type: "content_block_delta", index, delta })),
+    { type: "content_block_stop", index },
+  ];
+}
+
+const END_WITH = (stopReason: string) => [
+  { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 9 } },
+  { type: "message_stop" },
+];
+
+/** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
+function blockTrace(events: UpstreamEvent[]): string[] {
+  return events.flatMap((event) => {
+    switch (event.type) {
+      case "block_start":
+        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
+      case "block_delta":
+        return [`delta ${event.index} ${event.text}${event.signature ? ` sig:${event.signature}` : ""}${event.redactedData ? ` redacted:${event.redactedData}` : ""}`];
+      case "block_stop":
+        return [`stop ${event.index}`];
+      default:
+        return [];
+    }
+  });
 }
 
 describe("Anthropic stream translation", () => {
@@ -66,7 +115,7 @@ describe("Anthropic stream translation", () => {
   });
 
   it("replays a whole JSON message, redacted thinking included, as the same events", () => {
-    const message = messageSchema.parse({
+    const { out, translator } = translateMessage({
       id: "msg_2",
       type: "message",
       role: "assistant",
@@ -78,8 +127,6 @@ describe("Anthropic stream translation", () => {
       stop_reason: "max_tokens",
       usage: { input_tokens: 5, output_tokens: 7 },
     });
-    const translator = createEventTranslator();
-    const out = [...translator.translate(messageAsEvent(message))];
     expect(translator.complete()).toBe(true);
     out.push(...translator.end());
     expect(out).toEqual([
@@ -105,17 +152,13 @@ describe("Anthropic stream translation", () => {
     const { translator } = translateAll([start, end, { type: "message_stop" }]);
     expect(translator.end()[0]).toEqual({ type: "usage", usage: { inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 89, reasoningTokens: 61 } });
 
-    const message = messageSchema.parse({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7, output_tokens_details: { thinking_tokens: 4 } } });
-    const json = createEventTranslator();
-    json.translate(messageAsEvent(message));
+    const { translator: json } = translateMessage({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7, output_tokens_details: { thinking_tokens: 4 } } });
     expect(json.end()[0]).toMatchObject({ usage: { outputTokens: 7, reasoningTokens: 4 } });
   });
 
   it("reports the 1-hour share of cache writes (usage.cache_creation), priced apart", () => {
     const usage = { input_tokens: 10, cache_creation_input_tokens: 300, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 100 }, output_tokens: 1 };
-    const message = messageSchema.parse({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage });
-    const json = createEventTranslator();
-    json.translate(messageAsEvent(message));
+    const { translator: json } = translateMessage({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage });
     expect(json.end()[0]).toEqual({ type: "usage", usage: { inputTokens: 310, cachedInputTokens: 0, cacheWriteTokens: 300, cacheWrite1hTokens: 100, outputTokens: 1, reasoningTokens: 0 } });
   });
 
@@ -136,5 +179,62 @@ describe("Anthropic stream translation", () => {
   ])("maps stop_reason %s", (raw, reason) => {
     const { translator } = translateAll([{ ...STREAM[0] }, { type: "message_delta", delta: { stop_reason: raw }, usage: { output_tokens: 1 } }, { type: "message_stop" }]);
     expect(translator.end().at(-1)).toEqual({ type: "finish", reason, rawReason: raw });
+  });
+
+  it("text, then a tool call: the text block is stopped before the tool call starts", () => {
+    const { out } = translateAll([
+      STREAM[0],
+      ...streamedBlock(0, { type: "text", text: "" }, [{ type: "text_delta", text: "Let me check." }]),
+      ...streamedBlock(1, { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} }, [{ type: "input_json_delta", partial_json: '{"city":"Paris"}' }]),
+      ...END_WITH("tool_use"),
+    ]);
+    expect(blockTrace(out)).toEqual(["start 0 TEXT", "delta 0 Let me check.", "stop 0", "start 1 TOOL_CALL get_weather", 'delta 1 {"city":"Paris"}', "stop 1"]);
+  });
+
+  it("thinking, then text, then two tool calls, each block stopped before the next", () => {
+    const { out } = translateAll([
+      STREAM[0],
+      ...streamedBlock(0, { type: "thinking", thinking: "", signature: "" }, [
+        { type: "thinking_delta", thinking: "Two cities." },
+        { type: "signature_delta", signature: "EqQB" },
+      ]),
+      ...streamedBlock(1, { type: "text", text: "" }, [{ type: "text_delta", text: "Checking both." }]),
+      ...streamedBlock(2, { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} }, [{ type: "input_json_delta", partial_json: '{"city":"Paris"}' }]),
+      ...streamedBlock(3, { type: "tool_use", id: "toolu_2", name: "get_weather", input: {} }, [{ type: "input_json_delta", partial_json: '{"city":"Rome"}' }]),
+      ...END_WITH("tool_use"),
+    ]);
+    expect(blockTrace(out)).toEqual([
+      "start 0 REASONING",
+      "delta 0 Two cities.",
+      "delta 0  sig:EqQB",
+      "stop 0",
+      "start 1 TEXT",
+      "delta 1 Checking both.",
+      "stop 1",
+      "start 2 TOOL_CALL get_weather",
+      'delta 2 {"city":"Paris"}',
+      "stop 2",
+      "start 3 TOOL_CALL get_weather",
+      'delta 3 {"city":"Rome"}',
+      "stop 3",
+    ]);
+  });
+
+  it("a streamed redacted thinking block carries its data in one delta", () => {
+    const { out } = translateAll([STREAM[0], ...streamedBlock(0, { type: "redacted_thinking", data: "EmwK" }, []), ...streamedBlock(1, { type: "text", text: "" }, [{ type: "text_delta", text: "Hi" }]), ...END_WITH("end_turn")]);
+    expect(blockTrace(out)).toEqual(["start 0 REASONING", "delta 0  redacted:EmwK", "stop 0", "start 1 TEXT", "delta 1 Hi", "stop 1"]);
+  });
+
+  it("a whole JSON message with thinking, text and a tool call replays as blocks one after another", () => {
+    const { out } = translateMessage({
+      content: [
+        { type: "thinking", thinking: "Think.", signature: "sig" },
+        { type: "text", text: "Calling." },
+        { type: "tool_use", id: "toolu_3", name: "f", input: {} },
+      ],
+      stop_reason: "tool_use",
+      usage: { input_tokens: 1, output_tokens: 1 },
+    });
+    expect(blockTrace(out)).toEqual(["start 0 REASONING", "delta 0 Think.", "delta 0  sig:sig", "stop 0", "start 1 TEXT", "delta 1 Calling.", "stop 1", "start 2 TOOL_CALL f", "stop 2"]);
   });
 });
