@@ -5,6 +5,7 @@
 import type { GenerateRequest, Message } from "../../gen/router/v1/inference_pb.js";
 import { costOf, type TokenPrices } from "../billing/cost.ts";
 import type { Money } from "../billing/money.ts";
+import type { TokenUsage } from "../providers/types.ts";
 import type { Attempt } from "../routing/plan.ts";
 
 /**
@@ -44,15 +45,28 @@ function promptPriceAtMost(request: GenerateRequest, prices: TokenPrices): Money
 /** Characters per token of typical text, for estimates (not bounds). */
 const CHARACTERS_PER_TOKEN = 4;
 
+/** What a cut stream is estimated to have used, and that usage priced: one value, so a record's tokens always explain its cost. */
+export interface CutStreamEstimate {
+  usage: TokenUsage;
+  cost: Money;
+}
+
 /**
- * What a paid stream cut before the provider reported its usage is charged:
- * an estimate of its prompt and of the output relayed so far, at about four
- * characters a token (the settlement never takes more than the hold for it).
+ * A paid stream cut before the provider reported its usage: its prompt and
+ * the output relayed so far, at about four characters a token (the prompt
+ * never more than the route's context), priced with costOf at the route's
+ * prices (request fee included). The settlement caps the charge at the hold.
  */
-export function cutStreamCost(attempt: Attempt, outputCharacters: number): Money {
-  const prompt = Math.ceil((promptTokensAtMost(attempt.request) + audioPromptTokens(attempt.request)) / CHARACTERS_PER_TOKEN);
-  const usage = { inputTokens: prompt, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: Math.ceil(outputCharacters / CHARACTERS_PER_TOKEN), reasoningTokens: 0 };
-  return costOf(usage, attempt.route.prices);
+export function cutStreamEstimate(attempt: Attempt, outputCharacters: number): CutStreamEstimate {
+  const promptBytes = promptTokensAtMost(attempt.request) + audioPromptTokens(attempt.request);
+  const usage: TokenUsage = {
+    inputTokens: Math.min(Math.ceil(promptBytes / CHARACTERS_PER_TOKEN), attempt.route.contextLength),
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: Math.ceil(outputCharacters / CHARACTERS_PER_TOKEN),
+    reasoningTokens: 0,
+  };
+  return { usage, cost: costOf(usage, attempt.route.prices) };
 }
 
 /** Messages and tools (the audio prompt apart, as routes may drop it). */

@@ -14,7 +14,7 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { admitRequest, checkKey, type AdmittedRequest } from "../accounts/admit.ts";
-import { cutStreamCost } from "../accounts/hold.ts";
+import { cutStreamEstimate } from "../accounts/hold.ts";
 import { moneyFromNanos, nanosFromMoney } from "../accounts/ledger-units.ts";
 import { costOf } from "../billing/cost.ts";
 import { formatMoney, type Money } from "../billing/money.ts";
@@ -130,25 +130,20 @@ interface FinishedRequest {
 
 /**
  * Settles the request's charge and records its usage, both in the background
- * (docs/accounts.md): the real cost of a complete answer; for a paid stream cut
- * before its usage arrived (the provider failed, or the caller left), an
- * estimate of what was relayed, never more than the hold; nothing when no
- * answer started, and then a free request gives its quota unit back.
+ * (docs/accounts.md, "Credits").
  */
 function finishRequest(accounts: Accounts, finished: FinishedRequest) {
   const { admitted, answering } = finished;
-  const served = answering?.served;
-  const tokens = served?.tokens;
-  const cutCost = !served && answering && !answering.attempt.free ? nanosFromMoney(cutStreamCost(answering.attempt, answering.outputCharacters)) : 0n;
-  const charged = served ? nanosFromMoney(served.cost) : cutCost < admitted.holdNanos ? cutCost : admitted.holdNanos;
+  const bill = billOf(admitted, answering, finished.request.stream);
+  const { tokens } = bill;
   accounts.settlements.push({
     requestId: finished.id,
-    chargeNanos: charged,
+    chargeNanos: bill.chargeNanos,
     tokens: tokens ? tokens.inputTokens + tokens.outputTokens : 0,
-    refundFreeQuota: !answering,
+    refundFreeQuota: bill.refundFreeQuota,
     now: finished.now,
   });
-  const attempt = served?.attempt ?? answering?.attempt ?? admitted.attempts[0];
+  const attempt = answering?.attempt ?? admitted.attempts[0];
   accounts.usage.record({
     id: finished.id,
     organizationId: admitted.key.organizationId,
@@ -160,7 +155,7 @@ function finishRequest(accounts: Accounts, finished: FinishedRequest) {
     reasoningTokens: tokens?.reasoningTokens ?? 0,
     cachedTokens: tokens?.cachedInputTokens ?? 0,
     cacheWriteTokens: tokens?.cacheWriteTokens ?? 0,
-    cost: formatMoney(served?.cost ?? moneyFromNanos(charged)),
+    cost: formatMoney(bill.cost),
     requestTags: finished.request.requestTags,
     latencyMs: Math.round(finished.latencyMs),
     outcome: finished.outcome,
@@ -168,6 +163,38 @@ function finishRequest(accounts: Accounts, finished: FinishedRequest) {
     streamed: finished.request.stream,
     createdAt: finished.now,
   });
+}
+
+/** What a finished request is charged, and what its usage record shows for it. */
+interface Bill {
+  /** The provider's usage, a cut stream's estimate, or none when nothing reached the caller. */
+  tokens: TokenUsage | undefined;
+  /** The cost shown: exact (the charge is this rounded up to the nano-dollar), or the hold when a cut stream's estimate exceeds it. */
+  cost: Money;
+  chargeNanos: bigint;
+  /** A free request that delivered nothing gives its quota unit back. */
+  refundFreeQuota: boolean;
+}
+
+/**
+ * A complete answer pays its real cost (also when the caller left after the
+ * usage event). A stream cut before its usage (the provider failed, or the
+ * caller left) pays an estimate of what was relayed, never more than the hold,
+ * and spends a free unit. Nothing reached the caller when no answer started,
+ * or when a non-streamed answer did not complete (it gets an error, not a
+ * part of the answer): that is charged nothing and a free unit goes back.
+ */
+function billOf(admitted: AdmittedRequest, answering: Answering | undefined, streamed: boolean): Bill {
+  const served = answering?.served;
+  if (served) return { tokens: served.tokens, cost: served.cost, chargeNanos: nanosFromMoney(served.cost), refundFreeQuota: false };
+  if (!answering || !streamed) return { tokens: undefined, cost: 0n, chargeNanos: 0n, refundFreeQuota: true };
+  const estimate = cutStreamEstimate(answering.attempt, answering.outputCharacters);
+  if (answering.attempt.free) return { tokens: estimate.usage, cost: 0n, chargeNanos: 0n, refundFreeQuota: false };
+  const estimatedNanos = nanosFromMoney(estimate.cost);
+  if (estimatedNanos > admitted.holdNanos) {
+    return { tokens: estimate.usage, cost: moneyFromNanos(admitted.holdNanos), chargeNanos: admitted.holdNanos, refundFreeQuota: false };
+  }
+  return { tokens: estimate.usage, cost: estimate.cost, chargeNanos: estimatedNanos, refundFreeQuota: false };
 }
 
 /**

@@ -13,7 +13,10 @@ import { planAttempts } from "../../../core/routing/plan.ts";
 const catalogue = createCatalogue(
   parseConfig(
     JSON.stringify({
-      providers: [{ id: "anthropic", label: "Anthropic", protocol: "anthropic", base_url: "http://127.0.0.1:9", api_key_env: "K" }],
+      providers: [
+        { id: "anthropic", label: "Anthropic", protocol: "anthropic", base_url: "http://127.0.0.1:9", api_key_env: "K" },
+        { id: "fee", label: "Fee", protocol: "openai-compatible", base_url: "http://127.0.0.1:9", api_key_env: "K" },
+      ],
       models: [
         {
           id: "a/claude", name: "c", created: 1, creator: "a", context_length: 100_000, max_completion_tokens: 1000,
@@ -25,6 +28,11 @@ const catalogue = createCatalogue(
             },
           ],
         },
+        {
+          id: "f/priced-per-request", name: "f", created: 1, creator: "f", context_length: 100_000, max_completion_tokens: 1000,
+          input_modalities: ["text"], output_modalities: ["text"], supported_parameters: ["max_tokens"],
+          providers: [{ provider: "fee", provider_model_id: "f", pricing: { prompt: "0.000001", completion: "0.000002", request: "0.005" } }],
+        },
       ],
     }),
   ),
@@ -32,9 +40,9 @@ const catalogue = createCatalogue(
 );
 
 /** A 1,000-byte user message, with or without a cache breakpoint. */
-function holdOf(cacheControl?: { type: string; ttl?: string }) {
+function holdOf(cacheControl?: { type: string; ttl?: string }, model = "a/claude") {
   const request = create(GenerateRequestSchema, {
-    model: "a/claude",
+    model,
     sampling: { maxTokens: 10 },
     messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "x".repeat(1000) } }, cacheControl }] }],
   });
@@ -51,5 +59,9 @@ describe("the credit hold", () => {
   });
   it("at the 1-hour write price with a 1-hour breakpoint", () => {
     expect(holdOf({ type: "ephemeral", ttl: "1h" })).toBe("0.00204");
+  });
+  it("adds the per-request fee", () => {
+    // 1,010 x 0.000001 + 10 x 0.000002 + 0.005
+    expect(holdOf(undefined, "f/priced-per-request")).toBe("0.00603");
   });
 });
