@@ -1,11 +1,13 @@
 // What both entry points do first: read the environment contract, load and
-// validate the configuration, and make sure the development key and the admin
-// token exist.
+// validate the configuration, check the ports are free, and make sure the
+// development key and the admin token exist. A problem at start is one line
+// on stderr and exit 1, never a stack trace.
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile } from "./config/load.ts";
 import { StoreUnavailableError } from "./accounts/store-errors.ts";
 import { createCore, type Core, type CoreDeps } from "./create-core.ts";
+import { describeListenError, findListenProblem, type ListenTarget } from "./listen-check.ts";
 import type { RouterConfig } from "./config/schema.ts";
 
 export interface Startup {
@@ -31,29 +33,39 @@ export interface StartupOptions {
 }
 
 export function startup(env: Record<string, string | undefined> = process.env, options: StartupOptions = {}): Startup {
+  return withCredentials(readSettings(env), options);
+}
+
+/**
+ * startup() for an entry point: the ports it will listen on are checked
+ * before any credential is printed, so a port in use costs one line on stderr
+ * and exit 1, not a key printed for a server that never runs.
+ */
+export async function startupToListen(
+  env: Record<string, string | undefined>,
+  options: StartupOptions & { listensOn: ListenTarget["variable"][] },
+): Promise<Startup> {
+  const settings = readSettings(env);
+  const targets = options.listensOn.map((variable) => ({
+    host: settings.host,
+    port: variable === "PORT" ? settings.port : settings.grpcPort,
+    variable,
+  }));
+  const problem = await findListenProblem(targets);
+  if (problem) exitWithError(problem);
+  return withCredentials(settings, options);
+}
+
+/** The environment and the configuration, checked; nothing printed. */
+function readSettings(env: Record<string, string | undefined>): Startup {
   const logger = pino({ level: env.LOG_LEVEL ?? "info" });
   const configPath = env.ROUTER_CONFIG || DEFAULT_CONFIG_PATH;
   let config: RouterConfig;
   try {
     config = loadConfigFile(configPath);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(error.message + "\n");
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) exitWithError(error.message);
     throw error;
-  }
-  const usesDevKey = config.organizations.some((org) => org.keys.some((key) => key.env === DEV_KEY_ENV));
-  const servesCore = options.devKey ?? true;
-  if (servesCore && usesDevKey && !env[DEV_KEY_ENV]) {
-    env = { ...env, [DEV_KEY_ENV]: "sk-rtr-dev-" + randomBytes(18).toString("base64url") };
-    process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${env[DEV_KEY_ENV]}\n`);
-  }
-  // A fresh token each start, like the development key: the account service
-  // is usable out of the box, and never with a token anyone could know.
-  if (servesCore && !env[ADMIN_TOKEN_ENV]) {
-    env = { ...env, [ADMIN_TOKEN_ENV]: "rtr-admin-" + randomBytes(24).toString("base64url") };
-    process.stdout.write(`Admin token for the account service (set ${ADMIN_TOKEN_ENV} to choose your own): ${env[ADMIN_TOKEN_ENV]}\n`);
   }
   return {
     config,
@@ -65,12 +77,44 @@ export function startup(env: Record<string, string | undefined> = process.env, o
   };
 }
 
+/** Makes up (and prints once) the development key and the admin token the operator did not set. */
+function withCredentials(settings: Startup, options: StartupOptions): Startup {
+  let env = settings.env;
+  const usesDevKey = settings.config.organizations.some((org) => org.keys.some((key) => key.env === DEV_KEY_ENV));
+  const servesCore = options.devKey ?? true;
+  if (servesCore && usesDevKey && !env[DEV_KEY_ENV]) {
+    env = { ...env, [DEV_KEY_ENV]: "sk-rtr-dev-" + randomBytes(18).toString("base64url") };
+    process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${env[DEV_KEY_ENV]}\n`);
+  }
+  // A fresh token each start, like the development key: the account service
+  // is usable out of the box, and never with a token anyone could know.
+  if (servesCore && !env[ADMIN_TOKEN_ENV]) {
+    env = { ...env, [ADMIN_TOKEN_ENV]: "rtr-admin-" + randomBytes(24).toString("base64url") };
+    process.stdout.write(`Admin token for the account service (set ${ADMIN_TOKEN_ENV} to choose your own): ${env[ADMIN_TOKEN_ENV]}\n`);
+  }
+  return { ...settings, env };
+}
+
+/** A problem the operator must fix before starting: one line on stderr, exit 1, no stack trace. */
+export function exitWithError(line: string): never {
+  process.stderr.write(line + "\n");
+  process.exit(1);
+}
+
+/** Runs a listen() (which may still lose a race for its port): a failure exits with one line. */
+export async function listenOrExit<T>(target: ListenTarget, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    exitWithError(describeListenError(error, target));
+  }
+}
+
 function portFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`${name} must be a port number, got ${JSON.stringify(value)}\n`);
-    process.exit(1);
+    exitWithError(`${name} must be a port number, got ${JSON.stringify(value)}`);
   }
   return port;
 }
@@ -93,7 +137,6 @@ export async function createCoreOrExit(deps: CoreDeps): Promise<Core> {
     return await createCore(deps);
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
-    process.stderr.write(`Cannot start: the account store at REDIS_URL is unavailable (${error.message})\n`);
-    process.exit(1);
+    exitWithError(`Cannot start: the account store at REDIS_URL is unavailable (${error.message})`);
   }
 }

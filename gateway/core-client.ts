@@ -21,6 +21,16 @@ export function createInProcessCoreClient(core: Core): CoreClient {
   };
 }
 
+/** Why CORE_URL cannot be the core's address (one line for the operator), or undefined when it can. */
+export function coreUrlProblem(value: string | undefined): string | undefined {
+  if (!value) return "CORE_URL is required with start:gateway (for example http://127.0.0.1:50051)";
+  const url = URL.parse(value);
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    return `CORE_URL must be an http:// or https:// URL (for example http://127.0.0.1:50051), got ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
 export function createRemoteCoreClient(baseUrl: string): CoreClient {
   const transport = createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true });
   return {
