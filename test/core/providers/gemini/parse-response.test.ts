@@ -1,10 +1,13 @@
 // Gemini answers (SSE bytes as Google sends them, and whole JSON answers) into block events.
+// Every fixture's events are also checked against the block lifecycle
+// (test/support/block-lifecycle.ts): one block open at a time, each closed once.
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { characterIndex, createResponseTranslator, responseSchema } from "../../../../core/providers/gemini/parse-response.ts";
 import { readServerSentEvents } from "../../../../core/providers/read-sse.ts";
 import type { UpstreamEvent } from "../../../../core/providers/types.ts";
 import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
+import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
 /** Google separates events with CRLF pairs; no pings, no [DONE]: the body just ends. */
 const sse = (...chunks: unknown[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join("");
@@ -21,6 +24,7 @@ async function translateSse(body: string, splitAt = 37): Promise<{ events: Upstr
   }
   const complete = translator.complete();
   if (complete) events.push(...translator.end());
+  expectWellFormedBlocks(events, { truncated: !complete });
   return { events, complete };
 }
 
@@ -28,7 +32,30 @@ function translateJson(answer: unknown): UpstreamEvent[] {
   const translator = createResponseTranslator();
   const events = translator.translate(responseSchema.parse(answer));
   expect(translator.complete()).toBe(true);
-  return [...events, ...translator.end()];
+  const all = [...events, ...translator.end()];
+  expectWellFormedBlocks(all);
+  return all;
+}
+
+const chunk = (parts: unknown[], finishReason?: string) => ({
+  candidates: [{ content: { parts, role: "model" }, index: 0, ...(finishReason && { finishReason }) }],
+  usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 5, totalTokenCount: 10 },
+});
+
+/** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
+function blockTrace(events: UpstreamEvent[]): string[] {
+  return events.flatMap((event) => {
+    switch (event.type) {
+      case "block_start":
+        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
+      case "block_delta":
+        return [`delta ${event.index} ${event.data ? `<${event.data.length} bytes>` : event.text}${event.signature ? ` sig:${event.signature}` : ""}`];
+      case "block_stop":
+        return [`stop ${event.index}`];
+      default:
+        return [];
+    }
+  });
 }
 
 const usage25 = (final: boolean) => ({
@@ -191,6 +218,62 @@ describe("a streamed answer", () => {
   it("a stream without a finish reason is incomplete", async () => {
     const body = sse({ candidates: [{ content: { parts: [{ text: "Hel" }], role: "model" }, index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } });
     expect((await translateSse(body)).complete).toBe(false);
+  });
+});
+
+describe("blocks close before the next kind of content", () => {
+  it("text, then a function call in the same chunk: the text block is stopped first", async () => {
+    const { events } = await translateSse(sse(chunk([{ text: "Let me check." }, { functionCall: { name: "get_weather", args: { city: "Paris" } } }], "STOP")));
+    expect(blockTrace(events)).toEqual(["start 0 TEXT", "delta 0 Let me check.", "stop 0", "start 1 TOOL_CALL get_weather", 'delta 1 {"city":"Paris"}', "stop 1"]);
+  });
+
+  it("text continued across chunks, then a function call in a later chunk", async () => {
+    const { events } = await translateSse(sse(chunk([{ text: "Let me " }]), chunk([{ text: "check." }]), chunk([{ functionCall: { name: "get_weather", args: {} } }], "STOP")));
+    expect(blockTrace(events)).toEqual(["start 0 TEXT", "delta 0 Let me ", "delta 0 check.", "stop 0", "start 1 TOOL_CALL get_weather", "delta 1 {}", "stop 1"]);
+  });
+
+  it("thoughts, then text, then signed function calls, across chunks", async () => {
+    const { events } = await translateSse(
+      sse(
+        chunk([{ text: "Two cities.", thought: true }]),
+        chunk([{ text: "Checking both." }]),
+        chunk(
+          [
+            { functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" },
+            { functionCall: { name: "get_weather", args: { city: "Rome" } } },
+          ],
+          "STOP",
+        ),
+      ),
+    );
+    expect(blockTrace(events)).toEqual([
+      "start 0 REASONING",
+      "delta 0 Two cities.",
+      "stop 0",
+      "start 1 TEXT",
+      "delta 1 Checking both.",
+      "stop 1",
+      // The signature that came with the first call gets a reasoning block of its own, just before it.
+      "start 2 REASONING",
+      "delta 2  sig:c2ln",
+      "stop 2",
+      "start 3 TOOL_CALL get_weather",
+      'delta 3 {"city":"Paris"}',
+      "stop 3",
+      "start 4 TOOL_CALL get_weather",
+      'delta 4 {"city":"Rome"}',
+      "stop 4",
+    ]);
+  });
+
+  it("a function call, then text: the text opens a new block", async () => {
+    const { events } = await translateSse(sse(chunk([{ functionCall: { name: "f", args: {} } }]), chunk([{ text: "Done." }], "STOP")));
+    expect(blockTrace(events)).toEqual(["start 0 TOOL_CALL f", "delta 0 {}", "stop 0", "start 1 TEXT", "delta 1 Done.", "stop 1"]);
+  });
+
+  it("text, an image, then more text: three blocks one after another", () => {
+    const events = translateJson(chunk([{ text: "Here:" }, { inlineData: { mimeType: "image/png", data: "iVBORw0K" } }, { text: "Enjoy." }], "STOP"));
+    expect(blockTrace(events)).toEqual(["start 0 TEXT", "delta 0 Here:", "stop 0", "start 1 IMAGE", "delta 1 <6 bytes>", "stop 1", "start 2 TEXT", "delta 2 Enjoy.", "stop 2"]);
   });
 });
 
