@@ -31,18 +31,37 @@ export interface AccountsOptions {
 const ABANDONED_SWEEP_MS = 60_000;
 
 export async function createAccounts(options: AccountsOptions): Promise<Accounts> {
-  const stores = options.stores ?? (await storesFor(options.env));
+  const stores = options.stores ?? (await storesFor(options.env, options.logger));
   await stores.seed(seedsFromConfig(options.organizations, options.env));
   const logger = options.logger;
+  // An outage is logged when it starts and when it ends, not per request or batch.
   const settlements = createSettlementQueue(stores.admission, {
-    onError: (error, batch) => logger?.warn({ err: error, requests: batch.length }, "settlement failed; it will be retried"),
+    onOutage: (error, pending) => logger?.warn({ err: error, pending }, "account store unavailable: settlements wait in memory and are retried with backoff"),
+    onRecovery: (pending) => logger?.info({ pending }, "account store available again: settlements are written"),
+    onDropped: (dropped) =>
+      logger?.error({ dropped }, "settlement queue was full: the oldest settlements were dropped; their holds are returned 6 h after admission"),
+    onError: (error, batch) => logger?.error({ err: error, requests: batch.length }, "settlement failed; it is not retried"),
   });
-  const usage = createUsageLog(stores.usage, { onError: (error) => logger?.warn({ err: error }, "usage log write failed; it will be retried") });
+  const usage = createUsageLog(stores.usage, {
+    onOutage: (error, pending) => logger?.warn({ err: error, pending }, "account store unavailable: usage records wait in memory and are retried with backoff"),
+    onRecovery: (dropped) =>
+      dropped > 0
+        ? logger?.error({ dropped }, "account store available again: usage records are written; the oldest were dropped while it was away")
+        : logger?.info({}, "account store available again: usage records are written"),
+  });
   const now = options.now ?? (() => new Date());
+  let sweepFailing = false;
   const sweep = setInterval(() => {
     stores.admission.releaseAbandoned(now().getTime()).then(
-      (released) => released > 0 && logger?.warn({ released }, "released the holds of requests abandoned unsettled"),
-      (error: unknown) => logger?.warn({ err: error }, "could not release abandoned holds; will try again"),
+      (released) => {
+        sweepFailing = false;
+        if (released > 0) logger?.warn({ released }, "released the holds of requests abandoned unsettled");
+      },
+      (error: unknown) => {
+        // Once per failing streak: an outage would otherwise repeat it every minute.
+        if (!sweepFailing) logger?.warn({ err: error }, "could not release abandoned holds; will try again every minute");
+        sweepFailing = true;
+      },
     );
   }, ABANDONED_SWEEP_MS).unref();
   return {
@@ -68,8 +87,8 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
 /** How long closing waits for queued settlements. */
 const CLOSE_GRACE_MS = 2_000;
 
-async function storesFor(env: Environment): Promise<AccountStores> {
+async function storesFor(env: Environment, logger: Logger | undefined): Promise<AccountStores> {
   if (!env.REDIS_URL) return createMemoryAccountStores();
   const { createRedisAccountStores } = await import("./redis-store.ts");
-  return createRedisAccountStores({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX });
+  return createRedisAccountStores({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX, logger });
 }
