@@ -1,10 +1,7 @@
-// Decodes a chat completions body into the core's GenerateRequest.
-// Validation errors become invalidParameter(param, message) for the first
-// problem found, with the parameter written the way OpenAI-style clients
-// show it (`messages[0].content`).
+// Decodes a chat completions body into the core's GenerateRequest. The body is
+// checked against the schema first (validation.ts): the first problem becomes
+// a 400 naming its parameter (`messages[0].content`).
 import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
-import type { z } from "zod";
-import { invalidParameter } from "../../../core/errors.ts";
 import {
   GenerateRequestSchema,
   PublicFormat,
@@ -23,6 +20,7 @@ import {
   type ChatReasoningDetail,
   type ChatRequestBody,
 } from "./schema.ts";
+import { validateBody } from "../../validation.ts";
 
 export interface DecodeContext {
   apiKey: string;
@@ -38,7 +36,7 @@ export interface DecodedChatRequest {
 }
 
 export function decodeChatRequest(body: unknown, context: DecodeContext): DecodedChatRequest {
-  const parsed = validate(body);
+  const parsed = validateBody(chatRequestSchema, body);
   return {
     request: create(GenerateRequestSchema, {
       format: PublicFormat.CHAT_COMPLETIONS,
@@ -63,97 +61,6 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
     }),
     stream: parsed.stream ?? false,
   };
-}
-
-// ---- validation ----
-
-function validate(body: unknown): ChatRequestBody {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidParameter("body", "The request body must be a JSON object");
-  }
-  const result = chatRequestSchema.safeParse(body, { error: plainWords });
-  if (result.success) return result.data;
-  const { path, message } = firstProblem(result.error.issues[0]);
-  const param = formatPath(path);
-  throw invalidParameter(param, `${param} ${message}`);
-}
-
-type Issue = z.core.$ZodIssue;
-type PathKey = PropertyKey;
-
-/**
- * Descends into union failures to the branch the caller evidently meant (the
- * one whose failure is not a plain type mismatch at the union itself), so the
- * error names `messages[0].content[1].text` rather than "invalid input".
- */
-function firstProblem(issue: Issue, prefix: readonly PathKey[] = []): { path: PathKey[]; message: string } {
-  const path = [...prefix, ...issue.path];
-  if (issue.code === "unrecognized_keys") {
-    return { path: [...path, issue.keys[0]], message: "is not a supported parameter" };
-  }
-  if (issue.code === "invalid_union") {
-    const meant = issue.errors.find((branch) => !isTypeMismatch(branch));
-    if (meant) return firstProblem(meant[0], path);
-  }
-  return { path, message: issue.message };
-}
-
-function isTypeMismatch(branch: Issue[]): boolean {
-  return branch.every((issue) => issue.path.length === 0 && (issue.code === "invalid_type" || issue.code === "invalid_value"));
-}
-
-/** `["messages", 0, "content"]` -> `messages[0].content`. */
-function formatPath(path: readonly PathKey[]): string {
-  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("");
-}
-
-const ARTICLE: Record<string, string> = {
-  string: "a string",
-  number: "a number",
-  int: "an integer",
-  boolean: "a boolean",
-  object: "an object",
-  array: "an array",
-  record: "an object",
-};
-
-/**
- * Zod's own messages ("Invalid input: expected int, received number") read
- * like a stack trace; these are predicates the decoder prefixes with the
- * parameter. Messages set on the schema itself take precedence over these.
- */
-function plainWords(issue: z.core.$ZodRawIssue): string | undefined {
-  switch (issue.code) {
-    case "invalid_type":
-      if (issue.input === undefined) return "is required";
-      return `must be ${ARTICLE[issue.expected] ?? issue.expected}`;
-    case "invalid_value":
-      if (issue.values.length === 1) return `must be ${JSON.stringify(issue.values[0])}`;
-      return `must be one of ${issue.values.map(String).join(", ")}`;
-    case "invalid_union":
-      // A discriminated union whose `type` (or other key) matched no option.
-      // Its path already ends with the discriminator key.
-      if (issue.note === "No matching discriminator") {
-        const value = (issue.input as Record<string, unknown>)[String(issue.discriminator)];
-        if (value === undefined) return "is required";
-        return `must be one of ${(issue.options as unknown[]).map(String).join(", ")}`;
-      }
-      return undefined;
-    case "too_small":
-      return bound("at least", "greater than", issue.origin, issue.minimum, issue.inclusive);
-    case "too_big":
-      return bound("at most", "less than", issue.origin, issue.maximum, issue.inclusive);
-    default:
-      return undefined;
-  }
-}
-
-function bound(inclusiveWords: string, exclusiveWords: string, origin: string, limit: number | bigint, inclusive = true): string | undefined {
-  const words = inclusive ? inclusiveWords : exclusiveWords;
-  if (origin === "number") return `must be ${words} ${limit}`;
-  if (origin === "array") return `must have ${words} ${limit} item${limit === 1 ? "" : "s"}`;
-  if (origin === "string") return limit === 1 && inclusiveWords === "at least" ? "must not be empty" : `must have ${words} ${limit} characters`;
-  return undefined;
 }
 
 // ---- GenerateRequest parts, one function per concern ----

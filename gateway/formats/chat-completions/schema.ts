@@ -1,13 +1,24 @@
 // The chat completions request body, as the spec's table defines it.
 // Every object is strict: an unknown field is a 400, never silently dropped.
+// A field sent as null counts as not sent: every object (or union of objects)
+// is wrapped in nullMeansAbsent. Every array has a maximum (limits.ts).
 // Messages are predicates ("must be between 0 and 2"); the decoder puts the
 // parameter's path in front of them.
 import { z } from "zod";
+import { MAX_ITEMS } from "../../limits.ts";
+import { nullMeansAbsent } from "../../validation.ts";
 
 const INT32_MAX = 2_147_483_647;
 
-/** An integer that fits the int32 fields of the internal request. */
-const int32 = () => z.number().int().max(INT32_MAX);
+/**
+ * An integer that fits the int32 fields of the internal request. The bound
+ * comes before the integer check so that 2^53 is told the int32 bound, not the
+ * safe-integer one.
+ */
+const int32 = () => z.number().max(INT32_MAX).int();
+
+/** An array of at most `max` items. */
+const list = <Item extends z.ZodType>(item: Item, max: number) => z.array(item).max(max);
 
 const between = (min: number, max: number) => {
   const error = `must be between ${min} and ${max}`;
@@ -19,10 +30,12 @@ const nonEmptyString = z.string().min(1);
 // ---- messages ----
 
 // Anthropic is the family that honours it, and it knows only these two lifetimes.
-const cacheControlSchema = z.strictObject({
-  type: z.literal("ephemeral"),
-  ttl: z.enum(["5m", "1h"]).optional(),
-});
+const cacheControlSchema = nullMeansAbsent(
+  z.strictObject({
+    type: z.literal("ephemeral"),
+    ttl: z.enum(["5m", "1h"]).optional(),
+  }),
+);
 
 const textBlockSchema = z.strictObject({
   type: z.literal("text"),
@@ -30,79 +43,91 @@ const textBlockSchema = z.strictObject({
   cache_control: cacheControlSchema.optional(),
 });
 
-const contentBlockSchema = z.discriminatedUnion("type", [
+// The union's members stay plain objects (the union needs their `type`); the
+// union itself drops their null fields.
+const contentBlockSchema = nullMeansAbsent(z.discriminatedUnion("type", [
   textBlockSchema,
   z.strictObject({
     type: z.literal("image_url"),
-    image_url: z.strictObject({
-      url: nonEmptyString,
-      detail: z.enum(["auto", "low", "high"]).optional(),
-    }),
+    image_url: nullMeansAbsent(
+      z.strictObject({
+        url: nonEmptyString,
+        detail: z.enum(["auto", "low", "high"]).optional(),
+      }),
+    ),
     cache_control: cacheControlSchema.optional(),
   }),
   z.strictObject({
     type: z.literal("input_audio"),
-    input_audio: z.strictObject({ data: nonEmptyString, format: nonEmptyString }),
+    input_audio: nullMeansAbsent(z.strictObject({ data: nonEmptyString, format: nonEmptyString })),
     cache_control: cacheControlSchema.optional(),
   }),
   z.strictObject({
     type: z.literal("file"),
-    file: z
-      .strictObject({
-        filename: z.string().optional(),
-        file_data: nonEmptyString.optional(),
-        file_id: nonEmptyString.optional(),
-      })
-      .refine((file) => file.file_data !== undefined || file.file_id !== undefined, "must have file_data or file_id"),
+    file: nullMeansAbsent(
+      z
+        .strictObject({
+          filename: z.string().optional(),
+          file_data: nonEmptyString.optional(),
+          file_id: nonEmptyString.optional(),
+        })
+        .refine((file) => file.file_data !== undefined || file.file_id !== undefined, "must have file_data or file_id"),
+    ),
     cache_control: cacheControlSchema.optional(),
   }),
-]);
+]));
 
-const contentSchema = z.union([z.string(), z.array(contentBlockSchema)], {
+const contentSchema = z.union([z.string(), list(contentBlockSchema, MAX_ITEMS.contentBlocks)], {
   error: "must be a string or an array of content blocks",
 });
 
-const toolCallSchema = z.strictObject({
-  id: nonEmptyString,
-  type: z.literal("function"),
-  function: z.strictObject({ name: nonEmptyString, arguments: z.string() }),
-});
+const toolCallSchema = nullMeansAbsent(
+  z.strictObject({
+    id: nonEmptyString,
+    type: z.literal("function"),
+    function: nullMeansAbsent(z.strictObject({ name: nonEmptyString, arguments: z.string() })),
+  }),
+);
 
 // OpenRouter's `reasoning_details`: one entry per reasoning block of an earlier
 // answer, in order. `id`, `format` and `index` are what OpenRouter and this gateway
 // put on them; OpenRouter sends null for those it does not know.
 const reasoningDetailFields = {
-  id: z.string().nullish(),
-  format: z.string().nullish(),
+  id: z.string().optional(),
+  format: z.string().optional(),
   index: z.number().int().min(0).optional(),
 };
 
-const reasoningDetailSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("reasoning.text"), text: z.string().nullish(), signature: z.string().nullish(), ...reasoningDetailFields }),
+const reasoningDetailSchema = nullMeansAbsent(z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("reasoning.text"), text: z.string().optional(), signature: z.string().optional(), ...reasoningDetailFields }),
   z.strictObject({ type: z.literal("reasoning.encrypted"), data: nonEmptyString, ...reasoningDetailFields }),
   z.strictObject({ type: z.literal("reasoning.summary"), summary: z.string(), ...reasoningDetailFields }),
-]);
+]));
 
 // One object for every role (rather than a union on `role`) so that a bad
 // role and a misplaced field each get their own precise error.
-const messageSchema = z
+const messageSchema = nullMeansAbsent(z
   .strictObject({
     // `developer` is what current OpenAI clients send instead of `system`.
     role: z.enum(["system", "developer", "user", "assistant", "tool"]),
-    content: contentSchema.nullable().optional(),
+    // null is what an assistant message with tool_calls usually carries; it reads as absent.
+    content: contentSchema.optional(),
     name: z.string().optional(),
-    tool_calls: z.array(toolCallSchema).optional(),
+    tool_calls: list(toolCallSchema, MAX_ITEMS.toolCalls).optional(),
     tool_call_id: nonEmptyString.optional(),
     // Fields of an assistant message as this gateway returns it, so a client
     // can append the previous answer to `messages` unchanged. Annotations and
     // generated images and audio are output about that answer and are not sent back.
     // `signature` and `redacted` carry a provider's sealed reasoning back to it (Anthropic).
-    reasoning: z.strictObject({ text: z.string(), signature: z.string().optional(), redacted: z.array(z.string()).optional() }).optional(),
+    reasoning: nullMeansAbsent(
+      z.strictObject({ text: z.string(), signature: z.string().optional(), redacted: list(z.string(), MAX_ITEMS.reasoningBlocks).optional() }),
+    ).optional(),
     // The same reasoning block by block (OpenRouter's shape); when present it is what is sent back.
-    reasoning_details: z.array(reasoningDetailSchema).optional(),
+    reasoning_details: list(reasoningDetailSchema, MAX_ITEMS.reasoningBlocks).optional(),
+    // Only null (unset) is accepted, and null reads as absent.
     refusal: z.null().optional(),
-    annotations: z.array(z.unknown()).optional(),
-    images: z.array(z.unknown()).optional(),
+    annotations: list(z.unknown(), MAX_ITEMS.echoedOutput).optional(),
+    images: list(z.unknown(), MAX_ITEMS.echoedOutput).optional(),
     audio: z.unknown().optional(),
   })
   .superRefine((message, ctx) => {
@@ -123,55 +148,69 @@ const messageSchema = z
         ctx.addIssue({ code: "custom", path: [field], message: "is only allowed on assistant messages" });
       }
     }
-  });
+  }));
 
 // ---- tools ----
 
-const toolSchema = z.strictObject({
-  type: z.literal("function"),
-  function: z.strictObject({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.json()).optional(),
-    strict: z.boolean().optional(),
+const toolSchema = nullMeansAbsent(
+  z.strictObject({
+    type: z.literal("function"),
+    function: nullMeansAbsent(
+      z.strictObject({
+        name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
+        description: z.string().optional(),
+        // A JSON schema, passed on as sent (its own nulls included).
+        parameters: z.record(z.string(), z.json()).optional(),
+        strict: z.boolean().optional(),
+      }),
+    ),
   }),
-});
+);
 
 const toolChoiceSchema = z.union(
   [
     z.enum(["auto", "none", "required"]),
-    z.discriminatedUnion("type", [
-      z.strictObject({ type: z.literal("function"), function: z.strictObject({ name: nonEmptyString }) }),
-      z.strictObject({ type: z.literal("tool"), name: nonEmptyString }),
-    ]),
+    nullMeansAbsent(
+      z.discriminatedUnion("type", [
+        z.strictObject({ type: z.literal("function"), function: nullMeansAbsent(z.strictObject({ name: nonEmptyString })) }),
+        z.strictObject({ type: z.literal("tool"), name: nonEmptyString }),
+      ]),
+    ),
   ],
   { error: "must be auto, none, required or an object naming a tool" },
 );
 
-const responseFormatSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("text") }),
-  z.strictObject({ type: z.literal("json_object") }),
-  z.strictObject({
-    type: z.literal("json_schema"),
-    json_schema: z.strictObject({
-      name: nonEmptyString,
-      schema: z.record(z.string(), z.json()),
-      strict: z.boolean().optional(),
+const responseFormatSchema = nullMeansAbsent(
+  z.discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("text") }),
+    z.strictObject({ type: z.literal("json_object") }),
+    z.strictObject({
+      type: z.literal("json_schema"),
+      json_schema: nullMeansAbsent(
+        z.strictObject({
+          name: nonEmptyString,
+          // Passed on as sent, like a tool's parameters.
+          schema: z.record(z.string(), z.json()),
+          strict: z.boolean().optional(),
+        }),
+      ),
     }),
-  }),
-]);
+  ]),
+);
 
 // ---- routing, reasoning, cache ----
 
-const providerSchema = z
-  .strictObject({
-    only: z.array(nonEmptyString).min(1).optional(),
-    order: z.array(nonEmptyString).min(1).optional(),
-    allow_fallbacks: z.boolean().optional(),
-  })
-  .refine((provider) => provider.only === undefined || provider.order === undefined, "must use only or order, not both");
+const providerSchema = nullMeansAbsent(
+  z
+    .strictObject({
+      only: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
+      order: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
+      allow_fallbacks: z.boolean().optional(),
+    })
+    .refine((provider) => provider.only === undefined || provider.order === undefined, "must use only or order, not both"),
+);
 
-const reasoningSchema = z
+const reasoningSchema = nullMeansAbsent(z
   .strictObject({
     // `minimal` and `none` are the values OpenAI's reasoning models add.
     effort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
@@ -179,9 +218,9 @@ const reasoningSchema = z
     exclude: z.boolean().optional(),
     enabled: z.boolean().optional(),
   })
-  .refine((reasoning) => reasoning.effort === undefined || reasoning.max_tokens === undefined, "must use effort or max_tokens, not both");
+  .refine((reasoning) => reasoning.effort === undefined || reasoning.max_tokens === undefined, "must use effort or max_tokens, not both"));
 
-const cacheSchema = z
+const cacheSchema = nullMeansAbsent(z
   .strictObject({
     expiration_time: int32().min(1),
     conversation_mode: z.enum(["full_conversation", "last_message_only", "last_n_turns"]),
@@ -199,16 +238,16 @@ const cacheSchema = z
     if (!usesTurns && cache.last_n_turns !== undefined) {
       ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is only used when conversation_mode is last_n_turns" });
     }
-  });
+  }));
 
 // ---- the body ----
 
-export const chatRequestSchema = z
+export const chatRequestSchema = nullMeansAbsent(z
   .strictObject({
     model: nonEmptyString,
-    models: z.array(nonEmptyString).optional(),
-    request_tags: z.array(z.string()).optional(),
-    messages: z.array(messageSchema).min(1),
+    models: list(nonEmptyString, MAX_ITEMS.models).optional(),
+    request_tags: list(z.string(), MAX_ITEMS.requestTags).optional(),
+    messages: list(messageSchema, MAX_ITEMS.messages).min(1),
 
     temperature: between(0, 2).optional(),
     max_tokens: int32().min(1).optional(),
@@ -220,14 +259,14 @@ export const chatRequestSchema = z
     top_k: int32().min(0).optional(),
     repetition_penalty: z.number().gt(0, "must be greater than 0 and at most 2").max(2, "must be greater than 0 and at most 2").optional(),
     seed: z.number().int().optional(),
-    stop: z.union([z.string(), z.array(z.string())], { error: "must be a string or an array of strings" }).optional(),
+    stop: z.union([z.string(), list(z.string(), MAX_ITEMS.stop)], { error: "must be a string or an array of strings" }).optional(),
     n: z.literal(1, "must be 1: only one choice per request is supported").optional(),
 
     stream: z.boolean().optional(),
-    stream_options: z.strictObject({ include_usage: z.boolean().optional() }).optional(),
+    stream_options: nullMeansAbsent(z.strictObject({ include_usage: z.boolean().optional() })).optional(),
 
     provider: providerSchema.optional(),
-    tools: z.array(toolSchema).optional(),
+    tools: list(toolSchema, MAX_ITEMS.tools).optional(),
     tool_choice: toolChoiceSchema.optional(),
     parallel_tool_calls: z.boolean().optional(),
     response_format: responseFormatSchema.optional(),
@@ -261,7 +300,7 @@ export const chatRequestSchema = z
     if (body.tool_choice === "required" && !body.tools?.length) {
       ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools is empty" });
     }
-  });
+  }));
 
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 export type ChatMessage = ChatRequestBody["messages"][number];

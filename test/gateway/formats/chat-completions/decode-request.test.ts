@@ -12,6 +12,20 @@ const context = { apiKey: "sk-test", requestId: "rtr_1" };
 const base = { model: "openai/gpt-4o", messages: [{ role: "user", content: "hi" }] };
 const user = (content: unknown) => ({ messages: [{ role: "user", content }] });
 const tool = { type: "function", function: { name: "get_weather", parameters: { type: "object" } } };
+const hello = { role: "user", content: "hi" };
+const callsOf = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `c${i}`, type: "function", function: { name: "f", arguments: "{}" } }));
+const toolsOf = (count: number) => Array.from({ length: count }, (_, i) => ({ type: "function", function: { name: `f${i}` } }));
+/** An object `levels` levels deep (itself included): {a: {a: ... {}}}. */
+const nested = (levels: number) => {
+  let value: Record<string, unknown> = {};
+  for (let level = 1; level < levels; level++) value = { a: value };
+  return value;
+};
+const nestedArrays = (levels: number) => {
+  let value: unknown[] = [];
+  for (let level = 1; level < levels; level++) value = [value];
+  return value;
+};
 
 /** A user turn, then an assistant answer with these fields. */
 const assistantWith = (fields: Record<string, unknown>) => ({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "ok", ...fields }] });
@@ -205,6 +219,57 @@ const rows: Array<[string, Record<string, unknown>, string]> = [
   ["duration 1", { duration: 1 }, "ok"],
 
   ["unknown top-level field", { logprobs: true }, "logprobs"],
+
+  // null is "not set" for every optional field, at every depth.
+  ...(["temperature", "stop", "stream", "n", "max_tokens", "tools", "user", "seed", "provider", "reasoning", "response_format", "tool_choice"] as const).map(
+    (field): [string, Record<string, unknown>, string] => [`${field} null`, { [field]: null }, "ok"],
+  ),
+  ["reasoning.effort null", { reasoning: { effort: null } }, "ok"],
+  ["provider.order null", { provider: { order: null, allow_fallbacks: null } }, "ok"],
+  ["message name null", { messages: [{ role: "user", content: "x", name: null }] }, "ok"],
+  ["image detail and cache_control null", user([{ type: "image_url", image_url: { url: "https://x", detail: null }, cache_control: null }]), "ok"],
+  ["tool description and strict null", { tools: [{ type: "function", function: { name: "f", description: null, strict: null } }] }, "ok"],
+  ["stream_options.include_usage null", { stream: true, stream_options: { include_usage: null } }, "ok"],
+  ["cache fields null", { cache: { expiration_time: null, conversation_mode: null } }, "ok"],
+  ["tool_choice function form, extra null", { tools: [tool], tool_choice: { type: "function", function: { name: "get_weather" } }, parallel_tool_calls: null }, "ok"],
+  ["model null is missing", { model: null }, "model"],
+  ["messages null is missing", { messages: null }, "messages"],
+  ["role null is missing", { messages: [{ role: null, content: "x" }] }, "messages[0].role"],
+  ["image url null is missing", user([{ type: "image_url", image_url: { url: null } }]), "messages[0].content[0].image_url.url"],
+  ["block type null is missing", user([{ type: null, text: "x" }]), "messages[0].content[0].type"],
+  ["a null inside stop is still not a string", { stop: ["a", null] }, "stop[1]"],
+
+  // Every array is bounded: the limit passes, one more fails.
+  ["10,000 messages", { messages: Array(10_000).fill(hello) }, "ok"],
+  ["10,001 messages", { messages: Array(10_001).fill(hello) }, "messages"],
+  ["1,000 content blocks", user(Array(1_000).fill({ type: "text", text: "x" })), "ok"],
+  ["1,001 content blocks", user(Array(1_001).fill({ type: "text", text: "x" })), "messages[0].content"],
+  ["1,000 tool calls", { messages: [{ role: "assistant", tool_calls: callsOf(1_000) }] }, "ok"],
+  ["1,001 tool calls", { messages: [{ role: "assistant", tool_calls: callsOf(1_001) }] }, "messages[0].tool_calls"],
+  ["100,000 reasoning_details", assistantWith({ reasoning_details: Array(100_000).fill({ type: "reasoning.text", text: "t" }) }), "ok"],
+  ["100,001 reasoning_details", assistantWith({ reasoning_details: Array(100_001).fill({ type: "reasoning.text", text: "t" }) }), "messages[1].reasoning_details"],
+  ["100,000 redacted reasoning blocks", assistantWith({ reasoning: { text: "", redacted: Array(100_000).fill("x") } }), "ok"],
+  ["100,001 redacted reasoning blocks", assistantWith({ reasoning: { text: "", redacted: Array(100_001).fill("x") } }), "messages[1].reasoning.redacted"],
+  ["10,000 annotations", assistantWith({ annotations: Array(10_000).fill({}) }), "ok"],
+  ["10,001 annotations", assistantWith({ annotations: Array(10_001).fill({}) }), "messages[1].annotations"],
+  ["10,001 images", assistantWith({ images: Array(10_001).fill({}) }), "messages[1].images"],
+  ["512 tools", { tools: toolsOf(512) }, "ok"],
+  ["513 tools", { tools: toolsOf(513) }, "tools"],
+  ["16 stop strings", { stop: Array(16).fill("x") }, "ok"],
+  ["17 stop strings", { stop: Array(17).fill("x") }, "stop"],
+  ["32 models", { models: Array(32).fill("a/b") }, "ok"],
+  ["33 models", { models: Array(33).fill("a/b") }, "models"],
+  ["64 request_tags", { request_tags: Array(64).fill("t") }, "ok"],
+  ["65 request_tags", { request_tags: Array(65).fill("t") }, "request_tags"],
+  ["64 providers in only", { provider: { only: Array(64).fill("p") } }, "ok"],
+  ["65 providers in only", { provider: { only: Array(65).fill("p") } }, "provider.only"],
+  ["65 providers in order", { provider: { order: Array(65).fill("p") } }, "provider.order"],
+
+  // Nesting: the body object is level 1, tool parameters start at level 5.
+  ["a body 128 levels deep", { tools: [{ type: "function", function: { name: "f", parameters: nested(124) } }] }, "ok"],
+  ["a body 129 levels deep", { tools: [{ type: "function", function: { name: "f", parameters: nested(125) } }] }, "tools"],
+  ["a schema 2,000 levels deep", { response_format: { type: "json_schema", json_schema: { name: "x", schema: nested(2_000) } } }, "response_format"],
+  ["arrays count as levels too", { metadata: nestedArrays(200) }, "metadata"],
 ];
 
 describe("decodeChatRequest validation", () => {
@@ -230,6 +295,36 @@ describe("decodeChatRequest validation", () => {
   it("names the reasoning_details types it knows when the type is unknown", () => {
     const error = catchError(() => decodeChatRequest({ ...base, ...assistantWith({ reasoning_details: [{ type: "reasoning.tool_call" }] }) }, context));
     expect(error.rawMessage).toBe("messages[1].reasoning_details[0].type must be one of reasoning.text, reasoning.encrypted, reasoning.summary");
+  });
+
+  it("gives an integer beyond int32 the same bound as any other too-large value", () => {
+    expect(catchError(() => decodeChatRequest({ ...base, max_tokens: 9007199254740992 }, context)).rawMessage).toBe("max_tokens must be at most 2147483647");
+    expect(catchError(() => decodeChatRequest({ ...base, seed: 9007199254740992 }, context)).rawMessage).toBe("seed must be at most 9007199254740991");
+    expect(catchError(() => decodeChatRequest({ ...base, top_k: Infinity }, context)).rawMessage).toBe("top_k must be a finite number");
+  });
+
+  it("names a required field sent as null as missing", () => {
+    expect(catchError(() => decodeChatRequest({ ...base, model: null }, context)).rawMessage).toBe("model is required");
+  });
+
+  it("says how deep a body may nest, naming the top-level field", () => {
+    const error = catchError(() => decodeChatRequest({ ...base, tools: [{ type: "function", function: { name: "f", parameters: nested(2_000) } }] }, context));
+    expect(error.rawMessage).toBe("tools is nested too deeply: a request body may nest objects and arrays at most 128 levels deep");
+  });
+
+  it("says how many items an array may have", () => {
+    expect(catchError(() => decodeChatRequest({ ...base, stop: Array(17).fill("x") }, context)).rawMessage).toBe("stop must have at most 16 items");
+  });
+
+  it("refuses an own __proto__ key at any depth, naming where it is", () => {
+    const body = JSON.parse('{"model":"a/b","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"__proto__":{"polluted":true}}}}]}');
+    const error = catchError(() => decodeChatRequest(body, context));
+    expect(errorDetailOf(error)?.param).toBe("tools[0].function.parameters.__proto__");
+    expect(error.rawMessage).toBe("tools[0].function.parameters.__proto__ is not accepted as a key");
+  });
+
+  it("calls an empty body empty, not a missing model", () => {
+    expect(catchError(() => decodeChatRequest(undefined, context)).rawMessage).toBe("The request body is empty: send a JSON object");
   });
 
   it("calls an unknown field unsupported", () => {
@@ -382,6 +477,20 @@ describe("decodeChatRequest mapping", () => {
     expect(request.cache).toMatchObject({ cacheKey: "k1", conversationMode: "last_n_turns", lastNTurns: 2 });
     expect(request.media).toMatchObject({ aspectRatio: "16:9", audioPrompt: "birdsong", durationSeconds: 5 });
     expect(request.passthrough).toEqual({ user: "u-1" });
+  });
+
+  it("reads null fields as unset and passes a tool's JSON schema on with its own nulls", () => {
+    const parameters = { type: "object", properties: { unit: { type: ["string", "null"], default: null } } };
+    const { request, stream } = decodeChatRequest(
+      { ...base, temperature: null, stream: null, stop: null, max_tokens: null, reasoning: { effort: null, max_tokens: 2048 }, tools: [{ type: "function", function: { name: "f", parameters, description: null } }] },
+      context,
+    );
+    expect(stream).toBe(false);
+    expect(request.sampling).toMatchObject({ stop: [] });
+    expect(request.sampling?.temperature).toBeUndefined();
+    expect(request.sampling?.maxTokens).toBeUndefined();
+    expect(request.reasoning).toMatchObject({ effort: "", maxTokens: 2048 });
+    expect(request.tools[0]).toMatchObject({ name: "f", description: "", parameters });
   });
 
   it("turns the cache on from the cache_key header alone", () => {
