@@ -7,7 +7,8 @@ import type { Attempt, Plan } from "../routing/plan.ts";
 import type { Accounts } from "./accounts.ts";
 import { holdFor } from "./hold.ts";
 import { nanosFromMoney } from "./ledger-units.ts";
-import { fromStore, isStoreFailure, refusalError, storeUnavailable } from "./refusals.ts";
+import { fromStore, refusalError, storeUnavailable } from "./refusals.ts";
+import { StoreUnavailableError } from "./store-errors.ts";
 import type { Charge, KeyOwner, KeyRecord, WindowState } from "./store.ts";
 import { nextUtcMidnight } from "./windows.ts";
 
@@ -37,10 +38,11 @@ export async function admitRequest(deps: { accounts: Accounts; random: () => num
   try {
     admission = await deps.accounts.stores.admission.admit({ requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now });
   } catch (error) {
-    if (!isStoreFailure(error)) throw error;
-    // The script may have run before the connection dropped: release whatever it
-    // took, once the store is back (settling an id never admitted does nothing).
-    deps.accounts.settlements.push({ requestId: input.id, chargeNanos: 0n, tokens: 0, refundFreeQuota: true, now });
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    // A command that may have run before its reply was lost (connection dropped,
+    // no answer in time): release whatever it took once the store is back
+    // (settling an id never admitted does nothing). One never sent took nothing.
+    if (error.mayHaveRun) deps.accounts.settlements.push({ requestId: input.id, chargeNanos: 0n, tokens: 0, refundFreeQuota: true, now });
     throw storeUnavailable(error);
   }
   if (!admission.admitted) {

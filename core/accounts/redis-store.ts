@@ -5,7 +5,7 @@
 // Availability: a command while Redis is unreachable fails at once (no offline
 // queue) with StoreUnavailableError, which the core answers with 503; the
 // client keeps reconnecting in the background and service resumes by itself.
-import { createClient, ErrorReply } from "redis";
+import { ClientClosedError, ClientOfflineError, createClient, ErrorReply } from "redis";
 import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { redisKeys } from "./redis-keys.ts";
 import { accountScripts, type AdmitReply, type ScriptWindow } from "./redis-scripts.ts";
@@ -101,7 +101,9 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
       if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
-      throw new StoreUnavailableError(`Redis account store: ${operation} failed`, { cause: error });
+      // Refused by the client before sending (not connected): Redis never saw the command.
+      const neverSent = error instanceof ClientOfflineError || error instanceof ClientClosedError;
+      throw new StoreUnavailableError(`Redis account store: ${operation} failed`, { cause: error, mayHaveRun: !neverSent });
     } finally {
       clearTimeout(timer);
     }
