@@ -1,5 +1,10 @@
 // A real HTTP server speaking the OpenAI chat-completions protocol, for tests.
-// It records every request it receives; the requested model id picks what it does:
+// It records every request it receives. Like the real API it first refuses
+// (openai-request-rules.ts) a request without `Authorization: Bearer <key>` (401)
+// and a body that is not a CreateChatCompletionRequest of OpenAI's OpenAPI
+// document, unknown fields included, save the listed vendor extensions (400).
+// A model id ending in "-local" is served as a keyless local server (vLLM,
+// Ollama) would: no key needed. Then the requested model id picks what it does:
 //   "fail-<status>"   answers that HTTP status with an OpenAI error body
 //   "reset"           destroys the connection before answering
 //   "cut-after-first" streams one content chunk, then destroys the connection
@@ -23,7 +28,8 @@
 //                     and with reasoning_effort the answer starts with reasoning_content
 //                     "Let me think." (as DeepSeek-style vendors send it)
 import type http from "node:http";
-import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
+import { authRefusal, bodyRefusal, requestValidator } from "./openai-request-rules.ts";
+import { startRecordingServer, type FakeUpstream, type RecordedRequest } from "./recording-server.ts";
 
 export type { FakeUpstream, RecordedRequest } from "./recording-server.ts";
 
@@ -47,7 +53,22 @@ export const PARALLEL_CALLS = [
 export const CITATION = { type: "url_citation", url_citation: { url: "https://example.com/source", title: "A source", start_index: 0, end_index: 5 } };
 
 export function startFakeUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1", ({ body }, res, onAbort) => answer(body, res, onAbort));
+  requestValidator();
+  return startRecordingServer("/v1", (request, res, onAbort) => {
+    const refusal = refusalOf(request);
+    if (refusal) {
+      res.writeHead(refusal.status, { "content-type": "application/json" });
+      res.end(JSON.stringify(refusal.body));
+      return;
+    }
+    answer(request.body, res, onAbort);
+  });
+}
+
+/** What the real API (or a keyless local server, for "-local" models) would refuse. */
+function refusalOf({ headers, body }: RecordedRequest) {
+  const keyless = typeof body.model === "string" && body.model.endsWith("-local");
+  return (keyless ? undefined : authRefusal(headers)) ?? bodyRefusal(body);
 }
 
 function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {

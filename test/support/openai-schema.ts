@@ -1,6 +1,8 @@
 // Validation against OpenAI's own OpenAPI document (../shared/specs/openai-openapi.yaml):
 // the chat schemas compiled with Ajv, shared by the wire-compatibility tests.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { expect } from "vitest";
@@ -42,8 +44,26 @@ const validators = new Map<SchemaName, ValidateFunction>();
 
 /** Loads the document once, and compiles each of the three schemas on first use. */
 export function validatorFor(name: SchemaName): ValidateFunction {
+  let validate = validators.get(name);
+  if (!validate) {
+    validate = specAjv().getSchema(`${SPEC_ID}#/components/schemas/${name}`);
+    if (!validate) throw new Error(`${name} is not in ${SPEC_PATH}`);
+    validators.set(name, validate);
+  }
+  return validate;
+}
+
+/** `$ref` to one of the document's schemas, for a schema compiled with compileAgainstSpec. */
+export const specRef = (name: string) => ({ $ref: `${SPEC_ID}#/components/schemas/${name}` });
+
+/** Compiles a schema of our own that refers into the document (specRef), e.g. one stricter than it. */
+export function compileAgainstSpec(schema: Json): ValidateFunction {
+  return specAjv().compile(schema);
+}
+
+function specAjv(): Ajv2020 {
   if (!ajv) {
-    const spec = parse(readFileSync(SPEC_PATH, "utf8")) as Json;
+    const spec = loadSpec();
     expect(spec.openapi).toMatch(/^3\.1\./);
     // strict: false ignores the document's own keywords (x-oaiTypeLabel, x-stainless-const,
     // discriminator, example, deprecated); the oneOf beside a discriminator is still checked.
@@ -54,16 +74,27 @@ export function validatorFor(name: SchemaName): ValidateFunction {
     ajv.addFormat("unixtime", true);
     ajv.addSchema({ $id: SPEC_ID, components: { schemas: toJsonSchema2020(spec.components.schemas) } });
   }
-  let validate = validators.get(name);
-  if (!validate) {
-    validate = ajv.getSchema(`${SPEC_ID}#/components/schemas/${name}`);
-    if (!validate) throw new Error(`${name} is not in ${SPEC_PATH}`);
-    validators.set(name, validate);
-  }
-  return validate;
+  return ajv;
 }
 
-function describeErrors(errors: ErrorObject[]): string[] {
+/**
+ * The document, parsed. Parsing its 3 MB of YAML takes seconds on a busy machine,
+ * and every test file that starts a fake OpenAI upstream needs it, so the parsed
+ * form is kept as JSON in the temp directory, keyed by the file's size and mtime.
+ */
+function loadSpec(): Json {
+  const { size, mtimeMs } = statSync(SPEC_PATH);
+  const cachePath = join(tmpdir(), `openai-openapi-${size}-${Math.trunc(mtimeMs)}.json`);
+  if (existsSync(cachePath)) return JSON.parse(readFileSync(cachePath, "utf8")) as Json;
+  const spec = parse(readFileSync(SPEC_PATH, "utf8")) as Json;
+  // Written whole and renamed, so a parallel test worker never reads half a file.
+  const partPath = `${cachePath}.${process.pid}.part`;
+  writeFileSync(partPath, JSON.stringify(spec));
+  renameSync(partPath, cachePath);
+  return spec;
+}
+
+export function describeErrors(errors: ErrorObject[]): string[] {
   return errors.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)} (schema ${e.schemaPath})`);
 }
 
