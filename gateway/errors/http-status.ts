@@ -23,6 +23,7 @@ const BY_REASON: Record<string, { status: number; type: ErrorType }> = {
   upstream_error: { status: 502, type: "api_error" },
   insufficient_credits: { status: 402, type: "billing_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
+  unsupported_content_encoding: { status: 415, type: "invalid_request_error" },
 };
 
 const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {
@@ -39,21 +40,51 @@ const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {
   [Code.DeadlineExceeded]: { status: 504, type: "api_error" },
 };
 
+const INTERNAL: PublicError = {
+  status: 500,
+  type: "api_error",
+  code: "internal_error",
+  message: "Internal server error.",
+  param: null,
+  retryAfterSeconds: 0,
+  metadata: undefined,
+};
+
+/** A split gateway whose core does not answer (refused, reset, unreachable). */
+const CORE_UNAVAILABLE: PublicError = {
+  ...INTERNAL,
+  status: 503,
+  code: "core_unavailable",
+  message: "The gateway cannot reach the core; try again shortly.",
+  retryAfterSeconds: 1,
+};
+
+/** A remote call aborted because the caller left (the core's own words for it: client_closed). */
+const CALLER_LEFT: PublicError = { ...INTERNAL, status: 499, type: "invalid_request_error", code: "client_closed", message: "The caller went away." };
+
+/** Errors without our ErrorDetail, by gRPC code; any other code is an internal error. */
+const WITHOUT_DETAIL: Partial<Record<Code, PublicError>> = {
+  [Code.Unavailable]: CORE_UNAVAILABLE,
+  [Code.Canceled]: CALLER_LEFT,
+};
+
 export function toPublicError(error: unknown): PublicError {
-  if (!(error instanceof ConnectError)) {
-    return { status: 500, type: "api_error", code: "internal_error", message: "Internal server error.", param: null, retryAfterSeconds: 0, metadata: undefined };
-  }
+  if (!(error instanceof ConnectError)) return INTERNAL;
   const detail = errorDetailOf(error);
-  const reason = detail?.reason || "internal_error";
+  // Without our ErrorDetail the core did not make the error: it is the
+  // transport's (its message names internal addresses) or a bug. Its words
+  // stay in the log; the answer says only what the caller can act on.
+  if (!detail) return WITHOUT_DETAIL[error.code] ?? INTERNAL;
+  const reason = detail.reason || "internal_error";
   const mapped = BY_REASON[reason] ?? BY_CODE[error.code] ?? { status: 500, type: "api_error" };
   return {
     ...mapped,
     code: reason,
     // Internal failures keep their details in the log, not in the answer.
     message: mapped.status === 500 ? "Internal server error." : error.rawMessage,
-    param: detail?.param || null,
-    retryAfterSeconds: detail?.retryAfterSeconds ?? 0,
-    metadata: detail?.metadata,
+    param: detail.param || null,
+    retryAfterSeconds: detail.retryAfterSeconds,
+    metadata: detail.metadata,
   };
 }
 
