@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { HttpClient } from "./http-client.ts";
 import { toUpstreamError } from "./http-client.ts";
 import { readServerSentEvents } from "./read-sse.ts";
+import { retryAfterSecondsOf } from "./retry-after.ts";
 import { UpstreamError, upstreamHttpError, type UpstreamCall, type UpstreamEvent } from "./types.ts";
 
 /** Turns a protocol's answer pieces into hub events, remembering what it has seen. */
@@ -41,7 +42,9 @@ export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, pro
   });
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      throw protocol.errorOf(response.statusCode, await response.body.text());
+      const error = protocol.errorOf(response.statusCode, await response.body.text());
+      error.retryAfterSeconds = retryAfterSecondsOf(response.headers, Date.now());
+      throw error;
     }
     const translator = protocol.translator();
     if (call.stream) {

@@ -67,12 +67,15 @@ export class UpstreamError extends Error {
   readonly retryable: boolean;
   /** Short machine-readable cause for the routing trace: `http_503`, `timeout`, `connection_reset`. */
   readonly reason: string;
-  constructor(message: string, options: { status?: number; retryable: boolean; reason: string; cause?: unknown }) {
+  /** Whole seconds the upstream asked us to wait (its Retry-After), when it said; the HTTP exchange sets it from the answer's headers. */
+  retryAfterSeconds: number | undefined;
+  constructor(message: string, options: { status?: number; retryable: boolean; reason: string; retryAfterSeconds?: number; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = "UpstreamError";
     this.status = options.status;
     this.retryable = options.retryable;
     this.reason = options.reason;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

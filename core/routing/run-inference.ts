@@ -72,6 +72,8 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     const trace: RoutingAttempt[] = plan.skipped.map((s) =>
       create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
     );
+    // The longest wait a failed attempt's provider asked for, passed on when every attempt failed.
+    let longestRetryAfter = 0;
     for (const attempt of admitted.attempts) {
       const adapter = deps.adapters[attempt.route.provider.protocol];
       const call: UpstreamCall = {
@@ -94,6 +96,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         if (!(error instanceof UpstreamError)) throw error;
         trace.push(traceEntry(attempt, "error", error.reason));
         if (!error.retryable) throw upstreamRejected(error, trace);
+        longestRetryAfter = Math.max(longestRetryAfter, error.retryAfterSeconds ?? 0);
         continue;
       }
       trace.push(traceEntry(attempt, "ok", ""));
@@ -108,7 +111,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
       outcome = "ok";
       return;
     }
-    throw allAttemptsFailed(trace);
+    throw allAttemptsFailed(trace, longestRetryAfter);
   } catch (error) {
     outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
     throw error;
@@ -297,11 +300,15 @@ function upstreamRejected(error: UpstreamError, trace: RoutingAttempt[]): Connec
   });
 }
 
-/** decisions.md: 502 upstream_error after all fallbacks, 429 when every attempt was rate limited. */
-function allAttemptsFailed(trace: RoutingAttempt[]): ConnectError {
+/**
+ * decisions.md: 502 upstream_error after all fallbacks, 429 when every attempt
+ * was rate limited; either says Retry-After when a provider asked for a wait.
+ */
+function allAttemptsFailed(trace: RoutingAttempt[], retryAfterSeconds: number): ConnectError {
   const failures = trace.filter((t) => t.outcome === "error");
   const allRateLimited = failures.length > 0 && failures.every((t) => t.reason === "http_429");
+  const options = { metadata: traceJson(trace), retryAfterSeconds };
   return allRateLimited
-    ? routerError(Code.ResourceExhausted, "upstream_rate_limited", "Every provider for this model is rate limiting; retry later.", { metadata: traceJson(trace) })
-    : routerError(Code.Unavailable, "upstream_error", "Every provider for this model failed.", { metadata: traceJson(trace) });
+    ? routerError(Code.ResourceExhausted, "upstream_rate_limited", "Every provider for this model is rate limiting; retry later.", options)
+    : routerError(Code.Unavailable, "upstream_error", "Every provider for this model failed.", options);
 }
