@@ -1,17 +1,18 @@
 // The public HTTP gateway: a Koa app whose routes translate each public wire
 // format onto the core's RPCs. It holds no business logic.
-import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "pino";
 import { pino } from "pino";
-import { Code, ConnectError, routerError } from "../core/errors.ts";
+import { Code, routerError } from "../core/errors.ts";
 import { newServiceId } from "../core/ids.ts";
 import type { CoreClient } from "./core-client.ts";
 import { errorBody, errorHeaders, toPublicError } from "./errors/http-status.ts";
 import { registerCatalogueRoutes } from "./formats/catalogue/routes.ts";
 import { registerChatCompletionRoutes } from "./formats/chat-completions/routes.ts";
 import { registerGenerationRoutes } from "./formats/generation/routes.ts";
+import { BODY_LIMIT } from "./limits.ts";
+import { readJsonBody } from "./read-body.ts";
 
 export interface AppDeps {
   core: CoreClient;
@@ -22,7 +23,7 @@ export interface AppDeps {
   bodyLimit?: string;
 }
 
-export const DEFAULT_BODY_LIMIT = "16mb";
+export const DEFAULT_BODY_LIMIT = BODY_LIMIT;
 
 export function createApp(deps: AppDeps): Koa {
   const logger = deps.logger ?? pino({ level: "silent" });
@@ -42,7 +43,7 @@ export function createApp(deps: AppDeps): Koa {
         throw routerError(Code.NotFound, "not_found", `No route for ${ctx.method} ${ctx.path}.`);
       }
     } catch (error) {
-      const publicError = toPublicError(asRouterError(error));
+      const publicError = toPublicError(error);
       ctx.status = publicError.status;
       ctx.body = errorBody(publicError);
       ctx.set(errorHeaders(publicError));
@@ -55,17 +56,7 @@ export function createApp(deps: AppDeps): Koa {
     }
   });
 
-  app.use(
-    bodyParser({
-      enableTypes: ["json"],
-      // curl -d sends form or text content types; the body is JSON all the same.
-      // The parser lodash-merges this list into its defaults index by index, so
-      // the JSON types must be named again or the extras overwrite them.
-      extendTypes: { json: ["application/json", "application/*+json", "application/x-www-form-urlencoded", "text/plain"] },
-      jsonLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
-      encoding: "utf-8",
-    }),
-  );
+  app.use(readJsonBody(deps.bodyLimit ?? DEFAULT_BODY_LIMIT));
 
   const router = new Router();
   registerCatalogueRoutes(router, deps.core);
@@ -73,16 +64,4 @@ export function createApp(deps: AppDeps): Koa {
   registerGenerationRoutes(router, deps.core);
   app.use(router.routes());
   return app;
-}
-
-/** Body-parser failures arrive as http-errors; give them the spec's shape. */
-function asRouterError(error: unknown): unknown {
-  const status = (error as { status?: number }).status;
-  if (status === 413) return routerError(Code.InvalidArgument, "payload_too_large", "The request body is too large.");
-  // co-body marks a JSON syntax error (or a non-object top level) with status 400.
-  if (status === 400 && error instanceof Error && !(error instanceof ConnectError)) {
-    return routerError(Code.InvalidArgument, "invalid_json", "The request body is not valid JSON.", { param: "body" });
-  }
-  if (status === 415) return routerError(Code.InvalidArgument, "unsupported_media_type", "The request body must be JSON.");
-  return error;
 }

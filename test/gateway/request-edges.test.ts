@@ -1,4 +1,6 @@
-// Model suffixes, the reasoning warning, and the body limits of the gateway.
+// Model suffixes, the reasoning warning, and how the gateway reads bodies
+// (content types, content encodings, limits; docs/requests.md).
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
 
@@ -88,6 +90,127 @@ describe("request edges", () => {
     const response = await chat('{"model": "test/ok", "messages": [');
     expect(response.status).toBe(400);
     expect((await json(response)).error).toMatchObject({ code: "invalid_json", param: "body" });
+  });
+
+  describe("reading the body", () => {
+    const valid = JSON.stringify({ model: "test/ok", messages: hello });
+    /** A raw POST: bytes as given, and only the headers given (no default content type). */
+    const post = (body: Uint8Array | string, headers: Record<string, string>) =>
+      fetch(`${stack.gateway.apiUrl}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_KEY}`, ...headers },
+        body: typeof body === "string" ? new TextEncoder().encode(body) : body,
+      });
+
+    it.each([
+      ["gzip", gzipSync],
+      ["deflate", deflateSync],
+      ["br", brotliCompressSync],
+      ["GZIP", gzipSync],
+    ])("reads a body compressed with Content-Encoding %s", async (encoding, compress) => {
+      const response = await post(compress(valid), { "content-type": "application/json", "content-encoding": encoding });
+      expect(response.status).toBe(200);
+    });
+
+    it.each(["gzip", "deflate", "br"])("answers 400 invalid_body_encoding, not 500, for a body falsely marked %s", async (encoding) => {
+      const response = await post(valid, { "content-type": "application/json", "content-encoding": encoding });
+      expect(response.status).toBe(400);
+      const { error } = await json(response);
+      expect(error).toMatchObject({ code: "invalid_body_encoding", type: "invalid_request_error", param: "body" });
+      expect(error.message).toMatch(new RegExp(`could not be decoded as ${encoding}`));
+    });
+
+    it("applies the 16 MB limit to the decompressed body", async () => {
+      const bomb = gzipSync(`{"model":"test/ok","messages":[],"pad":"${" ".repeat(17 * 1024 * 1024)}"}`);
+      expect(bomb.length).toBeLessThan(100_000);
+      const response = await post(bomb, { "content-type": "application/json", "content-encoding": "gzip" });
+      expect(response.status).toBe(413);
+      expect((await json(response)).error.code).toBe("payload_too_large");
+    });
+
+    it("answers 400 invalid_body_encoding for a gzip body cut short", async () => {
+      const response = await post(gzipSync(valid).subarray(0, 20), { "content-type": "application/json", "content-encoding": "gzip" });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error.code).toBe("invalid_body_encoding");
+    });
+
+    it.each(["zstd", "compress", "gzip, br", "%%garbage%%"])("answers 415 unsupported_content_encoding for Content-Encoding %s", async (encoding) => {
+      const response = await post(valid, { "content-type": "application/json", "content-encoding": encoding });
+      expect(response.status).toBe(415);
+      const { error } = await json(response);
+      expect(error).toMatchObject({ code: "unsupported_content_encoding", type: "invalid_request_error", param: null });
+      expect(error.message).toContain(`"${encoding}" is not supported; use one of identity, gzip, deflate, br`);
+    });
+
+    // One rule for every content type: the body is read as JSON whatever it declares.
+    const contentTypes = [
+      "application/json",
+      "application/json; charset=utf-8",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "application/xml",
+      "multipart/form-data; boundary=x",
+      "application/octet-stream",
+      undefined,
+    ];
+    const typed = (contentType: string | undefined): Record<string, string> => (contentType ? { "content-type": contentType } : {});
+
+    it.each(contentTypes)("serves a JSON body sent as %s", async (contentType) => {
+      const response = await post(valid, typed(contentType));
+      expect(response.status).toBe(200);
+    });
+
+    it.each([
+      ["application/x-www-form-urlencoded", "model=test%2Fok&messages=hi"],
+      ["application/xml", "<request><model>test/ok</model></request>"],
+      ["multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="model"\r\n\r\ntest/ok\r\n--x--\r\n'],
+      ["text/plain", "hello"],
+      [undefined, "model: test/ok"],
+    ])("answers a %s body that is not JSON with 400 invalid_json", async (contentType, body) => {
+      const response = await post(body, typed(contentType));
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({ code: "invalid_json", param: "body", message: "The request body is not valid JSON." });
+    });
+
+    it.each(contentTypes)("calls an empty body sent as %s empty, never a missing model", async (contentType) => {
+      for (const body of ["", "  \n"]) {
+        const response = await post(body, typed(contentType));
+        expect(response.status).toBe(400);
+        expect((await json(response)).error).toMatchObject({ code: "invalid_parameter", param: "body", message: "The request body is empty: send a JSON object" });
+      }
+    });
+
+    it("tells JSON that is not an object so", async () => {
+      const response = await post('"hello"', { "content-type": "application/json" });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({ param: "body", message: "The request body must be a JSON object" });
+    });
+
+    it("refuses a __proto__ key with its own message, not 'not valid JSON'", async () => {
+      const response = await post('{"model":"test/ok","messages":[{"role":"user","content":"hi"}],"__proto__":{"admin":true}}', { "content-type": "application/json" });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({
+        code: "invalid_parameter",
+        param: "body",
+        message: 'The request body contains the key "__proto__", which is not accepted.',
+      });
+    });
+
+    it("answers a body nested 2,000 levels deep with 400 naming the field, not a stack overflow", async () => {
+      const schema = "{\"a\":".repeat(2_000) + "{}" + "}".repeat(2_000);
+      const body = `{"model":"test/ok","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${schema}}}}`;
+      const response = await post(body, { "content-type": "application/json" });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({ code: "invalid_parameter", param: "response_format" });
+    });
+
+    it("reads null as unset and words an integer beyond int32 like any bound", async () => {
+      const ok = await chat({ model: "test/ok", messages: [{ role: "user", content: "hi", name: null }], temperature: null, stop: null, stream: null, tools: null, user: null });
+      expect(ok.status).toBe(200);
+      const tooBig = await chat({ model: "test/ok", messages: hello, max_tokens: 9007199254740992 });
+      expect(tooBig.status).toBe(400);
+      expect((await json(tooBig)).error).toMatchObject({ param: "max_tokens", message: "max_tokens must be at most 2147483647" });
+    });
   });
 
   it("accepts a body just under the 16 MB limit and refuses one over it with 413", async () => {
