@@ -26,7 +26,34 @@ const STARTUP_POLLS = 100;
 const POLL_INTERVAL_MS = 50;
 const EXIT_WAIT_MS = 5_000;
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** The one line a test run shows on a machine without Redis (the README's quick start names it). */
+export const REDIS_SERVER_MISSING = "redis-server is not installed: apt-get install -y redis-server (see README)";
+
+/**
+ * Whether `redis-server` can be run with this environment's PATH: undefined
+ * when it can, else REDIS_SERVER_MISSING (or, for a binary that is there but
+ * fails, why).
+ */
+export async function redisServerProblem(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const child = spawn("redis-server", ["--version"], { env, stdio: "ignore" });
+  try {
+    const [code] = await once(child, "exit"); // rejects with the spawn "error" (ENOENT)
+    return code === 0 ? undefined : `redis-server --version exited with ${code}`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? REDIS_SERVER_MISSING : `cannot run redis-server: ${(error as Error).message}`;
+  }
+}
+
+/** `env` (its PATH) is where redis-server is looked for; the tests' own by default. */
+export async function startRedisServer(options: { env?: NodeJS.ProcessEnv } = {}): Promise<RedisServer> {
+  const env = options.env ?? process.env;
+  const problem = await redisServerProblem(env);
+  if (problem) {
+    // One line in the test report: the helper's stack frames would only bury it.
+    const error = new Error(problem);
+    error.stack = problem;
+    throw error;
+  }
   const port = await freePort();
   // A directory of its own, so nothing can land in the working tree.
   const directory = await mkdtemp(join(tmpdir(), "redis-test-"));
@@ -40,7 +67,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     const child = spawn(
       "redis-server",
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      { env, stdio: ["ignore", "pipe", "pipe"] },
     );
     running = child;
     child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
