@@ -43,7 +43,8 @@ export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, pro
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const error = protocol.errorOf(response.statusCode, await response.body.text());
-      error.retryAfterSeconds = retryAfterSecondsOf(response.headers, Date.now());
+      // The headers' wait, else what the protocol read from the body (Gemini's RetryInfo).
+      error.retryAfterSeconds = retryAfterSecondsOf(response.headers, Date.now()) ?? error.retryAfterSeconds;
       throw error;
     }
     const translator = protocol.translator();

@@ -52,6 +52,6 @@ function decimalOf(text: string | undefined): number | undefined {
 }
 
 /** Rounded up (waiting a little longer is safe), never negative (a date in the past means now), at most a day. */
-function wholeSeconds(seconds: number): number {
+export function wholeSeconds(seconds: number): number {
   return Math.min(Math.max(0, Math.ceil(seconds)), MAX_RETRY_AFTER_SECONDS);
 }

@@ -9,10 +9,17 @@ import { startRecordingServer, type FakeUpstream } from "../support/recording-se
 /**
  * The upstream answers by model id: "rate-limited-<n>" is 429 with
  * `Retry-After: <n>`, "unavailable-<n>" is 503 with `Retry-After: <n>`, and
- * "rate-limited" is 429 saying nothing about when to come back.
+ * "rate-limited" is 429 saying nothing about when to come back. Gemini's model
+ * (in the path) is refused as Gemini does: a RetryInfo of 9s in the body.
  */
 function startUpstream(): Promise<FakeUpstream> {
   return startRecordingServer("/v1", (request, res) => {
+    if (request.path.includes("/models/")) {
+      res.writeHead(429, { "content-type": "application/json" });
+      const details = [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "9s" }];
+      res.end(JSON.stringify({ error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED", details } }));
+      return;
+    }
     const [, kind, seconds] = /^(rate-limited|unavailable)(?:-(\d+))?$/.exec(String(request.body.model)) ?? [];
     const status = kind === "unavailable" ? 503 : 429;
     res.writeHead(status, { "content-type": "application/json", ...(seconds ? { "retry-after": seconds } : {}) });
@@ -31,6 +38,7 @@ function configFor(upstreamUrl: string) {
       providers: [
         { id: "first", label: "First", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "CHEAP_KEY" },
         { id: "second", label: "Second", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "DEAR_KEY" },
+        { id: "google", label: "Google", protocol: "gemini", base_url: upstreamUrl, api_key_env: "CHEAP_KEY" },
       ],
       models: [
         model("t/limited", [route("first", "rate-limited-7")]),
@@ -38,6 +46,7 @@ function configFor(upstreamUrl: string) {
         model("t/limited-longer-first", [route("first", "rate-limited-30"), route("second", "rate-limited-7")]),
         model("t/unavailable", [route("first", "unavailable-12"), route("second", "rate-limited")]),
         model("t/limited-silently", [route("first", "rate-limited")]),
+        model("t/gemini-limited", [route("google", "gemini-model")]),
       ],
       organizations: [{ id: "org_test", name: "Test", credits: "10", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
     }),
@@ -89,6 +98,12 @@ describe.each([{ split: false }, { split: true }])("Retry-After from upstream (s
     expect(answer.status).toBe(502);
     expect(answer.body.error).toMatchObject({ code: "upstream_error", type: "api_error" });
     expect(answer.retryAfter).toBe("12");
+  });
+
+  it("Gemini's RetryInfo in the body becomes Retry-After too", async () => {
+    const answer = await chat("t/gemini-limited");
+    expect(answer.status).toBe(429);
+    expect(answer.retryAfter).toBe("9");
   });
 
   it("no Retry-After when no provider asked for a wait", async () => {
