@@ -10,12 +10,14 @@ import { startRecordingServer, type FakeUpstream } from "../support/recording-se
  * The upstream answers by model id: "rate-limited-<n>" is 429 with
  * `Retry-After: <n>`, "unavailable-<n>" is 503 with `Retry-After: <n>`, and
  * "rate-limited" is 429 saying nothing about when to come back. Gemini's model
- * (in the path) is refused as Gemini does: a RetryInfo of 9s in the body.
+ * (in the path) is refused as Gemini does: a RetryInfo of 9s in the body (and
+ * for "gemini-with-header", `Retry-After: 3` as well).
  */
 function startUpstream(): Promise<FakeUpstream> {
   return startRecordingServer("/v1", (request, res) => {
     if (request.path.includes("/models/")) {
-      res.writeHead(429, { "content-type": "application/json" });
+      const header = request.path.includes("with-header") ? { "retry-after": "3" } : {};
+      res.writeHead(429, { "content-type": "application/json", ...header });
       const details = [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "9s" }];
       res.end(JSON.stringify({ error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED", details } }));
       return;
@@ -47,6 +49,7 @@ function configFor(upstreamUrl: string) {
         model("t/unavailable", [route("first", "unavailable-12"), route("second", "rate-limited")]),
         model("t/limited-silently", [route("first", "rate-limited")]),
         model("t/gemini-limited", [route("google", "gemini-model")]),
+        model("t/gemini-limited-with-header", [route("google", "gemini-with-header")]),
       ],
       organizations: [{ id: "org_test", name: "Test", credits: "10", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
     }),
@@ -104,6 +107,8 @@ describe.each([{ split: false }, { split: true }])("Retry-After from upstream (s
     const answer = await chat("t/gemini-limited");
     expect(answer.status).toBe(429);
     expect(answer.retryAfter).toBe("9");
+    // A Retry-After header, when there is one, is what counts.
+    expect((await chat("t/gemini-limited-with-header")).retryAfter).toBe("3");
   });
 
   it("no Retry-After when no provider asked for a wait", async () => {
