@@ -38,7 +38,6 @@ export interface InferenceDeps {
 }
 
 interface Served {
-  attempt: Attempt;
   tokens: TokenUsage;
   cost: Money;
 }
@@ -235,7 +234,7 @@ async function* relay(
   const tokens = usage ?? { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
   const cost = attempt.free ? 0n : costOf(tokens, attempt.route.prices);
   // Served from here on: a caller leaving after the usage event still pays the real cost.
-  progress.served = { attempt, tokens, cost };
+  progress.served = { tokens, cost };
   yield create(GenerateResponseSchema, { event: { case: "usage", value: { ...tokens, cost: formatMoney(cost) } } });
   yield create(GenerateResponseSchema, {
     event: { case: "finish", value: { reason: finish?.reason, rawReason: finish?.rawReason ?? "" } },
