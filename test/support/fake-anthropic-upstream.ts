@@ -5,8 +5,10 @@
 //   "overloaded"      opens the stream, then sends an `event: error` (overloaded_error)
 //   "thinking-usage"  reports output_tokens_details.thinking_tokens 3 (of output_tokens 5),
 //                     as the current API does; other models leave the field out
-// Like the real API it refuses (400 invalid_request_error) thinking with a tool_choice
-// that forces tool use (`any` or `tool`), and a temperature above 1.
+// Before anything else it refuses, with the real API's status and error body, what
+// the real API refuses (anthropic-request-rules.ts): a missing x-api-key (401) or
+// anthropic-version, unknown fields, roles other than user/assistant, broken
+// tool_use/tool_result pairing, and thinking with what thinking rules out (400).
 // Otherwise the request's content picks the answer:
 //   - `thinking` on (enabled or adaptive): a thinking block "Let me think." with a
 //     signature (thinking_delta, then signature_delta) comes first;
@@ -19,6 +21,7 @@
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
 // request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
 import type http from "node:http";
+import { refusalOf } from "./anthropic-request-rules.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THINKING = "Let me think.";
@@ -42,19 +45,24 @@ const ERROR_TYPES: Record<number, string> = {
 };
 
 export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1", ({ path, body }, res) => answer(path, body, res));
+  return startRecordingServer("/v1", ({ path, headers, body }, res) => {
+    if (path !== "/v1/messages") return sendError(res, 404, `unknown path ${path}`);
+    const refusal = refusalOf(headers, body);
+    if (refusal) {
+      res.writeHead(refusal.status, { "content-type": "application/json" });
+      res.end(JSON.stringify(refusal.body));
+      return;
+    }
+    answer(body, res);
+  });
 }
 
 type Block = Record<string, any>;
 
-function answer(path: string, body: Record<string, any>, res: http.ServerResponse) {
-  if (path !== "/v1/messages") return sendError(res, 404, `unknown path ${path}`);
+function answer(body: Record<string, any>, res: http.ServerResponse) {
   const model = String(body.model);
   const failure = /^fail-(\d{3})$/.exec(model);
   if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
-
-  const refusal = invalidRequest(body);
-  if (refusal) return sendError(res, 400, refusal);
 
   const blocks = answerBlocks(model, body);
   const cached = JSON.stringify(body).includes('"cache_control"');
@@ -92,15 +100,6 @@ function answer(path: string, body: Record<string, any>, res: http.ServerRespons
   send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens, ...details } });
   send("message_stop", {});
   res.end();
-}
-
-/** What the real API refuses of a request this fake otherwise answers, in its words. */
-function invalidRequest(body: Record<string, any>): string | undefined {
-  const thinking = body.thinking?.type === "enabled" || body.thinking?.type === "adaptive";
-  const forced = body.tool_choice?.type === "any" || body.tool_choice?.type === "tool";
-  if (thinking && forced) return "Thinking may not be enabled when tool_choice forces tool use.";
-  if (typeof body.temperature === "number" && body.temperature > 1) return "temperature: range: 0..1";
-  return undefined;
 }
 
 function answerBlocks(model: string, body: Record<string, any>): Block[] {

@@ -3,6 +3,7 @@
 // refusal rule has one request here that the fake must refuse (with the real
 // API's status and error shape), beside a valid request it must answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
 import type { FakeUpstream } from "./recording-server.ts";
 
@@ -75,5 +76,125 @@ describe("the fake OpenAI upstream", () => {
   it("refuses a tool call without its function (400)", async () => {
     const messages = [{ role: "user", content: "Hi" }, { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function" }] }];
     expectOpenAiError(await send({ ...VALID, messages }), 400, /Invalid request/, expect.stringMatching(/^messages\.1/));
+  });
+});
+
+describe("the fake Anthropic upstream", () => {
+  let upstream: FakeUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeAnthropicUpstream();
+  });
+  afterAll(() => upstream.close());
+
+  const HEADERS = { "x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01" };
+  const VALID = { model: "claude-test", max_tokens: 4096, messages: [{ role: "user", content: "Hi" }] };
+  const THINKING = { ...VALID, thinking: { type: "enabled", budget_tokens: 2048 } };
+  const TOOLS = [{ name: "get_weather", input_schema: { type: "object" } }];
+  const CALL = { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} };
+  const RESULT = { type: "tool_result", tool_use_id: "toolu_1", content: "21C" };
+  const SIGNED_THINKING = { type: "thinking", thinking: "Let me think.", signature: "sig" };
+  const send = (body: unknown, headers: Record<string, string> = HEADERS) => post(`${upstream.url}/messages`, headers, body);
+
+  /** Anthropic's error body: {type: "error", error: {type, message}}. */
+  function expectAnthropicError(answer: { status: number; body: Json }, status: number, message: RegExp) {
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual({ type: "error", error: { type: status === 401 ? "authentication_error" : "invalid_request_error", message: expect.stringMatching(message) } });
+  }
+  const refused = async (body: unknown, message: RegExp) => expectAnthropicError(await send(body), 400, message);
+
+  it("answers valid requests, including what the API allows that a stricter reading would not", async () => {
+    expect((await send(VALID)).status).toBe(200);
+    // Consecutive turns of one role are combined, and the first turn need not be the user's.
+    const turns = [{ role: "assistant", content: "Hello" }, { role: "user", content: "Hi" }, { role: "user", content: "Again" }];
+    expect((await send({ ...VALID, messages: turns })).status).toBe(200);
+    expect((await send({ ...THINKING, temperature: 1, top_p: 0.95 })).status).toBe(200);
+    const loop = [{ role: "user", content: "Weather?" }, { role: "assistant", content: [SIGNED_THINKING, CALL] }, { role: "user", content: [RESULT, { type: "text", text: "Thanks" }] }];
+    expect((await send({ ...THINKING, tools: TOOLS, messages: loop })).status).toBe(200);
+    // With interleaved thinking the budget may pass max_tokens.
+    const interleaved = { ...HEADERS, "anthropic-beta": "interleaved-thinking-2025-05-14" };
+    expect((await send({ ...THINKING, max_tokens: 2048 }, interleaved)).status).toBe(200);
+  });
+
+  it("refuses a request without x-api-key (401)", async () => {
+    expectAnthropicError(await send(VALID, { "anthropic-version": "2023-06-01" }), 401, /^x-api-key header is required$/);
+  });
+
+  it("refuses a request without anthropic-version (400)", async () => {
+    expectAnthropicError(await send(VALID, { "x-api-key": "sk-ant-test" }), 400, /^anthropic-version: header is required$/);
+  });
+
+  it("refuses an unknown field (400)", async () => {
+    await refused({ ...VALID, top_logprobs: 2 }, /^top_logprobs: Extra inputs are not permitted$/);
+  });
+
+  it("refuses a request without max_tokens (400)", async () => {
+    await refused({ model: "claude-test", messages: VALID.messages }, /^max_tokens: Field required$/);
+  });
+
+  it("refuses a system turn among the messages (400)", async () => {
+    await refused({ ...VALID, messages: [{ role: "system", content: "Be brief." }, ...VALID.messages] }, /^messages\.0\.role: Input should be 'user' or 'assistant'$/);
+  });
+
+  it("refuses an empty message list and an empty text block (400)", async () => {
+    await refused({ ...VALID, messages: [] }, /at least one message is required/);
+    await refused({ ...VALID, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] }, /text content blocks must be non-empty/);
+  });
+
+  it("refuses a temperature above 1 (400)", async () => {
+    await refused({ ...VALID, temperature: 1.5 }, /^temperature: /);
+  });
+
+  it("refuses a tool_use without its tool_result in the next turn (400)", async () => {
+    const messages = [{ role: "user", content: "Weather?" }, { role: "assistant", content: [CALL] }, { role: "user", content: "Well?" }];
+    await refused({ ...VALID, tools: TOOLS, messages }, /^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1/);
+  });
+
+  it("refuses a tool_result whose call is not in the turn before (400)", async () => {
+    const messages = [{ role: "user", content: [RESULT] }];
+    await refused({ ...VALID, tools: TOOLS, messages }, /unexpected `tool_use_id` found in `tool_result` blocks: toolu_1/);
+  });
+
+  it("refuses text ahead of the tool results in their turn (400)", async () => {
+    const messages = [{ role: "user", content: "Weather?" }, { role: "assistant", content: [CALL] }, { role: "user", content: [{ type: "text", text: "Here:" }, RESULT] }];
+    await refused({ ...VALID, tools: TOOLS, messages }, /`tool_result` blocks must come first/);
+  });
+
+  it("refuses a thinking budget below 1024 (400)", async () => {
+    await refused({ ...VALID, thinking: { type: "enabled", budget_tokens: 1000 } }, /budget_tokens: Input should be greater than or equal to 1024/);
+  });
+
+  it("refuses a thinking budget not below max_tokens (400)", async () => {
+    await refused({ ...THINKING, max_tokens: 2048 }, /`max_tokens` must be greater than `thinking.budget_tokens`/);
+  });
+
+  it("refuses a budget with adaptive thinking (400)", async () => {
+    await refused({ ...VALID, thinking: { type: "adaptive", budget_tokens: 2048 } }, /thinking\.adaptive\.budget_tokens: Extra inputs are not permitted/);
+  });
+
+  it("refuses a temperature other than 1 while thinking (400)", async () => {
+    await refused({ ...THINKING, temperature: 0.5 }, /`temperature` may only be set to 1 when thinking is enabled/);
+  });
+
+  it("refuses top_k while thinking (400)", async () => {
+    await refused({ ...THINKING, top_k: 40 }, /`top_k` must be unset when thinking is enabled/);
+  });
+
+  it("refuses top_p below 0.95 while thinking (400)", async () => {
+    await refused({ ...THINKING, top_p: 0.9 }, /`top_p` must be greater than or equal to 0.95/);
+  });
+
+  it("refuses a forced tool choice while thinking (400)", async () => {
+    await refused({ ...THINKING, tools: TOOLS, tool_choice: { type: "tool", name: "get_weather" } }, /^Thinking may not be enabled when tool_choice forces tool use\.$/);
+    await refused({ ...THINKING, tools: TOOLS, tool_choice: { type: "any" } }, /^Thinking may not be enabled when tool_choice forces tool use\.$/);
+  });
+
+  it("refuses thinking blocks after other blocks of an assistant turn (400)", async () => {
+    const messages = [{ role: "user", content: "Hi" }, { role: "assistant", content: [{ type: "text", text: "Hello" }, SIGNED_THINKING] }, { role: "user", content: "Again" }];
+    await refused({ ...VALID, messages }, /If an assistant message contains any thinking blocks, the first block must be thinking/);
+  });
+
+  it("refuses a thinking tool loop whose assistant turn does not start with its thinking (400)", async () => {
+    const loop = [{ role: "user", content: "Weather?" }, { role: "assistant", content: [CALL] }, { role: "user", content: [RESULT] }];
+    await refused({ ...THINKING, tools: TOOLS, messages: loop }, /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`/);
   });
 });

@@ -60,9 +60,11 @@ describe.each([false, true])("Anthropic adapter (stream: %s)", (stream) => {
     expect(events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 0 } });
   });
 
-  it("sends no key header for a keyless provider", async () => {
-    await collect(call("claude-test", stream, ""));
+  it("sends no key header for a keyless provider (which Anthropic itself answers with a 401)", async () => {
+    const error = await failure(call("claude-test", stream, ""));
     expect(upstream.requests.at(-1)!.headers).not.toHaveProperty("x-api-key");
+    expect(error).toMatchObject({ status: 401, reason: "http_401" });
+    expect(error.message).toContain("x-api-key header is required");
   });
 
   it.each([
