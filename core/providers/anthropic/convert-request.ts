@@ -47,7 +47,30 @@ export function convertRequest(call: UpstreamCall): JsonObject {
  * use"), so the forced choice is kept and thinking left out (warnings say so).
  */
 export function thinkingMode(call: UpstreamCall): "budget" | "adaptive" | undefined {
-  return forcesToolUse(call.request) ? undefined : requestedThinking(call);
+  if (forcesToolUse(call.request)) return undefined;
+  const mode = requestedThinking(call);
+  return mode === "budget" && toolLoopLacksThinking(call.request) ? undefined : mode;
+}
+
+/**
+ * Whether the request ends with tool results whose assistant turn has no thinking
+ * Anthropic can take back (signed or redacted). With a thinking budget Anthropic
+ * refuses such a history ("a final assistant message must start with a thinking
+ * block"); a client that kept only the tool calls, or a history from another
+ * provider, sends one. Thinking is then left out (warnings say so); adaptive
+ * thinking may skip a turn's thinking, so it is not affected.
+ */
+export function toolLoopLacksThinking(request: GenerateRequest): boolean {
+  const turns = request.messages.filter((message) => !isSystem(message));
+  let index = turns.length - 1;
+  let answersTools = false;
+  for (; index >= 0 && turns[index].role !== Role.ASSISTANT; index--) {
+    answersTools ||= turns[index].content.some((part) => part.part.case === "toolResult");
+  }
+  if (!answersTools || index < 0) return false;
+  // Consecutive assistant messages become one turn, which opens with the first one's blocks.
+  while (index > 0 && turns[index - 1].role === Role.ASSISTANT) index--;
+  return !turns[index].content.some((part) => part.part.case === "reasoning" && (part.part.value.signature !== "" || part.part.value.redactedData !== ""));
 }
 
 /** The thinking the request asks for, whether or not it can be sent. */

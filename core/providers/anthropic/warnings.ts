@@ -1,7 +1,7 @@
 // What the Anthropic protocol leaves out of a call, in words (the converter drops it).
 import { ResponseFormat_Type } from "../../../gen/router/v1/inference_pb.js";
 import type { UpstreamCall } from "../types.ts";
-import { MAX_TEMPERATURE, MIN_TOP_P_WHILE_THINKING, forcesToolUse, requestedThinking, thinkingMode } from "./convert-request.ts";
+import { MAX_TEMPERATURE, MIN_TOP_P_WHILE_THINKING, forcesToolUse, requestedThinking, thinkingMode, toolLoopLacksThinking } from "./convert-request.ts";
 
 export function anthropicWarnings(call: UpstreamCall): string[] {
   const { request } = call;
@@ -14,6 +14,9 @@ export function anthropicWarnings(call: UpstreamCall): string[] {
   if (sampling?.repetitionPenalty !== undefined) ignored("repetition_penalty");
   if (requestedThinking(call) && forcesToolUse(request)) {
     warnings.push("reasoning was not sent: Anthropic does not allow thinking when tool_choice forces tool use (required or a named tool); the tool choice was kept");
+  }
+  if (requestedThinking(call) === "budget" && !forcesToolUse(request) && toolLoopLacksThinking(request)) {
+    warnings.push("reasoning was not sent: with a thinking budget Anthropic wants the tool-calling turn this tool result answers to open with its signed thinking, which the conversation did not carry");
   }
   if (thinkingMode(call)) {
     const whileThinking = "is not accepted by Anthropic while thinking";

@@ -97,6 +97,23 @@ describe.each([false, true])("Anthropic adapter and what the Messages API refuse
     expect(events.at(-1)).toMatchObject({ type: "finish", rawReason: "tool_use" });
   });
 
+  it("answers a thinking tool loop whose assistant turn lost its thinking (a client that kept only the tool calls) without thinking", async () => {
+    // The API insists that, with a thinking budget, the tool-calling turn opens with its signed thinking.
+    const base = call("claude-test", stream);
+    const messages = [
+      { role: Role.USER, content: [{ part: { case: "text" as const, value: { text: "Weather?" } } }] },
+      { role: Role.ASSISTANT, content: [{ part: { case: "toolCall" as const, value: { id: "toolu_1", name: "get_weather", arguments: "{}" } } }] },
+      { role: Role.TOOL, content: [{ part: { case: "toolResult" as const, value: { toolCallId: "toolu_1", content: [{ part: { case: "text" as const, value: { text: "21C" } } }] } } }] },
+    ];
+    const upstreamCall = { ...base, request: create(GenerateRequestSchema, { messages, tools, sampling: { maxTokens: 4096 }, reasoning: { maxTokens: 2048 } }) };
+    const events = await collect(upstreamCall);
+    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("thinking");
+    expect(events.at(-1)).toMatchObject({ type: "finish", rawReason: "end_turn" });
+    expect(adapter.warningsFor!(upstreamCall)).toContain(
+      "reasoning was not sent: with a thinking budget Anthropic wants the tool-calling turn this tool result answers to open with its signed thinking, which the conversation did not carry",
+    );
+  });
+
   it("sends a temperature above 1 as 1, which the API accepts", async () => {
     await collect(withRequest({ sampling: { temperature: 1.8 } }));
     expect(upstream.requests.at(-1)!.body.temperature).toBe(1);
