@@ -12,6 +12,7 @@ import { registerCatalogueRoutes } from "./formats/catalogue/routes.ts";
 import { registerChatCompletionRoutes } from "./formats/chat-completions/routes.ts";
 import { registerGenerationRoutes } from "./formats/generation/routes.ts";
 import { BODY_LIMIT } from "./limits.ts";
+import { logFailure } from "./log-failure.ts";
 import { readJsonBody } from "./read-body.ts";
 
 export interface AppDeps {
@@ -47,9 +48,10 @@ export function createApp(deps: AppDeps): Koa {
       ctx.status = publicError.status;
       ctx.body = errorBody(publicError);
       ctx.set(errorHeaders(publicError));
-      if (publicError.status >= 500) logger.error({ err: error, requestId: ctx.state.requestId }, "request failed");
+      if (publicError.status >= 500) logFailure(logger, ctx.state, error, publicError, "request failed");
     }
-    if (ctx.state.streamError) logger.warn({ err: ctx.state.streamError, requestId: ctx.state.requestId }, "stream failed after commit");
+    const { streamError } = ctx.state;
+    if (streamError) logFailure(logger, ctx.state, streamError, toPublicError(streamError), "stream failed after commit");
     if (logger.isLevelEnabled("info")) {
       const { requestId, requestTags } = ctx.state;
       logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started, requestTags });

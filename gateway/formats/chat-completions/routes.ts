@@ -35,6 +35,8 @@ async function writeChatStream(ctx: Context, call: StartedCall) {
   ctx.respond = false;
   const sse = createSseWriter(ctx.res);
   sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
+  // A failure from here on is logged with the provider that was serving.
+  ctx.state.provider = start.provider;
   const encoder = createChunkEncoder(start);
   try {
     await sse.send(encoder.encode(first));
