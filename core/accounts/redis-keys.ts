@@ -35,6 +35,8 @@ const TEMPLATES = {
   usageRecord: "usage:<id>",
   /** List: usage record ids of an organisation, newest first. */
   usageList: "usage-list:<organizationId>",
+  /** String: written last by a seed; its absence means Redis lost what was seeded (restarted empty, flushed). */
+  seedMarker: "seeded",
 } as const;
 
 type Template = keyof typeof TEMPLATES;
@@ -54,6 +56,7 @@ export interface RedisKeys {
   freeCounter(organizationId: string, modelId: string, day: string): string;
   usageRecord(id: string): string;
   usageList(organizationId: string): string;
+  seedMarker(): string;
 }
 
 export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
@@ -78,6 +81,7 @@ export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
     freeCounter: build("freeCounter"),
     usageRecord: build("usageRecord"),
     usageList: build("usageList"),
+    seedMarker: build("seedMarker"),
   };
 }
 

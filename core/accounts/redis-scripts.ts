@@ -46,9 +46,13 @@ local function refuse(refusal)
   return cjson.encode({ admitted = false, refusal = refusal })
 end
 
--- 1. The key exists and is enabled.
+-- 1. The key exists and is enabled. Unknown with no seed marker: Redis lost
+-- its data, and the caller seeds it again before saying the key is invalid.
 local fields = redis.call('HGETALL', keyRecord(request.digest))
-if #fields == 0 then return refuse({ reason = 'invalid_api_key' }) end
+if #fields == 0 then
+  if redis.call('EXISTS', seedMarker()) == 0 then return refuse({ reason = 'not_seeded' }) end
+  return refuse({ reason = 'invalid_api_key' })
+end
 local key = hashOf(fields)
 if key.disabled == '1' then return refuse({ reason = 'key_disabled' }) end
 
@@ -275,6 +279,8 @@ export interface AdmitPayload {
 /** A refusal as Lua reports it: resetAt is added by the caller, money is in strings. */
 export type ScriptRefusal =
   | { reason: "invalid_api_key" | "key_disabled" | "duplicate_request" | "no_free_model_available" }
+  /** The key is unknown and so is the seed marker: the caller re-seeds, then asks again. */
+  | { reason: "not_seeded" }
   | { reason: "model_not_allowed"; modelId: string }
   | { reason: "rate_limited"; scope: "key" | "organization"; unit: "requests" | "tokens"; limit: number }
   | { reason: "insufficient_credits"; balanceNanos: string; neededNanos: string }

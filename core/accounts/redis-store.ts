@@ -5,12 +5,14 @@
 // Availability: a command while Redis is unreachable fails at once (no offline
 // queue) with StoreUnavailableError, which the core answers with 503; the
 // client keeps reconnecting in the background and service resumes by itself.
+// A Redis that comes back empty is seeded again with the configuration (see
+// reseedIfLost), so configured keys are never refused as unknown for it.
 import { ClientClosedError, ClientOfflineError, createClient, ErrorReply } from "redis";
 import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { redisKeys } from "./redis-keys.ts";
-import { accountScripts, type AdmitReply, type ScriptWindow } from "./redis-scripts.ts";
+import { accountScripts, type AdmitPayload, type AdmitReply, type ScriptRefusal, type ScriptWindow } from "./redis-scripts.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
-import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord, type NewKey, type RateLimitSnapshot, type Refusal, type Settlement, type UsageRecord, type WindowState } from "./store.ts";
+import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord, type NewKey, type RateLimitSnapshot, type Refusal, type SeedOrganization, type Settlement, type UsageRecord, type WindowState } from "./store.ts";
 import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
@@ -20,6 +22,8 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN
 export interface StoreLogger {
   warn(details: object, message: string): void;
   info(details: object, message: string): void;
+  /** Redis lost its data (the configuration is seeded again); pino's logger has it. */
+  error?(details: object, message: string): void;
 }
 
 export interface RedisAccountStoreOptions {
@@ -71,9 +75,54 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
   });
   client.on("ready", () => {
     if (connectedOnce && !healthy) logger?.info({}, "Redis account store reachable again");
+    // A Redis that comes back may have come back empty: seed it again before requests find it so.
+    if (connectedOnce) reseedIfLost().catch(() => {}); // admissions try again
     connectedOnce = true;
     healthy = true;
   });
+
+  // What this instance seeded last (its configuration), written again whenever
+  // Redis is found to have lost it: the seed marker is gone.
+  let seeded: SeedOrganization[] | undefined;
+  let reseeding: Promise<boolean> | undefined;
+
+  async function writeSeed(organizations: SeedOrganization[]) {
+    for (const organization of organizations) {
+      // One transaction per organisation: limits, starting balance (once), keys.
+      const batch = client.multi();
+      const limitsName = keys.organizationLimits(organization.organizationId);
+      batch.del(limitsName);
+      const limits: Record<string, string> = {};
+      if (organization.rpm !== undefined) limits.rpm = String(organization.rpm);
+      if (organization.tpm !== undefined) limits.tpm = String(organization.tpm);
+      if (Object.keys(limits).length > 0) batch.hSet(limitsName, limits);
+      batch.set(keys.balance(organization.organizationId), organization.initialCreditsNanos.toString(), { condition: "NX" });
+      for (const key of organization.keys) batch.putKey(keys.prefix, putKey("seed", key, key.disabled));
+      await batch.exec();
+    }
+    // Last: a seed cut short leaves no marker, so it is done again.
+    await client.set(keys.seedMarker(), "1");
+  }
+
+  /**
+   * Seeds this instance's configuration again if the marker is gone; one
+   * re-seed at a time. True when it re-seeded (or waited for one that did).
+   * Seeding is idempotent and sets a starting balance only where there is none,
+   * so an organisation that kept its balance keeps it.
+   */
+  function reseedIfLost(): Promise<boolean> {
+    reseeding ??= (async () => {
+      try {
+        if (!seeded || (await client.exists(keys.seedMarker())) === 1) return false;
+        await writeSeed(seeded);
+        logger?.error?.({ organizations: seeded.length }, "Redis account store had lost its data; the configured organisations and keys are seeded again");
+        return true;
+      } finally {
+        reseeding = undefined;
+      }
+    })();
+    return reseeding;
+  }
 
   try {
     await client.connect();
@@ -145,7 +194,13 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
 
   return {
     keys: {
-      findByDigest: (digest) => guarded("findByDigest", () => readKey(digest)),
+      findByDigest: (digest) =>
+        guarded("findByDigest", async () => {
+          const key = await readKey(digest);
+          // Unknown, or lost with the rest of Redis's data? Only a store that still has its seed may say "unknown".
+          if (key || !(await reseedIfLost())) return key;
+          return readKey(digest);
+        }),
       create: (key) =>
         guarded("create", async () => ((await client.putKey(keys.prefix, putKey("create", key, false))) ? readKey(key.digest) : undefined)),
       list: (organizationId) =>
@@ -175,7 +230,7 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
         guarded("admit", async () => {
           const { now, charge } = request;
           const windowStart = minuteStart(now);
-          const reply = await client.admit(keys.prefix, {
+          const payload: AdmitPayload = {
             digest: request.keyDigest,
             requestId: request.requestId,
             modelIds: request.modelIds,
@@ -191,7 +246,19 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
               charge.kind === "credits"
                 ? { kind: "credits", holdNanos: charge.holdNanos.toString() }
                 : { kind: "free", candidates: charge.candidates.map(({ modelId, dailyQuota }) => ({ modelId, dailyQuota })), pick: charge.pick },
-          });
+          };
+          let reply = await client.admit(keys.prefix, payload);
+          if (isNotSeeded(reply)) {
+            // Redis lost its data: seed it again and ask again (a refusal wrote nothing).
+            await reseedIfLost();
+            reply = await client.admit(keys.prefix, payload);
+          }
+          if (isNotSeeded(reply)) {
+            // Never told a seed (a store used without configuration): the key is simply unknown.
+            if (!seeded) return { admitted: false, refusal: { reason: "invalid_api_key" } };
+            // Lost again at once: a valid key must not be called invalid for it.
+            throw new StoreUnavailableError("Redis account store: account state was lost and is being restored");
+          }
           return admissionOf(reply, windowStart + MINUTE_MS);
         }),
       settle: (settlement) => settleAll([settlement]),
@@ -245,19 +312,8 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
 
     seed: (organizations) =>
       guarded("seed", async () => {
-        for (const organization of organizations) {
-          // One transaction per organisation: limits, starting balance (once), keys.
-          const batch = client.multi();
-          const limitsName = keys.organizationLimits(organization.organizationId);
-          batch.del(limitsName);
-          const limits: Record<string, string> = {};
-          if (organization.rpm !== undefined) limits.rpm = String(organization.rpm);
-          if (organization.tpm !== undefined) limits.tpm = String(organization.tpm);
-          if (Object.keys(limits).length > 0) batch.hSet(limitsName, limits);
-          batch.set(keys.balance(organization.organizationId), organization.initialCreditsNanos.toString(), { condition: "NX" });
-          for (const key of organization.keys) batch.putKey(keys.prefix, putKey("seed", key, key.disabled));
-          await batch.exec();
-        }
+        await writeSeed(organizations);
+        seeded = organizations;
       }),
 
     close: async () => {
@@ -288,9 +344,11 @@ function keyFromHash(hash: Record<string, string>): KeyRecord {
   };
 }
 
+const isNotSeeded = (reply: AdmitReply) => !reply.admitted && reply.refusal.reason === "not_seeded";
+
 function admissionOf(reply: AdmitReply, resetAt: number): Admission {
   if (!reply.admitted) {
-    const refusal = reply.refusal;
+    const refusal = reply.refusal as Exclude<ScriptRefusal, { reason: "not_seeded" }>;
     const converted: Refusal =
       refusal.reason === "rate_limited"
         ? { ...refusal, resetAt }

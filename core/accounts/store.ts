@@ -201,7 +201,11 @@ export interface AccountStores {
   credits: CreditStore;
   admission: AdmissionStore;
   usage: UsageStore;
-  /** Writes the configuration's organisations and keys. */
+  /**
+   * Writes the configuration's organisations and keys. The Redis store
+   * remembers them and writes them again whenever Redis turns out to have
+   * lost them (docs/accounts.md, "Known limits").
+   */
   seed(organizations: SeedOrganization[]): Promise<void>;
   close(): Promise<void>;
 }
