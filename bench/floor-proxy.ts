@@ -9,8 +9,9 @@ import { Pool } from "undici";
 const upstream = process.env.BENCH_UPSTREAM_URL;
 if (!upstream) throw new Error("BENCH_UPSTREAM_URL is required");
 
-// Same pool shape as the gateway's upstream client (core/providers/http-client.ts).
-const pool = new Pool(upstream, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
+// Same pool shape as the gateway's upstream client (core/providers/http-client.ts):
+// no connection limit (null), since a stream holds its connection for its whole length.
+const pool = new Pool(upstream, { connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
 
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];

@@ -11,7 +11,7 @@
 // printed as PASS/FAIL; the exit code is 0 either way (a benchmark, not a test).
 // The markdown report goes to stdout and bench/results/latest.md; progress to stderr.
 //
-// Options: --suite gateway|accounts (accounts: accounts-overhead.ts instead, see there)
+// Options: --suite gateway|accounts|streams (accounts-overhead.ts or streams.ts instead, see there)
 //   --rounds N  --requests N (sequential, per path and round)
 //   --concurrency N  --rps-seconds S  --rps-max N  --warmup S
 //   --no-stream (skip the streaming variant; same as --mode json)  --mode both|json|stream
@@ -33,17 +33,17 @@ import { RunResources } from "./resources.ts";
 
 requireNode24("npm run bench", "bench/gateway-overhead.ts");
 
-// Suites: `--suite gateway` (the default: this file) or `--suite accounts`
-// (accounts-overhead.ts, which gets the other options). The flag is taken out
-// of process.argv before either suite reads its options.
+// Suites: `--suite gateway` (the default: this file), `--suite accounts`
+// (accounts-overhead.ts) or `--suite streams` (streams.ts); each gets the other
+// options. The flag is taken out of process.argv before any suite reads its options.
 const suiteAt = process.argv.findIndex((arg) => arg === "--suite" || arg.startsWith("--suite="));
 const suite = suiteAt < 0 ? "gateway" : process.argv[suiteAt].includes("=") ? process.argv[suiteAt].split("=")[1] : process.argv[suiteAt + 1];
 if (suiteAt >= 0) process.argv.splice(suiteAt, process.argv[suiteAt].includes("=") ? 1 : 2);
-if (suite === "accounts") {
-  await import("./accounts-overhead.ts");
+if (suite === "accounts" || suite === "streams") {
+  await import(suite === "accounts" ? "./accounts-overhead.ts" : "./streams.ts");
   process.exit(process.exitCode ?? 0);
 } else if (suite !== "gateway") {
-  process.stderr.write(`--suite is gateway (default) or accounts, got ${suite}\n`);
+  process.stderr.write(`--suite is gateway (default), accounts or streams, got ${suite}\n`);
   process.exit(1);
 }
 

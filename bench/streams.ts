@@ -1,0 +1,214 @@
+// Streams benchmark (`npm run bench -- --suite streams`): time to the first token
+// with a thousand streams open at once to one provider, through the gateway and
+// through the bare proxy (the floor), measured in the same run.
+//
+// One upstream (stream-upstream.ts, its own process) answers every request with
+// a long stream: the first token at once, then a token every 250 ms, 12 tokens
+// (3 s). Per round and path, 1 000 streams are opened at an even pace over 1 s,
+// so all are open together for about 2 s; each is timed from its send to its
+// first token ("Hello") and to its [DONE]. Paths, in turn (order reversed every
+// other round): direct (client -> upstream), floor (client -> floor-proxy.ts ->
+// upstream), gateway (client -> gateway/main.ts -> upstream), and with
+// --candidate DIR the gateway of another checkout. The upstream's own count of
+// open streams (GET /stats) shows whether they were concurrent there.
+// Target: the gateway's first-token p99 within 2x of the floor's.
+//
+// Options: --rounds N (4)  --streams N (1000)  --ramp-ms MS (1000)  --tokens N (12)
+//   --token-interval-ms MS (250)  --candidate DIR  --log-level L (silent)  --quick (2 rounds)
+// Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
+import { performance } from "node:perf_hooks";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { startChild, type Child } from "./children.ts";
+import { benchModel, startGateway, writeGatewayConfig } from "./gateway-child.ts";
+import { createClient, percentile, type Client, type Target } from "./load.ts";
+import { int, requireNode24 } from "./options.ts";
+import { environmentLine, fmt, log, range, ROOT, targetsSection, verdict, writeReport } from "./report.ts";
+import { RunResources } from "./resources.ts";
+import { FIRST_TOKEN, streamRun, type StreamResult } from "./stream-load.ts";
+
+requireNode24("npm run bench -- --suite streams", "bench/streams.ts");
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: "string" },
+    streams: { type: "string" },
+    "ramp-ms": { type: "string" },
+    tokens: { type: "string" },
+    "token-interval-ms": { type: "string" },
+    candidate: { type: "string" },
+    "log-level": { type: "string", default: "silent" },
+    out: { type: "string", default: "streams.md" },
+    quick: { type: "boolean", default: false },
+  },
+});
+const settings = {
+  rounds: int(flags.rounds, flags.quick ? 2 : 4),
+  streams: int(flags.streams, 1000),
+  rampMs: int(flags["ramp-ms"], 1000),
+  tokens: int(flags.tokens, 12),
+  tokenIntervalMs: int(flags["token-interval-ms"], 250),
+  logLevel: flags["log-level"],
+  settleMs: 300,
+};
+/** A stream's expected length; a phase is cut off well after it. */
+const streamMs = settings.tokens * settings.tokenIntervalMs;
+const phaseLimitMs = settings.rampMs + streamMs + 20_000;
+
+type PathName = "direct" | "floor" | "gateway" | "candidate";
+const CANDIDATE_ROOT = flags.candidate ? path.resolve(flags.candidate) : undefined;
+const PATHS: PathName[] = CANDIDATE_ROOT ? ["direct", "floor", "gateway", "candidate"] : ["direct", "floor", "gateway"];
+const DEV_KEY = "sk-rtr-bench-0123456789abcdef";
+const MODEL_ID = "bench/stream";
+
+function targetFor(name: PathName): Target {
+  const viaGateway = name === "gateway" || name === "candidate";
+  return {
+    name,
+    path: viaGateway ? "/api/v1/chat/completions" : "/v1/chat/completions",
+    headers: { "content-type": "application/json", authorization: `Bearer ${DEV_KEY}` },
+    body: JSON.stringify({ model: viaGateway ? MODEL_ID : "bench-model", messages: [{ role: "user", content: "hi" }], max_tokens: 64, stream: true }),
+  };
+}
+
+const run = new RunResources();
+const runStarted = performance.now();
+const tempDir = await run.makeTempDir("rtr-bench-streams-");
+const upstream = await startChild({
+  name: "stream upstream",
+  module: new URL("./stream-upstream.ts", import.meta.url),
+  env: { BENCH_STREAM_TOKENS: String(settings.tokens), BENCH_TOKEN_INTERVAL_MS: String(settings.tokenIntervalMs) },
+  ready: { ipc: true },
+});
+run.children.push(upstream);
+const floor = await startChild({ name: "floor proxy", module: new URL("./floor-proxy.ts", import.meta.url), env: { BENCH_UPSTREAM_URL: upstream.url }, ready: { ipc: true } });
+run.children.push(floor);
+const configPath = await writeGatewayConfig(tempDir, {
+  providers: [{ id: "bench", label: "Bench upstream", protocol: "openai-compatible", base_url: `${upstream.url}/v1`, api_key_env: "BENCH_UPSTREAM_KEY" }],
+  models: [benchModel(MODEL_ID, "Bench stream", [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }])],
+  organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
+});
+const startGatewayOf = (name: string, root: string) =>
+  startGateway({ name, root, configPath, devKey: DEV_KEY, logLevel: settings.logLevel, env: { BENCH_UPSTREAM_KEY: "sk-upstream-bench" } });
+const gateway = await startGatewayOf("gateway", ROOT);
+run.children.push(gateway);
+const candidate = CANDIDATE_ROOT ? await startGatewayOf("candidate", CANDIDATE_ROOT) : undefined;
+if (candidate) run.children.push(candidate);
+
+const hopOf: Record<PathName, Child | undefined> = { direct: undefined, floor, gateway, candidate };
+const originOf: Record<PathName, string> = { direct: upstream.url, floor: floor.url, gateway: gateway.url, candidate: candidate?.url ?? "" };
+// One client per path with a connection for every stream, kept warm across rounds.
+const clients = Object.fromEntries(PATHS.map((name) => [name, createClient(originOf[name], settings.streams)])) as Record<PathName, Client>;
+run.clients.push(...Object.values(clients));
+log(`upstream ${upstream.url}, floor ${floor.url}, gateway ${gateway.url}` + (candidate ? `, candidate ${candidate.url} (${CANDIDATE_ROOT})` : ""));
+
+interface Tally {
+  firstToken: number[];
+  duration: number[];
+  roundP99: number[];
+  errors: number;
+  streams: number;
+  /** Most streams open at once at the upstream, per round. */
+  upstreamPeak: number[];
+  hopCpuMicros: number;
+}
+
+const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], hopCpuMicros: 0 });
+const tallies = Object.fromEntries(PATHS.map((name) => [name, emptyTally()])) as Record<PathName, Tally>;
+
+try {
+  await main();
+} catch (error) {
+  log(`benchmark failed: ${(error as Error).stack ?? error}`);
+  await run.cleanup();
+  process.exit(1);
+}
+
+async function upstreamStats(): Promise<{ open: number; peak: number }> {
+  const response = await fetch(`${upstream.url}/stats`);
+  return (await response.json()) as { open: number; peak: number };
+}
+
+/** Waits (bounded) until the upstream has no stream open, then the settle pause. */
+async function settle() {
+  const deadline = performance.now() + 10_000;
+  while ((await upstreamStats()).open > 0 && performance.now() < deadline) await sleep(50);
+  await sleep(settings.settleMs);
+}
+
+async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPeak: number; hopCpuMicros: number }> {
+  await settle();
+  await upstreamStats(); // starts a new peak
+  const cpuBefore = (await hopOf[name]?.cpuMicros()) ?? 0;
+  const result = await streamRun(clients[name], targetFor(name), FIRST_TOKEN, settings.streams, settings.rampMs, phaseLimitMs);
+  const cpuAfter = (await hopOf[name]?.cpuMicros()) ?? 0;
+  return { result, upstreamPeak: (await upstreamStats()).peak, hopCpuMicros: cpuAfter - cpuBefore };
+}
+
+async function main() {
+  // One stream per path, checked, then one unmeasured phase per path (opens every connection, warms the JIT).
+  for (const name of PATHS) {
+    const check = await streamRun(clients[name], targetFor(name), FIRST_TOKEN, 1, 0, phaseLimitMs);
+    if (check.errors > 0) throw new Error(`${name}: the check stream failed`);
+  }
+  log(`streams checked; warm-up: one phase of ${settings.streams} streams per path`);
+  for (const name of PATHS) await phase(name);
+
+  for (let round = 1; round <= settings.rounds; round++) {
+    const order = round % 2 === 1 ? PATHS : [...PATHS].reverse();
+    const line: string[] = [];
+    for (const name of order) {
+      const { result, upstreamPeak, hopCpuMicros } = await phase(name);
+      const tally = tallies[name];
+      tally.firstToken.push(...result.firstToken);
+      tally.duration.push(...result.duration);
+      tally.roundP99.push(percentile(result.firstToken, 99));
+      tally.errors += result.errors;
+      tally.streams += settings.streams;
+      tally.upstreamPeak.push(upstreamPeak);
+      tally.hopCpuMicros += hopCpuMicros;
+      line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak}${result.errors ? ` errors ${result.errors}` : ""}`);
+    }
+    log(`round ${round}/${settings.rounds}: ${line.join(", ")}`);
+  }
+  const totalSeconds = (performance.now() - runStarted) / 1000;
+  await run.cleanup({ graceful: true });
+  await writeReport(flags.out, renderReport(totalSeconds), totalSeconds);
+}
+
+function renderReport(totalSeconds: number): string {
+  const out: string[] = ["# Streams benchmark: time to first token with 1 000 streams open", ""];
+  out.push(
+    environmentLine(),
+    "",
+    `${settings.rounds} rounds (${PATHS.join(", ")} in turn, the order reversed every other round, after one unmeasured warm-up phase per path). ` +
+      `Per round and path: ${settings.streams} streams opened at an even pace over ${settings.rampMs} ms; the upstream sends the first token at once, then a token every ${settings.tokenIntervalMs} ms, ${settings.tokens} tokens (${streamMs} ms), so all streams are open together once the ramp is over. ` +
+      `First token: time from a stream's send to the arrival of its first token at the client. Load generator: one undici Pool per path in the benchmark process, ${settings.streams} connections, keep-alive; gateway LOG_LEVEL=${settings.logLevel}; all on 127.0.0.1. Run time ${fmt(totalSeconds, 0)} s.`,
+    "",
+    "| path | first token p50 ms | p99 ms | max ms | p99 per round, min–max | stream length p50 ms | upstream peak open streams, min–max per round | hop CPU µs/stream | errors |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  );
+  for (const name of PATHS) {
+    const t = tallies[name];
+    out.push(
+      `| ${name} | ${fmt(percentile(t.firstToken, 50), 2)} | ${fmt(percentile(t.firstToken, 99), 2)} | ${fmt(Math.max(...t.firstToken), 2)} | ${range(t.roundP99, 1)} | ${fmt(percentile(t.duration, 50), 0)} | ${range(t.upstreamPeak, 0)} | ${name === "direct" ? "—" : fmt(t.hopCpuMicros / t.streams, 0)} | ${t.errors}/${t.streams} |`,
+    );
+  }
+  out.push("");
+  const floorP99 = percentile(tallies.floor.firstToken, 99);
+  const checks: string[] = [];
+  for (const name of PATHS.filter((n) => n === "gateway" || n === "candidate")) {
+    const p99 = percentile(tallies[name].firstToken, 99);
+    checks.push(`| ${name} first-token p99 <= 2 × floor first-token p99 (same run) | ${fmt(p99, 2)} ms vs limit ${fmt(2 * floorP99, 2)} ms (floor ${fmt(floorP99, 2)} ms; ratio ${fmt(p99 / floorP99, 2)}×) | ${verdict(p99 <= 2 * floorP99)} |`);
+    const allOpen = Math.min(...tallies[name].upstreamPeak) >= settings.streams;
+    checks.push(`| every ${name} stream open at the upstream at once, every round | peak ${range(tallies[name].upstreamPeak, 0)} of ${settings.streams} | ${verdict(allOpen)} |`);
+  }
+  out.push(...targetsSection(checks));
+  out.push(
+    "Hop CPU = user+system CPU of the proxy's or gateway's process during the phase (ramp and whole streams), divided by the streams. " +
+      "On this 2-core machine the load generator, the upstream and the hop share the CPUs with whatever else runs, so compare paths within one run.",
+    "",
+  );
+  return out.join("\n");
+}
