@@ -3,8 +3,9 @@
 // and no credentials printed for a server that never ran.
 import { once } from "node:events";
 import net, { type AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { describeListenError } from "../core/listen-check.ts";
+import { listenOrExit } from "../core/startup.ts";
 import { CORE_ENTRY, GATEWAY_ENTRY, spawnEntry, stopAllEntries } from "./support/spawn-entry.ts";
 
 const TIMEOUT = 30_000;
@@ -102,5 +103,27 @@ describe("describeListenError", () => {
     ["EOTHER", "Cannot listen on 127.0.0.1:8080: listen EOTHER: raw detail"],
   ])("%s", (code, line) => {
     expect(describeListenError(failure(code), target)).toBe(line);
+  });
+});
+
+describe("listenOrExit: a port lost between the check and the listen", () => {
+  it("still ends in one line and exit 1", async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
+    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
+      throw new Error(`exit ${code}`);
+    });
+    try {
+      const inUse = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:50051"), { code: "EADDRINUSE" });
+      await expect(listenOrExit({ host: "127.0.0.1", port: 50051, variable: "GRPC_PORT" }, () => Promise.reject(inUse))).rejects.toThrow("exit 1");
+    } finally {
+      write.mockRestore();
+      exit.mockRestore();
+    }
+    expect(written).toEqual(["Cannot listen on 127.0.0.1:50051: the port is already in use (set GRPC_PORT to choose another)\n"]);
+  });
+
+  it("passes a successful listen through", async () => {
+    expect(await listenOrExit({ host: "127.0.0.1", port: 0, variable: "PORT" }, async () => "server")).toBe("server");
   });
 });
