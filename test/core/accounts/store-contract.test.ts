@@ -3,7 +3,7 @@
 // minute windows and UTC days are crossed without waiting. Redis-only tests
 // at the end: concurrency, expiry, key names, outages.
 import { createHash } from "node:crypto";
-import { createClient } from "redis";
+import { ClientOfflineError, createClient } from "redis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryAccountStores } from "../../../core/accounts/memory-store.ts";
 import { luaKeyBuilders, redisKeys } from "../../../core/accounts/redis-keys.ts";
@@ -22,6 +22,7 @@ import {
   type UsageRecord,
 } from "../../../core/accounts/store.ts";
 import { DAY_MS, MINUTE_MS } from "../../../core/accounts/windows.ts";
+import { settlesBefore } from "../../support/hang-guard.ts";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.ts";
 
 /** 2026-11-03T12:00:00Z: a minute boundary, twelve hours before midnight. */
@@ -613,13 +614,25 @@ describe("Redis account stores only", () => {
   it("rejects with StoreUnavailableError at once while Redis is down, and serves again once it is back", async () => {
     const faulty = await startRedisServer();
     const logged: string[] = [];
-    const logger = { warn: (_: object, message: string) => logged.push(`warn: ${message}`), info: (_: object, message: string) => logged.push(`info: ${message}`) };
-    const stores = await createRedisAccountStores({ url: faulty.url, logger });
+    const { promise: outageNoticed, resolve: noticeOutage } = Promise.withResolvers<void>();
+    const logger = {
+      warn: (_: object, message: string) => {
+        logged.push(`warn: ${message}`);
+        noticeOutage();
+      },
+      info: (_: object, message: string) => logged.push(`info: ${message}`),
+    };
+    // "At once" without a stopwatch: the command timeout is an hour and Redis
+    // stays down until every call has settled, so each call must be refused by
+    // the client itself (ClientOfflineError: never sent), neither queued until
+    // Redis returns nor left to a timeout.
+    const stores = await createRedisAccountStores({ url: faulty.url, logger, commandTimeoutMs: 60 * MINUTE_MS });
     try {
       const seed = [organization("org-a", { initialCreditsNanos: 100n, keys: [key("sk-a")] })];
       await stores.seed(seed);
       admittedOf(await stores.admission.admit(request("sk-a", { requestId: "r-1", charge: credits(10n) })));
       await faulty.stop();
+      await settlesBefore(outageNoticed, "the store noticing Redis is gone");
 
       const calls: [string, () => Promise<unknown>][] = [
         ["admit", () => stores.admission.admit(request("sk-a"))],
@@ -636,9 +649,19 @@ describe("Redis account stores only", () => {
         ["seed", () => stores.seed(seed)],
       ];
       for (const [name, call] of calls) {
-        const started = performance.now();
-        await expect(call(), name).rejects.toBeInstanceOf(StoreUnavailableError);
-        expect(performance.now() - started, name).toBeLessThan(1_000);
+        const error = await settlesBefore(call(), `${name} while Redis is down`).then(
+          () => expect.fail(`${name} succeeded while Redis was down`),
+          (error: unknown) => error,
+        );
+        expect(error, name).toBeInstanceOf(StoreUnavailableError);
+        const cause = (error as Error).cause;
+        if (name === "usage append" || name === "seed") {
+          // Transactions: node-redis 6 queues a MULTI even with disableOfflineQueue,
+          // so it fails with the next reconnection attempt (refused, Redis being down).
+          expect((cause as NodeJS.ErrnoException).code, name).toBe("ECONNREFUSED");
+        } else {
+          expect(cause, name).toBeInstanceOf(ClientOfflineError);
+        }
       }
 
       await faulty.start();
@@ -657,17 +680,31 @@ describe("Redis account stores only", () => {
 
   it("gives up on a frozen Redis (connected, never answering) after the command timeout, and serves again once it thaws", async () => {
     const frozen = await startRedisServer();
-    const stores = await createRedisAccountStores({ url: frozen.url, commandTimeoutMs: 200 });
+    const commandTimeoutMs = 200;
+    const stores = await createRedisAccountStores({ url: frozen.url, commandTimeoutMs });
     try {
       await stores.seed([organization("org-a", { initialCreditsNanos: 100n, keys: [key("sk-a")] })]);
       frozen.freeze();
-      const started = performance.now();
-      await expect(stores.admission.admit(request("sk-a", { charge: credits(10n) }))).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(performance.now() - started).toBeLessThan(2_000);
+      // The store's clock is held (only setTimeout is faked; sockets run for
+      // real): the frozen Redis never answers, so nothing but the command
+      // timeout can end the call, and it must end exactly then.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      let outcome: "pending" | "answered" | unknown = "pending";
+      stores.admission.admit(request("sk-a", { charge: credits(10n) })).then(
+        () => (outcome = "answered"),
+        (error: unknown) => (outcome = error),
+      );
+      await vi.advanceTimersByTimeAsync(commandTimeoutMs - 1);
+      expect(outcome).toBe("pending");
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome).toBeInstanceOf(StoreUnavailableError);
+      expect((outcome as Error).message).toContain(`got no answer in ${commandTimeoutMs} ms`);
+      vi.useRealTimers();
       frozen.thaw();
       // The admission queued on the connection ran once Redis thawed: its hold is taken until released.
       await vi.waitFor(async () => expect(await stores.credits.balance("org-a")).toBe(90n), { timeout: 5_000, interval: 20 });
     } finally {
+      vi.useRealTimers();
       frozen.thaw();
       await stores.close();
       await frozen.stop();
