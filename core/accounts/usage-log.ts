@@ -92,8 +92,11 @@ export function createUsageLog(store: UsageStore, options: UsageLogOptions = {})
   return {
     record(record) {
       pending.push(record);
-      // While the store is away, the retry timer alone goes to it.
-      if (storeAway) return keepBounded();
+      if (storeAway) {
+        // While the store is away, the retry timer alone goes to it.
+        keepBounded();
+        return;
+      }
       if (pending.length >= maxBatch) void flush();
       else schedule();
     },
