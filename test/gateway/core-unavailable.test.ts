@@ -31,7 +31,7 @@ describe("split gateway, core not listening", () => {
   beforeAll(async () => {
     closedPort = await freePort();
     const sink = new Writable({ write: (chunk, _encoding, done) => ((logged += chunk.toString()), done()) });
-    const app = createApp({ core: createRemoteCoreClient(`http://127.0.0.1:${closedPort}`), logger: pino({ level: "error" }, sink) });
+    const app = createApp({ core: createRemoteCoreClient(`http://127.0.0.1:${closedPort}`), logger: pino({ level: "warn" }, sink) });
     server = app.listen(0, "127.0.0.1");
     await once(server, "listening");
     gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
