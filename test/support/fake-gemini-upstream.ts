@@ -1,6 +1,10 @@
 // A real HTTP server speaking the Gemini API (v1beta generateContent and
 // streamGenerateContent?alt=sse), for tests. It records every request it
-// receives. The model in the URL path picks a failure:
+// receives. Before anything else it refuses, with Google's status and error body,
+// what the real API refuses (gemini-request-rules.ts): no key (403), unknown
+// fields and enum values, roles other than user/model, malformed parts, function
+// turns that do not pair up, and thinking settings the model does not take (400).
+// Then the model in the URL path picks a failure:
 //   "fail-<status>"   answers that HTTP status with Google's error body
 //   "cut-after-first" streams one chunk, then destroys the connection
 //   "end-early"       streams one chunk, then ends cleanly without finishReason
@@ -23,6 +27,7 @@
 // (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
 // cache hit), with finishReason STOP.
 import type http from "node:http";
+import { refusalOf } from "./gemini-request-rules.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THOUGHT = "Let me think.";
@@ -48,7 +53,18 @@ const STATUS_NAMES: Record<number, string> = {
 };
 
 export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1beta", ({ path, body }, res, onAbort) => answer(path, body, res, onAbort));
+  return startRecordingServer("/v1beta", ({ path, headers, body }, res, onAbort) => {
+    const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(new URL(path, "http://fake").pathname);
+    if (!route) return sendError(res, 404, `unknown path ${path}`);
+    const model = decodeURIComponent(route[1]);
+    const refusal = refusalOf(path, headers, body, model);
+    if (refusal) {
+      res.writeHead(refusal.status, { "content-type": "application/json; charset=UTF-8" });
+      res.end(JSON.stringify(refusal.body));
+      return;
+    }
+    answer(model, route[2] === "streamGenerateContent", body, res, onAbort);
+  });
 }
 
 interface FakeBody {
@@ -57,14 +73,7 @@ interface FakeBody {
   generationConfig?: { responseMimeType?: string; responseModalities?: string[]; thinkingConfig?: { includeThoughts?: boolean } };
 }
 
-function answer(path: string, rawBody: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {
-  const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(path);
-  if (!route) {
-    sendError(res, 404, `unknown path ${path}`);
-    return;
-  }
-  const model = decodeURIComponent(route[1]);
-  const stream = route[2] === "streamGenerateContent";
+function answer(model: string, stream: boolean, rawBody: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {
   const failure = /^fail-(\d{3})$/.exec(model);
   if (failure) {
     sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);

@@ -4,6 +4,7 @@
 // API's status and error shape), beside a valid request it must answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
+import { startFakeGeminiUpstream } from "./fake-gemini-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
 import type { FakeUpstream } from "./recording-server.ts";
 
@@ -196,5 +197,110 @@ describe("the fake Anthropic upstream", () => {
   it("refuses a thinking tool loop whose assistant turn does not start with its thinking (400)", async () => {
     const loop = [{ role: "user", content: "Weather?" }, { role: "assistant", content: [CALL] }, { role: "user", content: [RESULT] }];
     await refused({ ...THINKING, tools: TOOLS, messages: loop }, /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`/);
+  });
+});
+
+describe("the fake Gemini upstream", () => {
+  let upstream: FakeUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeGeminiUpstream();
+  });
+  afterAll(() => upstream.close());
+
+  const KEY = { "x-goog-api-key": "gemini-secret" };
+  const HI = { role: "user", parts: [{ text: "Hi" }] };
+  const VALID = { contents: [HI] };
+  const TOOLS = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", additionalProperties: false } }] }];
+  const CALL = { functionCall: { name: "get_weather", args: { city: "Paris" } } };
+  const RESPONSE = { functionResponse: { name: "get_weather", response: { output: "21C" } } };
+  const send = (body: unknown, { model = "gemini-test", headers = KEY as Record<string, string>, query = "" } = {}) =>
+    post(`${upstream.url}/models/${model}:generateContent${query}`, headers, body);
+
+  /** Google's error body: {error: {code, message, status}}, the code being the HTTP status. */
+  function expectGoogleError(answer: { status: number; body: Json }, status: number, googleStatus: string, message: RegExp) {
+    expect(answer.status).toBe(status);
+    expect(answer.body.error).toMatchObject({ code: status, status: googleStatus, message: expect.stringMatching(message) });
+  }
+  const refused = async (body: unknown, message: RegExp, model?: string) => expectGoogleError(await send(body, { model }), 400, "INVALID_ARGUMENT", message);
+
+  it("answers valid requests, in camelCase or snake_case, keyed by header or query", async () => {
+    expect((await send(VALID)).status).toBe(200);
+    expect((await send(VALID, { headers: {}, query: "?key=gemini-secret" })).status).toBe(200);
+    const snake = { contents: [HI], system_instruction: { parts: [{ text: "Be brief." }] }, generation_config: { max_output_tokens: 10, thinking_config: { thinking_budget: 1024 } } };
+    expect((await send(snake, { model: "gemini-2.5-flash" })).status).toBe(200);
+    const loop = { contents: [HI, { role: "model", parts: [CALL] }, { role: "user", parts: [RESPONSE] }], tools: TOOLS, toolConfig: { functionCallingConfig: { mode: "AUTO" } } };
+    expect((await send(loop)).status).toBe(200);
+    const levels = { contents: [HI], generationConfig: { thinkingConfig: { thinkingLevel: "low", includeThoughts: true }, responseModalities: ["TEXT", "IMAGE"] } };
+    expect((await send(levels, { model: "gemini-3-flash-preview" })).status).toBe(200);
+  });
+
+  it("refuses a request without a key (403)", async () => {
+    expectGoogleError(await send(VALID, { headers: {} }), 403, "PERMISSION_DENIED", /Method doesn't allow unregistered callers/);
+  });
+
+  it("refuses an unknown field, naming where it is (400)", async () => {
+    const answer = await send({ ...VALID, generationConfig: { maxTokens: 10 } });
+    expectGoogleError(answer, 400, "INVALID_ARGUMENT", /^Invalid JSON payload received\. Unknown name "maxTokens" at 'generation_config': Cannot find field\.$/);
+    expect(answer.body.error.details).toEqual([{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: "generation_config", description: expect.any(String) }] }]);
+    await refused({ ...VALID, temperature: 0.5 }, /^Invalid JSON payload received\. Unknown name "temperature": Cannot find field\.$/);
+    await refused({ contents: [{ role: "user", parts: [{ text: "Hi", cache_control: {} }] }] }, /Unknown name "cache_control" at 'contents\[0\]\.parts\[0\]'/);
+    await refused({ ...VALID, tools: [{ functionDeclarations: [{ name: "f", strict: true }] }] }, /Unknown name "strict" at 'tools\[0\]\.function_declarations\[0\]'/);
+    await refused({ ...VALID, toolConfig: { functionCallingConfig: { mode: "ANY", allowed: ["f"] } } }, /Unknown name "allowed" at 'tool_config\.function_calling_config'/);
+    await refused({ ...VALID, systemInstruction: { parts: [{ content: "Be brief." }] } }, /Unknown name "content" at 'system_instruction\.parts\[0\]'/);
+    await refused({ ...VALID, safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", level: "BLOCK_NONE" }] }, /Unknown name "level" at 'safety_settings\[0\]'/);
+  });
+
+  it("refuses an enum value the API does not have (400)", async () => {
+    await refused({ ...VALID, toolConfig: { functionCallingConfig: { mode: "REQUIRED" } } }, /^Invalid value at 'tool_config\.function_calling_config\.mode'/);
+    await refused({ ...VALID, generationConfig: { responseModalities: ["TEXT", "VIDEO_CLIP"] } }, /^Invalid value at 'generation_config\.response_modalities\[1\]'/);
+  });
+
+  it("refuses roles other than user and model (400)", async () => {
+    await refused({ contents: [{ role: "system", parts: [{ text: "Be brief." }] }, HI] }, /^Please use a valid role: user, model\.$/);
+    await refused({ contents: [HI, { role: "assistant", parts: [{ text: "Hello" }] }, HI] }, /^Please use a valid role: user, model\.$/);
+  });
+
+  it("refuses empty contents and empty parts (400)", async () => {
+    await refused({ contents: [] }, /contents is not specified/);
+    await refused({ contents: [{ role: "user", parts: [] }] }, /contents\.parts must not be empty/);
+  });
+
+  it("refuses a part with no data, or with two (400)", async () => {
+    await refused({ contents: [{ role: "user", parts: [{ thought: true }] }] }, /required oneof field 'data' must have one initialized field/);
+    await refused({ contents: [{ role: "user", parts: [{ text: "Hi", inlineData: { mimeType: "image/png", data: "AA==" } }] }] }, /oneof field 'data' is already set/);
+  });
+
+  it("refuses a function declaration without a name (400)", async () => {
+    await refused({ ...VALID, tools: [{ functionDeclarations: [{ description: "no name" }] }] }, /function_declarations\[0\]\.name: Name cannot be empty/);
+  });
+
+  it("refuses function responses that do not answer every call of the turn before (400)", async () => {
+    const contents = [HI, { role: "model", parts: [CALL, CALL] }, { role: "user", parts: [RESPONSE] }];
+    await refused({ contents, tools: TOOLS }, /number of function response parts is equal to the number of function call parts/);
+  });
+
+  it("refuses a function call turn that does not follow a user turn (400)", async () => {
+    const contents = [HI, { role: "model", parts: [{ text: "Let me check." }] }, { role: "model", parts: [CALL] }, { role: "user", parts: [RESPONSE] }];
+    await refused({ contents, tools: TOOLS }, /function call turn comes immediately after a user turn/);
+  });
+
+  it("refuses a Gemini 3 function call of the current turn without its thoughtSignature (400)", async () => {
+    const contents = [HI, { role: "model", parts: [CALL] }, { role: "user", parts: [RESPONSE] }];
+    await refused({ contents, tools: TOOLS }, /Function call is missing a thought_signature/, "gemini-3-pro-preview");
+    const signed = [HI, { role: "model", parts: [{ ...CALL, thoughtSignature: "c2ln" }] }, { role: "user", parts: [RESPONSE] }];
+    expect((await send({ contents: signed, tools: TOOLS }, { model: "gemini-3-pro-preview" })).status).toBe(200);
+  });
+
+  it("refuses thinkingBudget and thinkingLevel together (400)", async () => {
+    await refused({ ...VALID, generationConfig: { thinkingConfig: { thinkingBudget: 1024, thinkingLevel: "LOW" } } }, /only one of thinking budget and thinking level/, "gemini-3-pro-preview");
+  });
+
+  it("refuses thinkingLevel before Gemini 3 (400)", async () => {
+    await refused({ ...VALID, generationConfig: { thinkingConfig: { thinkingLevel: "LOW" } } }, /Thinking level is not supported/, "gemini-2.5-flash");
+  });
+
+  it("refuses a thinking budget outside the model's range (400)", async () => {
+    await refused({ ...VALID, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }, /^Budget 0 is invalid\. This model only works in thinking mode\.$/, "gemini-2.5-pro");
+    await refused({ ...VALID, generationConfig: { thinkingConfig: { thinkingBudget: 32000 } } }, /^The thinking budget \(32000\) is invalid\.$/, "gemini-2.5-flash");
   });
 });

@@ -174,7 +174,9 @@ describe("a cut stream", () => {
   });
 });
 
-it("sends no key header to a keyless server", async () => {
-  await collect(call("gemini-test", { apiKey: "" }));
+it("sends no key header to a keyless server (which Google itself answers with a 403)", async () => {
+  const error = await failure(call("gemini-test", { apiKey: "" }));
   expect(upstream.requests[0].headers["x-goog-api-key"]).toBeUndefined();
+  expect(error).toMatchObject({ status: 403 });
+  expect(error.message).toContain("Method doesn't allow unregistered callers");
 });
