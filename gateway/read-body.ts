@@ -69,7 +69,8 @@ function asBodyError(error: unknown, contentEncoding: string): unknown {
     return routerError(Code.InvalidArgument, "invalid_json", "The request body is not valid JSON.", { param: "body" });
   }
   if (isZlibError(error)) {
-    const message = `The request body could not be decoded as ${contentEncoding} (its Content-Encoding): ${error.message}.`;
+    // zlib's own words ("incorrect header check") would mean little to a client.
+    const message = `The request body could not be decoded as ${contentEncoding}, its Content-Encoding: it is not ${contentEncoding} data, or it is cut short.`;
     return routerError(Code.InvalidArgument, "invalid_body_encoding", message, { param: "body" });
   }
   return error;
