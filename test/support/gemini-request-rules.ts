@@ -232,8 +232,8 @@ const BUDGET_RANGES: { model: RegExp; min: number; max: number; zero: boolean }[
   { model: /^gemini-2\.5-pro/, min: 128, max: 32768, zero: false },
   { model: /^gemini-2\.5-flash-lite/, min: 512, max: 24576, zero: true },
   { model: /^gemini-2\.5-flash/, min: 1, max: 24576, zero: true },
-  // The Gemini 3 Pro models cannot stop thinking either.
-  { model: /^gemini-3(\.\d+)?-pro/, min: 128, max: 32768, zero: false },
+  // The Gemini 3 Pro models cannot stop thinking either (their range is not documented).
+  { model: /^gemini-3(\.\d+)?-pro/, min: 1, max: Infinity, zero: false },
 ];
 
 function thinkingError(body: Json, model: string): string | undefined {

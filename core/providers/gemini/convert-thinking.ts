@@ -16,6 +16,23 @@ export function alwaysThinks(modelId: string): boolean {
   return ALWAYS_THINKS.test(modelId);
 }
 
+/**
+ * The documented thinkingBudget ranges of the 2.5 models, which refuse a budget
+ * outside them ("The thinking budget (N) is invalid."). Routing sizes budgets up
+ * to 32000, past Flash's 24576, so a budget is brought into the model's range.
+ */
+const BUDGET_RANGES: { model: RegExp; min: number; max: number }[] = [
+  { model: /^(models\/)?gemini-2\.5-pro/, min: LOWEST_THINKING_BUDGET, max: 32768 },
+  { model: /^(models\/)?gemini-2\.5-flash-lite/, min: 512, max: 24576 },
+  { model: /^(models\/)?gemini-2\.5-flash/, min: 1, max: 24576 },
+];
+
+/** The budget the model takes nearest to the one asked (as asked for models without a documented range). */
+export function fitThinkingBudget(modelId: string, budget: number): number {
+  const range = BUDGET_RANGES.find((candidate) => candidate.model.test(modelId));
+  return range ? Math.min(Math.max(budget, range.min), range.max) : budget;
+}
+
 /** The thinkingConfig, or undefined when the caller asked nothing of reasoning. */
 export function convertThinking(call: UpstreamCall): JsonObject | undefined {
   const reasoning = call.request.reasoning;
@@ -24,7 +41,7 @@ export function convertThinking(call: UpstreamCall): JsonObject | undefined {
   const level = reasoning.effort ? call.route.reasoning_effort_map?.[effort] : undefined;
   const showThoughts = reasoning.enabled !== false;
   if (level) return showThoughts ? { thinkingLevel: level, includeThoughts: true } : { thinkingLevel: level };
-  if (reasoning.maxTokens !== undefined) return { thinkingBudget: reasoning.maxTokens, includeThoughts: true };
+  if (reasoning.maxTokens !== undefined) return { thinkingBudget: fitThinkingBudget(call.route.provider_model_id, reasoning.maxTokens), includeThoughts: true };
   if (!showThoughts) return { thinkingBudget: alwaysThinks(call.route.provider_model_id) ? LOWEST_THINKING_BUDGET : 0 };
   return { includeThoughts: true };
 }

@@ -2,7 +2,7 @@
 import { Role } from "../../../gen/router/v1/inference_pb.js";
 import type { UpstreamCall } from "../types.ts";
 import { isFetchableUri } from "./convert-contents.ts";
-import { alwaysThinks, LOWEST_THINKING_BUDGET } from "./convert-thinking.ts";
+import { alwaysThinks, fitThinkingBudget, LOWEST_THINKING_BUDGET } from "./convert-thinking.ts";
 import { parseDataUri } from "../data-uri.ts";
 
 export function geminiWarnings(call: UpstreamCall): string[] {
@@ -19,6 +19,12 @@ export function geminiWarnings(call: UpstreamCall): string[] {
   const hasLevel = reasoning?.effort && route.reasoning_effort_map?.[reasoning.effort as keyof typeof route.reasoning_effort_map];
   if (reasoning?.enabled === false && !hasLevel && reasoning.maxTokens === undefined && alwaysThinks(route.provider_model_id)) {
     warnings.push(`reasoning cannot be turned off on ${route.provider_model_id}; its lowest thinking budget (${LOWEST_THINKING_BUDGET}) was used`);
+  }
+  const budget = reasoning?.maxTokens;
+  const sentBudget = budget === undefined ? undefined : fitThinkingBudget(route.provider_model_id, budget);
+  if (!hasLevel && budget !== undefined && sentBudget !== budget) {
+    const side = sentBudget! < budget ? "above" : "below";
+    warnings.push(`a thinking budget of ${budget} tokens is ${side} ${route.provider_model_id}'s ${side === "above" ? "maximum" : "minimum"}; ${sentBudget} was sent`);
   }
 
   const parts = request.messages.flatMap((message) => message.content.map((part) => ({ role: message.role, part })));

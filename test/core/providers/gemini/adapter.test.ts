@@ -180,3 +180,20 @@ it("sends no key header to a keyless server (which Google itself answers with a 
   expect(error).toMatchObject({ status: 403 });
   expect(error.message).toContain("Method doesn't allow unregistered callers");
 });
+
+describe("thinking budgets the model takes", () => {
+  it("caps a budget above a 2.5 Flash model's maximum (24576), which Google refuses, and says so", async () => {
+    // Routing sizes budgets up to 32000 (Anthropic's and 2.5 Pro's range); Flash stops at 24576.
+    const upstreamCall = call("gemini-2.5-flash", { request: { reasoning: { maxTokens: 32000 } } });
+    await collect(upstreamCall);
+    expect(upstream.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 24576, includeThoughts: true });
+    expect(adapter.warningsFor!(upstreamCall)).toContain("a thinking budget of 32000 tokens is above gemini-2.5-flash's maximum; 24576 was sent");
+  });
+
+  it("raises a budget below a 2.5 Pro model's minimum (128) to it", async () => {
+    const upstreamCall = call("gemini-2.5-pro", { request: { reasoning: { maxTokens: 100 } } });
+    await collect(upstreamCall);
+    expect(upstream.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128, includeThoughts: true });
+    expect(adapter.warningsFor!(upstreamCall)).toContain("a thinking budget of 100 tokens is below gemini-2.5-pro's minimum; 128 was sent");
+  });
+});
