@@ -24,7 +24,6 @@ const BY_REASON: Record<string, { status: number; type: ErrorType }> = {
   insufficient_credits: { status: 402, type: "billing_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_content_encoding: { status: 415, type: "invalid_request_error" },
-  unsupported_content_encoding: { status: 415, type: "invalid_request_error" },
 };
 
 const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {
