@@ -24,6 +24,8 @@ type ReasoningInit = NonNullable<MessageInitShape<typeof GenerateRequestSchema>[
 type BudgetProtocol = "anthropic" | "gemini";
 
 const ROUTE_COMPLETION_LIMIT = 8192;
+/** The largest thinkingBudget Gemini 2.5 Flash (the gemini route's model) takes, per Google's thinking guide. */
+const GEMINI_FLASH_MAX_BUDGET = 24576;
 
 /** One model served by one provider of the given protocol, with no effort map, through the real catalogue. */
 function budgetRoute(protocol: BudgetProtocol | "openai-compatible", reasoningEffortMap?: Record<string, string>): ProviderRoute {
@@ -152,7 +154,8 @@ describe.each<BudgetProtocol>(["anthropic", "gemini"])("reasoning budget on a %s
   it.each(ROWS.filter((row) => row[2] !== "off"))("sends max_tokens %s, reasoning %j as a budget of %s, below max_tokens", (maxTokens, reasoning, expected) => {
     const resolved = resolveReasoning(request(maxTokens, reasoning), route);
     const sent = sentThinking(protocol, { ...request(maxTokens, reasoning), reasoning: resolved.reasoning }, route);
-    expect(sent.budget).toBe(expected);
+    // Gemini 2.5 Flash refuses a budget above its documented 24576: the adapter sends that instead.
+    expect(sent.budget).toBe(protocol === "gemini" ? Math.min(expected as number, GEMINI_FLASH_MAX_BUDGET) : expected);
     expect(sent.budget!).toBeLessThan(sent.maxTokens);
   });
 
