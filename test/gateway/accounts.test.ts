@@ -5,7 +5,7 @@
 // injected, so minutes and UTC days are crossed without waiting.
 import OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryAccountStores } from "../../core/accounts/memory-store.ts";
 import { createRedisAccountStores } from "../../core/accounts/redis-store.ts";
 import type { AccountStores } from "../../core/accounts/store.ts";
@@ -531,12 +531,14 @@ describe.each(implementations)("accounts through the gateway ($name stores)", ({
       controller.abort();
       await reader.cancel().catch(() => {});
 
-      // The usage record is written when the request ends, right after its settlement is queued.
-      for (let poll = 0; poll < 200 && !(await gateway.core.accounts.usage.get("org_test", chatId)); poll++) {
-        await new Promise((resolve) => setImmediate(resolve));
+      // The usage record is written when the request ends (the server sees the
+      // abort in its own time), right after its settlement is queued.
+      const record = await vi.waitFor(async () => {
         await gateway.core.accounts.idle();
-      }
-      const record = await gateway.core.accounts.usage.get("org_test", chatId);
+        const written = await gateway.core.accounts.usage.get("org_test", chatId);
+        expect(written, "the aborted stream's usage record").toBeDefined();
+        return written;
+      }, { timeout: 10_000, interval: 5 });
       // The provider never reported usage: the prompt (58 bytes: 48, 8 for the message, 2 for no tools) and the words relayed so far, at about 4 characters a token.
       expect(record).toMatchObject({ outcome: "client_closed", streamed: true, provider: "simulator", promptTokens: 15 });
       expect(record!.completionTokens).toBeGreaterThan(0);
