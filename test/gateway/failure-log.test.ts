@@ -2,7 +2,7 @@
 // 5xx, store or core down) is one short warn line naming the request, the
 // error code, the status and the providers tried; a bug (an exception that is
 // not a ConnectError, or internal_error) is an error line with its stack.
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { Writable } from "node:stream";
 import { pino } from "pino";
@@ -128,6 +128,20 @@ it("logs an internal_error ConnectError at error level with its stack but withou
   expect(entry.err.message).toMatch(/settlement went negative/);
   expect(entry.err.stack).toMatch(/failure-log\.test\.ts/);
   expect(raw).not.toMatch(/typeName|descriptor|"details"/);
+});
+
+it("records a client that leaves while sending its body as 499 client_closed, not 400 invalid_json", async () => {
+  const { port, pathname } = new URL(url);
+  const socket = connect(Number(port), "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const head = [`POST ${pathname} HTTP/1.1`, "host: 127.0.0.1", `authorization: Bearer ${TEST_KEY}`, "content-type: application/json", "content-length: 1000"];
+  const arrived = new Promise((resolve) => server.once("request", resolve));
+  socket.write(`${head.join("\r\n")}\r\n\r\n{"model":`);
+  // Leave once the gateway has the request and waits for the rest of its body.
+  await arrived;
+  socket.destroy();
+  await vi.waitFor(() => expect(lines.some(({ entry }) => entry.path === "/api/v1/chat/completions" && entry.status === 499)).toBe(true));
+  expect(lines.some(({ entry }) => entry.status === 400)).toBe(false);
 });
 
 async function withInjected<T>(error: Error, run: () => Promise<T>): Promise<T> {
