@@ -74,6 +74,23 @@ describe("the fake OpenAI upstream", () => {
     expectOpenAiError(await send({ ...VALID, temperature: 3 }), 400, /'temperature' must be <= 2/, "temperature");
   });
 
+  const CALLS = { role: "assistant", content: null, tool_calls: [1, 2].map((n) => ({ id: `call_${n}`, type: "function", function: { name: "get_weather", arguments: "{}" } })) };
+  const answer = (n: number) => ({ role: "tool", tool_call_id: `call_${n}`, content: "21C" });
+
+  it("answers a tool loop whose calls are all answered", async () => {
+    expect((await send({ ...VALID, messages: [VALID.messages[0], CALLS, answer(2), answer(1)] })).status).toBe(200);
+  });
+
+  it("refuses tool calls not all answered by the tool messages after them (400)", async () => {
+    const messages = [VALID.messages[0], CALLS, answer(1), { role: "user", content: "Well?" }];
+    expectOpenAiError(await send({ ...VALID, messages }), 400, /^An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'\. The following tool_call_ids did not have response messages: call_2$/, expect.any(String));
+  });
+
+  it("refuses a tool message that answers no call of the turn before (400)", async () => {
+    const messages = [VALID.messages[0], CALLS, answer(1), answer(2), answer(3)];
+    expectOpenAiError(await send({ ...VALID, messages }), 400, /messages with role 'tool' must be a response to a preceeding message with 'tool_calls'/, "messages.[4].role");
+  });
+
   it("refuses a tool call without its function (400)", async () => {
     const messages = [{ role: "user", content: "Hi" }, { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function" }] }];
     expectOpenAiError(await send({ ...VALID, messages }), 400, /Invalid request/, expect.stringMatching(/^messages\.1/));

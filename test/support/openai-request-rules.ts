@@ -2,6 +2,9 @@
 // upstream: a missing or malformed bearer key (401), and any body that is not a
 // CreateChatCompletionRequest of OpenAI's published OpenAPI document (400).
 //
+// Beyond the schema, tool messages must answer the tool calls of the assistant
+// turn just before them, every one of them.
+//
 // The document does not forbid unknown fields, but the API does ("Unrecognized
 // request argument supplied: x", and "Additional properties are not allowed" for
 // a message's), so both levels are checked closed here. The fake also stands in
@@ -67,7 +70,7 @@ export function authRefusal(headers: IncomingHttpHeaders): Refusal | undefined {
 /** The 400 of a body the API would not take, naming the first offending field. */
 export function bodyRefusal(body: unknown): Refusal | undefined {
   const check = requestValidator();
-  if (check(body)) return undefined;
+  if (check(body)) return toolTurnsRefusal((body as { messages: Message[] }).messages);
   // A message that fits no role's schema also leaves its fields "unevaluated": the
   // other errors say why, and an unknown field is reported only when it is the only fault.
   const errors = (check.errors ?? []).filter((error) => error.keyword !== "unevaluatedProperties");
@@ -81,6 +84,38 @@ export function bodyRefusal(body: unknown): Refusal | undefined {
   }
   const first = mostSpecific(errors);
   return refusal(400, `Invalid request: ${errors.map(describe).slice(0, 5).join("; ")}`, dotted(first.instancePath) || null, "invalid_value");
+}
+
+interface Message {
+  role: string;
+  tool_calls?: { id: string }[];
+  tool_call_id?: string;
+}
+
+/**
+ * An assistant turn's tool calls are answered by tool messages right after it,
+ * one per call id, and a tool message answers a call of that turn.
+ */
+function toolTurnsRefusal(messages: Message[]): Refusal | undefined {
+  let open: string[] = [];
+  for (const [index, message] of messages.entries()) {
+    if (message.role === "tool") {
+      if (!open.includes(message.tool_call_id!)) {
+        return refusal(400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${index}].role`, null);
+      }
+      open = open.filter((id) => id !== message.tool_call_id);
+      continue;
+    }
+    if (open.length > 0) return unanswered(open, index - 1);
+    open = (message.role === "assistant" ? (message.tool_calls ?? []) : []).map((call) => call.id);
+  }
+  // A conversation may end on the calls themselves (the model is asked to go on); it may not skip some of their answers.
+  const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
+  return open.length > 0 && lastAssistant < messages.length - 1 ? unanswered(open, lastAssistant) : undefined;
+}
+
+function unanswered(ids: string[], index: number): Refusal {
+  return refusal(400, `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`, `messages.[${index}].role`, null);
 }
 
 /** The deepest error names the field best (a oneOf's own error only says no branch fitted). */
