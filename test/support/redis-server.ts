@@ -6,7 +6,6 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 
 export interface RedisServer {
   /** redis://127.0.0.1:<port> */
@@ -22,8 +21,10 @@ export interface RedisServer {
   thaw(): void;
 }
 
-const STARTUP_POLLS = 100;
-const POLL_INTERVAL_MS = 50;
+/** What redis-server logs once it listens (7.0: "* Ready to accept connections"; 7.2 adds " tcp"). */
+const READY_LINE = /Ready to accept connections/;
+/** A guard against a server that neither says it is ready nor exits; never reached by a healthy start. */
+const STARTUP_GUARD_MS = 10_000;
 const EXIT_WAIT_MS = 5_000;
 
 /** The one line a test run shows on a machine without Redis (the README's quick start names it). */
@@ -72,22 +73,35 @@ export async function startRedisServer(options: { env?: NodeJS.ProcessEnv } = {}
     running = child;
     child.stdout?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
     child.stderr?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-    let failure: Error | undefined;
-    child.once("error", (error) => {
-      failure = error;
+    child.once("error", () => {
       if (running === child) running = undefined;
     });
     child.once("exit", () => {
       if (running === child) running = undefined;
     });
-    for (let poll = 0; poll < STARTUP_POLLS; poll++) {
-      if (failure) throw new Error(`cannot run redis-server: ${failure.message}`);
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${output}`);
-      if (await answersPing(port)) return;
-      await delay(POLL_INTERVAL_MS);
+    // Started when the server says so (or fails when it exits): no polling.
+    await new Promise<void>((resolve, reject) => {
+      const guard = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`redis-server on port ${port} neither became ready nor exited:\n${output}`));
+      }, STARTUP_GUARD_MS);
+      const settle = (error?: Error) => {
+        clearTimeout(guard);
+        child.stdout?.off("data", onOutput);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onOutput = () => {
+        if (READY_LINE.test(output)) settle();
+      };
+      child.stdout?.on("data", onOutput);
+      child.once("error", (error) => settle(new Error(`cannot run redis-server: ${error.message}`)));
+      child.once("exit", (code, signal) => settle(new Error(`redis-server exited with ${code ?? signal}:\n${output}`)));
+    });
+    if (!(await answersPing(port))) {
+      child.kill("SIGKILL");
+      throw new Error(`redis-server said it was ready but did not answer PING on port ${port}:\n${output}`);
     }
-    child.kill("SIGKILL");
-    throw new Error(`redis-server did not answer PING on port ${port}:\n${output}`);
   };
 
   const stop = async () => {
