@@ -30,11 +30,15 @@ const record = (id: string): UsageRecord => ({
 function gatedStore() {
   const inner = createMemoryAccountStores().usage;
   const releases: (() => void)[] = [];
+  let notifyWriteStarted: (() => void) | undefined;
   let failNext = false;
   const store: UsageStore = {
     ...inner,
     append: async (records) => {
-      await new Promise<void>((resolve) => releases.push(resolve));
+      await new Promise<void>((resolve) => {
+        releases.push(resolve);
+        notifyWriteStarted?.();
+      });
       if (failNext) {
         failNext = false;
         throw new StoreUnavailableError("down");
@@ -42,9 +46,12 @@ function gatedStore() {
       await inner.append(records);
     },
   };
-  const writeStarted = async () => {
-    while (releases.length === 0) await new Promise((resolve) => setImmediate(resolve));
-  };
+  /** Resolves once a write is waiting to be released (at once if one already is). */
+  const writeStarted = () =>
+    new Promise<void>((resolve) => {
+      notifyWriteStarted = resolve;
+      if (releases.length > 0) resolve();
+    });
   return { store, inner, writeStarted, release: () => releases.shift()!(), failNextWrite: () => (failNext = true) };
 }
 
