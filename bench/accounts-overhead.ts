@@ -22,7 +22,6 @@
 // Options: --rounds N  --requests N (sequential, per store, kind and round)
 //   --concurrency N  --rps-seconds S  --rps-max N  --warmup S
 //   --kind both|paid|free  --monitor-requests N  --log-level L  --quick
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -30,6 +29,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { startRedisChild, type Child } from "./children.ts";
 import { benchModel, startGateway as startGatewayChild, writeGatewayConfig } from "./gateway-child.ts";
+import { machineCpu } from "./machine-cpu.ts";
 import { addLatency, addThroughput, clientPairs, completionContent, emptyTally, latencyRun, measuredPhase, median, percentile, throughputRun, warmUp, WARMUP_SEQUENTIAL, type LatencyTally, type Target, type ThroughputTally } from "./load.ts";
 import { int, requireNode24, ROUND_OPTIONS, roundSettings } from "./options.ts";
 import { environmentLine, fmt, log, range, ROOT, signed, targetsSection, verdict, writeReport } from "./report.ts";
@@ -383,19 +383,6 @@ async function monitorSample(kind: Kind, count: number): Promise<MonitorSample> 
   sample.admissionPayloadBytes = median(admissionBytes);
   sample.settlementPayloadBytes = median(settlementBytes);
   return sample;
-}
-
-/** Busy and total CPU time of the whole machine so far, in µs (Linux /proc/stat; undefined elsewhere). */
-function machineCpu(): { busy: number; total: number } | undefined {
-  try {
-    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
-    const tick = 1e6 / 100; // USER_HZ
-    const busy = (user + nice + system + irq + softirq + (steal ?? 0)) * tick;
-    return { busy, total: busy + (idle + iowait) * tick };
-  } catch {
-    return undefined;
-  }
 }
 
 /** CPU used so far by this benchmark's processes (itself, the gateways, redis-server), in µs. */

@@ -253,7 +253,7 @@ async function main() {
         s.hopCpuConcurrent += cpu.hop;
         s.upstreamCpuConcurrent += cpu.upstream;
         s.clientCpuConcurrent += cpu.client;
-        line.push(`${name}/${mode} p50 ${fmt(s.roundP50.at(-1)!, 3)} ms ${fmt(result.rps, 0)} rps`);
+        line.push(`${name}/${mode} p50 ${fmt(s.roundP50.at(-1)!, 3)} p99 ${fmt(s.roundP99.at(-1)!, 3)} ms ${fmt(result.rps, 0)} rps`);
       }
     }
     log(`round ${round}/${settings.rounds}: ${line.join(", ")}`);
@@ -377,13 +377,18 @@ function renderReport(stats: Record<Mode, Record<PathName, Stats>>, rss: { floor
   return out.join("\n");
 }
 
+/** "k of N": the rounds in which `a` is below `b` (round by round, the two measured minutes apart at most). */
+function lowerRounds(a: number[], b: number[]): string {
+  return `${a.filter((value, round) => value < b[round]).length} of ${a.length}`;
+}
+
 function candidateComparison(stats: Record<Mode, Record<PathName, Stats>>): string[] {
   const c = settings.concurrency;
   const out = [
     `## Candidate (${CANDIDATE_ROOT}) vs gateway (${ROOT})`,
     "",
-    `| mode | added p50 ms, gateway → candidate | CPU µs/req c=${c}, gateway → candidate | RPS c=${c}, gateway → candidate |`,
-    "| --- | --- | --- | --- |",
+    `| mode | added p50 ms, gateway → candidate | p99 ms c=1, gateway → candidate | rounds whose p99 is lower on the candidate | CPU µs/req c=${c}, gateway → candidate | RPS c=${c}, gateway → candidate |`,
+    "| --- | --- | --- | --- | --- | --- |",
   ];
   for (const mode of MODES) {
     const direct = summarize(stats[mode].direct);
@@ -391,7 +396,7 @@ function candidateComparison(stats: Record<Mode, Record<PathName, Stats>>): stri
     const k = summarize(stats[mode].candidate);
     const change = (before: number, after: number) => `${signed((100 * (after - before)) / before, 1)}%`;
     out.push(
-      `| ${mode} | ${fmt(g.p50 - direct.p50, 3)} → ${fmt(k.p50 - direct.p50, 3)} (${signed(k.p50 - g.p50, 3)}) | ${fmt(g.hopCpuConcurrent, 0)} → ${fmt(k.hopCpuConcurrent, 0)} (${change(g.hopCpuConcurrent, k.hopCpuConcurrent)}) | ${fmt(g.rps, 0)} → ${fmt(k.rps, 0)} (${change(g.rps, k.rps)}) |`,
+      `| ${mode} | ${fmt(g.p50 - direct.p50, 3)} → ${fmt(k.p50 - direct.p50, 3)} (${signed(k.p50 - g.p50, 3)}) | ${fmt(g.p99, 3)} → ${fmt(k.p99, 3)} | ${lowerRounds(stats[mode].candidate.roundP99, stats[mode].gateway.roundP99)} | ${fmt(g.hopCpuConcurrent, 0)} → ${fmt(k.hopCpuConcurrent, 0)} (${change(g.hopCpuConcurrent, k.hopCpuConcurrent)}) | ${fmt(g.rps, 0)} → ${fmt(k.rps, 0)} (${change(g.rps, k.rps)}) |`,
     );
   }
   return out;

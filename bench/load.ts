@@ -147,6 +147,7 @@ export interface LatencyTally {
   /** Pooled samples, ms. */
   latency: number[];
   roundP50: number[];
+  roundP99: number[];
   latencyRequests: number;
   latencyErrors: number;
 }
@@ -159,12 +160,13 @@ export interface ThroughputTally {
 }
 
 export function emptyTally(): LatencyTally & ThroughputTally {
-  return { latency: [], roundP50: [], latencyRequests: 0, latencyErrors: 0, rps: [], throughputRequests: 0, throughputErrors: 0 };
+  return { latency: [], roundP50: [], roundP99: [], latencyRequests: 0, latencyErrors: 0, rps: [], throughputRequests: 0, throughputErrors: 0 };
 }
 
 export function addLatency(into: LatencyTally, result: LatencyResult): void {
   into.latency.push(...result.samples);
   into.roundP50.push(percentile(result.samples, 50));
+  into.roundP99.push(percentile(result.samples, 99));
   into.latencyRequests += result.samples.length + result.errors;
   into.latencyErrors += result.errors;
 }

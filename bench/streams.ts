@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import { startChild, type Child } from "./children.ts";
 import { benchModel, startGateway, writeGatewayConfig } from "./gateway-child.ts";
 import { createClient, percentile, type Client, type Target } from "./load.ts";
+import { machineCpu } from "./machine-cpu.ts";
 import { int, requireNode24 } from "./options.ts";
 import { environmentLine, fmt, log, range, ROOT, targetsSection, verdict, writeReport } from "./report.ts";
 import { RunResources } from "./resources.ts";
@@ -112,9 +113,11 @@ interface Tally {
   /** Most streams open at once at the upstream, per round. */
   upstreamPeak: number[];
   hopCpuMicros: number;
+  /** Share of the machine's CPU that other processes (not this benchmark's) used, per round. */
+  otherShare: number[];
 }
 
-const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], hopCpuMicros: 0 });
+const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], hopCpuMicros: 0, otherShare: [] });
 const tallies = Object.fromEntries(PATHS.map((name) => [name, emptyTally()])) as Record<PathName, Tally>;
 
 try {
@@ -137,13 +140,24 @@ async function settle() {
   await sleep(settings.settleMs);
 }
 
-async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPeak: number; hopCpuMicros: number }> {
+/** CPU used so far by this benchmark's processes (itself and its children), in µs. */
+async function ownCpu(): Promise<number> {
+  const own = process.cpuUsage();
+  const children = await Promise.all(run.children.map((child) => child.cpuMicros()));
+  return own.user + own.system + children.reduce((sum, micros) => sum + micros, 0);
+}
+
+async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPeak: number; hopCpuMicros: number; otherShare: number }> {
   await settle();
   await upstreamStats(); // starts a new peak
   const cpuBefore = (await hopOf[name]?.cpuMicros()) ?? 0;
+  const [machineBefore, ownBefore] = [machineCpu(), await ownCpu()];
   const result = await streamRun(clients[name], targetFor(name), FIRST_TOKEN, settings.streams, settings.rampMs, phaseLimitMs);
+  const [machineAfter, ownAfter] = [machineCpu(), await ownCpu()];
   const cpuAfter = (await hopOf[name]?.cpuMicros()) ?? 0;
-  return { result, upstreamPeak: (await upstreamStats()).peak, hopCpuMicros: cpuAfter - cpuBefore };
+  const otherShare =
+    machineBefore && machineAfter ? (machineAfter.busy - machineBefore.busy - (ownAfter - ownBefore)) / (machineAfter.total - machineBefore.total) : Number.NaN;
+  return { result, upstreamPeak: (await upstreamStats()).peak, hopCpuMicros: cpuAfter - cpuBefore, otherShare: Math.max(0, otherShare) };
 }
 
 async function main() {
@@ -159,7 +173,7 @@ async function main() {
     const order = round % 2 === 1 ? PATHS : [...PATHS].reverse();
     const line: string[] = [];
     for (const name of order) {
-      const { result, upstreamPeak, hopCpuMicros } = await phase(name);
+      const { result, upstreamPeak, hopCpuMicros, otherShare } = await phase(name);
       const tally = tallies[name];
       tally.firstToken.push(...result.firstToken);
       tally.duration.push(...result.duration);
@@ -168,7 +182,8 @@ async function main() {
       tally.streams += settings.streams;
       tally.upstreamPeak.push(upstreamPeak);
       tally.hopCpuMicros += hopCpuMicros;
-      line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak}${result.errors ? ` errors ${result.errors}` : ""}`);
+      tally.otherShare.push(otherShare);
+      line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak} others ${fmt(100 * otherShare, 0)}%${result.errors ? ` errors ${result.errors}` : ""}`);
     }
     log(`round ${round}/${settings.rounds}: ${line.join(", ")}`);
   }
@@ -196,6 +211,15 @@ function renderReport(totalSeconds: number): string {
     );
   }
   out.push("");
+  // Per round: the p99 of each path beside how much of the machine other processes took meanwhile.
+  out.push(
+    `| round | ${PATHS.map((name) => `${name} p99 ms (others' CPU)`).join(" | ")} |`,
+    `| ---: | ${PATHS.map(() => "---:").join(" | ")} |`,
+  );
+  for (let round = 0; round < settings.rounds; round++) {
+    out.push(`| ${round + 1} | ${PATHS.map((name) => `${fmt(tallies[name].roundP99[round], 1)} (${fmt(100 * tallies[name].otherShare[round], 0)}%)`).join(" | ")} |`);
+  }
+  out.push("");
   const floorP99 = percentile(tallies.floor.firstToken, 99);
   const checks: string[] = [];
   for (const name of PATHS.filter((n) => n === "gateway" || n === "candidate")) {
@@ -205,8 +229,17 @@ function renderReport(totalSeconds: number): string {
     checks.push(`| every ${name} stream open at the upstream at once, every round | peak ${range(tallies[name].upstreamPeak, 0)} of ${settings.streams} | ${verdict(allOpen)} |`);
   }
   out.push(...targetsSection(checks));
+  if (CANDIDATE_ROOT) {
+    const lower = tallies.candidate.roundP99.filter((p99, round) => p99 < tallies.gateway.roundP99[round]).length;
+    out.push(
+      `Candidate (${CANDIDATE_ROOT}) against gateway (${ROOT}): first-token p99 ${fmt(percentile(tallies.gateway.firstToken, 99), 2)} → ${fmt(percentile(tallies.candidate.firstToken, 99), 2)} ms, ` +
+        `p50 ${fmt(percentile(tallies.gateway.firstToken, 50), 2)} → ${fmt(percentile(tallies.candidate.firstToken, 50), 2)} ms; the candidate's p99 is lower in ${lower} of ${settings.rounds} rounds.`,
+      "",
+    );
+  }
   out.push(
     "Hop CPU = user+system CPU of the proxy's or gateway's process during the phase (ramp and whole streams), divided by the streams. " +
+      "Others' CPU = the share of the whole machine's CPU (/proc/stat) that processes outside this benchmark used during the phase. " +
       "On this 2-core machine the load generator, the upstream and the hop share the CPUs with whatever else runs, so compare paths within one run.",
     "",
   );
