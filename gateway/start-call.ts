@@ -35,7 +35,7 @@ export function routingHeaders(start: ResponseStart): Record<string, string> {
     "x-router-provider": start.provider,
     "x-router-trace": traceHeader(start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }))),
   };
-  if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.join("; ");
+  if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.map((w) => w.message).join("; ");
   const now = Number(start.created) * 1000;
   const windows = [["requests", start.requestsWindow], ["tokens", start.tokensWindow]] as const;
   for (const [unit, window] of windows) {

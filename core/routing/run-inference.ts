@@ -11,6 +11,7 @@ import {
   type GenerateRequest,
   type GenerateResponse,
   type RoutingAttempt,
+  type Warning,
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { admitRequest, checkKey, type AdmittedRequest } from "../accounts/admit.ts";
@@ -21,6 +22,7 @@ import { formatMoney, type Money } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
+import { toWarnings } from "../warnings.ts";
 import type { ProviderAdapter, TokenUsage, UpstreamCall, UpstreamEvent } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { sha256Hex } from "../auth/keys.ts";
@@ -264,7 +266,7 @@ function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" | "
   }
 }
 
-function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: string[], admitted: AdmittedRequest, now: Date): GenerateResponse {
+function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: ReadonlyArray<string | Warning>, admitted: AdmittedRequest, now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {
     event: {
       case: "start",
@@ -275,7 +277,8 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         provider: attempt.route.provider.id,
         created: BigInt(Math.floor(now.getTime() / 1000)),
         attempts: trace,
-        warnings,
+        // Routing and the adapters may still say their warnings in words.
+        warnings: toWarnings(warnings),
         free: attempt.free,
         requestsWindow: admitted.requestsWindow,
         tokensWindow: admitted.tokensWindow,

@@ -191,6 +191,22 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * @generated from field: optional bool parallel_tool_calls = 18;
    */
   parallelToolCalls?: boolean | undefined;
+
+  /**
+   * A stored conversation this request continues; the core prepends its
+   * history to `messages`.
+   *
+   * @generated from field: router.v1.ConversationRef conversation = 19;
+   */
+  conversation?: ConversationRef | undefined;
+
+  /**
+   * Whether to keep this answer (its input and output items) so a later
+   * request can continue from it. Unset: the format's default (Responses: yes).
+   *
+   * @generated from field: optional bool store = 20;
+   */
+  store?: boolean | undefined;
 };
 
 /**
@@ -198,6 +214,27 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
  * Use `create(GenerateRequestSchema)` to create a new message.
  */
 export declare const GenerateRequestSchema: GenMessage<GenerateRequest>;
+
+/**
+ * ConversationRef points at a stored answer. The Responses format fills it
+ * from `previous_response_id`, Interactions from `previous_interaction_id`.
+ *
+ * @generated from message router.v1.ConversationRef
+ */
+export declare type ConversationRef = Message$1<"router.v1.ConversationRef"> & {
+  /**
+   * The id of the stored answer to continue from.
+   *
+   * @generated from field: string previous_id = 1;
+   */
+  previousId: string;
+};
+
+/**
+ * Describes the message router.v1.ConversationRef.
+ * Use `create(ConversationRefSchema)` to create a new message.
+ */
+export declare const ConversationRefSchema: GenMessage<ConversationRef>;
 
 /**
  * @generated from message router.v1.Message
@@ -956,13 +993,6 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
   attempts: RoutingAttempt[];
 
   /**
-   * Parameters that were dropped or adjusted, in words.
-   *
-   * @generated from field: repeated string warnings = 7;
-   */
-  warnings: string[];
-
-  /**
    * True when served from the free tier.
    *
    * @generated from field: bool free = 8;
@@ -982,6 +1012,13 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
    * @generated from field: router.v1.RateLimitWindow tokens_window = 10;
    */
   tokensWindow?: RateLimitWindow | undefined;
+
+  /**
+   * Parameters that were dropped or adjusted.
+   *
+   * @generated from field: repeated router.v1.Warning warnings = 11;
+   */
+  warnings: Warning[];
 };
 
 /**
@@ -989,6 +1026,40 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
  * Use `create(ResponseStartSchema)` to create a new message.
  */
 export declare const ResponseStartSchema: GenMessage<ResponseStart>;
+
+/**
+ * Warning says that a request parameter was dropped or adjusted.
+ *
+ * @generated from message router.v1.Warning
+ */
+export declare type Warning = Message$1<"router.v1.Warning"> & {
+  /**
+   * Stable machine-readable kind, such as `unsupported_parameter`.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * The request parameter concerned (`temperature`, `tool_choice`), when one is.
+   *
+   * @generated from field: string param = 2;
+   */
+  param: string;
+
+  /**
+   * What happened, in words.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message router.v1.Warning.
+ * Use `create(WarningSchema)` to create a new message.
+ */
+export declare const WarningSchema: GenMessage<Warning>;
 
 /**
  * @generated from message router.v1.RateLimitWindow
@@ -1083,6 +1154,29 @@ export declare type BlockStart = Message$1<"router.v1.BlockStart"> & {
    * @generated from field: string mime_type = 5;
    */
   mimeType: string;
+
+  /**
+   * Stable id of the block within the stream: the provider's own id when it
+   * has one (tool call ids, server tool ids), otherwise made by the core from
+   * the request id and the index. The Responses format uses it as the output
+   * item id.
+   *
+   * @generated from field: string id = 6;
+   */
+  id: string;
+
+  /**
+   * Server tool call and result blocks: the tool's name (`web_search`) and,
+   * for results, the id of the call they answer.
+   *
+   * @generated from field: string server_tool_name = 7;
+   */
+  serverToolName: string;
+
+  /**
+   * @generated from field: string server_tool_call_id = 8;
+   */
+  serverToolCallId: string;
 };
 
 /**
@@ -1170,6 +1264,13 @@ export declare type Annotation = Message$1<"router.v1.Annotation"> & {
    * @generated from field: string content = 5;
    */
   content: string;
+
+  /**
+   * The block whose text cites this source, when known.
+   *
+   * @generated from field: optional int32 block_index = 6;
+   */
+  blockIndex?: number | undefined;
 };
 
 /**
@@ -1228,11 +1329,37 @@ export declare type Usage = Message$1<"router.v1.Usage"> & {
   reasoningTokens: number;
 
   /**
-   * Exact decimal USD.
+   * Exact decimal USD, filled by the core after pricing.
    *
    * @generated from field: string cost = 6;
    */
   cost: string;
+
+  /**
+   * The share of cache_write_tokens written to be kept an hour (priced apart).
+   *
+   * @generated from field: int32 cache_write_1h_tokens = 7;
+   */
+  cacheWrite1hTokens: number;
+
+  /**
+   * Tokens by modality, when the provider reports them.
+   *
+   * @generated from field: repeated router.v1.ModalityTokens input_by_modality = 8;
+   */
+  inputByModality: ModalityTokens[];
+
+  /**
+   * @generated from field: repeated router.v1.ModalityTokens output_by_modality = 9;
+   */
+  outputByModality: ModalityTokens[];
+
+  /**
+   * The provider's usage object, unchanged.
+   *
+   * @generated from field: google.protobuf.Struct raw = 10;
+   */
+  raw?: JsonObject | undefined;
 };
 
 /**
@@ -1240,6 +1367,27 @@ export declare type Usage = Message$1<"router.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export declare const UsageSchema: GenMessage<Usage>;
+
+/**
+ * @generated from message router.v1.ModalityTokens
+ */
+export declare type ModalityTokens = Message$1<"router.v1.ModalityTokens"> & {
+  /**
+   * @generated from field: router.v1.Modality modality = 1;
+   */
+  modality: Modality;
+
+  /**
+   * @generated from field: int32 tokens = 2;
+   */
+  tokens: number;
+};
+
+/**
+ * Describes the message router.v1.ModalityTokens.
+ * Use `create(ModalityTokensSchema)` to create a new message.
+ */
+export declare const ModalityTokensSchema: GenMessage<ModalityTokens>;
 
 /**
  * Finish is always the last event of a complete stream.
@@ -1258,6 +1406,14 @@ export declare type Finish = Message$1<"router.v1.Finish"> & {
    * @generated from field: string raw_reason = 2;
    */
   rawReason: string;
+
+  /**
+   * The stop sequence that ended the answer, when one did (Anthropic
+   * `stop_sequence`); empty otherwise.
+   *
+   * @generated from field: string stop_sequence = 3;
+   */
+  stopSequence: string;
 };
 
 /**
@@ -1382,12 +1538,73 @@ export enum BlockType {
    * @generated from enum value: BLOCK_TYPE_VIDEO = 6;
    */
   VIDEO = 6,
+
+  /**
+   * The model declined to answer; deltas carry its explanation as text.
+   *
+   * @generated from enum value: BLOCK_TYPE_REFUSAL = 7;
+   */
+  REFUSAL = 7,
+
+  /**
+   * A tool the provider runs itself (web search); deltas carry the input JSON text.
+   *
+   * @generated from enum value: BLOCK_TYPE_SERVER_TOOL_CALL = 8;
+   */
+  SERVER_TOOL_CALL = 8,
+
+  /**
+   * The result of a server tool call; deltas carry the result payload as JSON text.
+   *
+   * @generated from enum value: BLOCK_TYPE_SERVER_TOOL_RESULT = 9;
+   */
+  SERVER_TOOL_RESULT = 9,
 }
 
 /**
  * Describes the enum router.v1.BlockType.
  */
 export declare const BlockTypeSchema: GenEnum<BlockType>;
+
+/**
+ * @generated from enum router.v1.Modality
+ */
+export enum Modality {
+  /**
+   * @generated from enum value: MODALITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: MODALITY_TEXT = 1;
+   */
+  TEXT = 1,
+
+  /**
+   * @generated from enum value: MODALITY_IMAGE = 2;
+   */
+  IMAGE = 2,
+
+  /**
+   * @generated from enum value: MODALITY_AUDIO = 3;
+   */
+  AUDIO = 3,
+
+  /**
+   * @generated from enum value: MODALITY_VIDEO = 4;
+   */
+  VIDEO = 4,
+
+  /**
+   * @generated from enum value: MODALITY_DOCUMENT = 5;
+   */
+  DOCUMENT = 5,
+}
+
+/**
+ * Describes the enum router.v1.Modality.
+ */
+export declare const ModalitySchema: GenEnum<Modality>;
 
 /**
  * @generated from enum router.v1.FinishReason

@@ -10,7 +10,7 @@ import { file_router_v1_usage } from "./usage_pb.js";
  * Describes the file router/v1/inference.proto.
  */
 export const file_router_v1_inference = /*@__PURE__*/
-  fileDesc("Chlyb3V0ZXIvdjEvaW5mZXJlbmNlLnByb3RvEglyb3V0ZXIudjEiRQoUR2V0R2VuZXJhdGlvblJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEucm91dGVyLnYxLkNhbGxlchIKCgJpZBgCIAEoCSJDChVHZXRHZW5lcmF0aW9uUmVzcG9uc2USKgoKZ2VuZXJhdGlvbhgBIAEoCzIWLnJvdXRlci52MS5Vc2FnZVJlY29yZCJCCgZDYWxsZXISDwoHYXBpX2tleRgBIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAiABKAkSDgoGa2V5X2lkGAMgASgJIqMFCg9HZW5lcmF0ZVJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEucm91dGVyLnYxLkNhbGxlchISCgpyZXF1ZXN0X2lkGAIgASgJEicKBmZvcm1hdBgDIAEoDjIXLnJvdXRlci52MS5QdWJsaWNGb3JtYXQSDQoFbW9kZWwYBCABKAkSDgoGbW9kZWxzGAUgAygJEiQKCG1lc3NhZ2VzGAYgAygLMhIucm91dGVyLnYxLk1lc3NhZ2USKwoIc2FtcGxpbmcYByABKAsyGS5yb3V0ZXIudjEuU2FtcGxpbmdQYXJhbXMSHgoFdG9vbHMYCCADKAsyDy5yb3V0ZXIudjEuVG9vbBIqCgt0b29sX2Nob2ljZRgJIAEoCzIVLnJvdXRlci52MS5Ub29sQ2hvaWNlEjIKD3Jlc3BvbnNlX2Zvcm1hdBgKIAEoCzIZLnJvdXRlci52MS5SZXNwb25zZUZvcm1hdBIuCglyZWFzb25pbmcYCyABKAsyGy5yb3V0ZXIudjEuUmVhc29uaW5nT3B0aW9ucxIwCghwcm92aWRlchgMIAEoCzIeLnJvdXRlci52MS5Qcm92aWRlclByZWZlcmVuY2VzEiYKBWNhY2hlGA0gASgLMhcucm91dGVyLnYxLkNhY2hlT3B0aW9ucxIUCgxyZXF1ZXN0X3RhZ3MYDiADKAkSJgoFbWVkaWEYDyABKAsyFy5yb3V0ZXIudjEuTWVkaWFPcHRpb25zEiwKC3Bhc3N0aHJvdWdoGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZzdHJlYW0YESABKAgSIAoTcGFyYWxsZWxfdG9vbF9jYWxscxgSIAEoCEgAiAEBQhYKFF9wYXJhbGxlbF90b29sX2NhbGxzIl8KB01lc3NhZ2USHQoEcm9sZRgBIAEoDjIPLnJvdXRlci52MS5Sb2xlEicKB2NvbnRlbnQYAiADKAsyFi5yb3V0ZXIudjEuQ29udGVudFBhcnQSDAoEbmFtZRgDIAEoCSLsAgoLQ29udGVudFBhcnQSIwoEdGV4dBgBIAEoCzITLnJvdXRlci52MS5UZXh0UGFydEgAEiUKBWltYWdlGAIgASgLMhQucm91dGVyLnYxLkltYWdlUGFydEgAEiUKBWF1ZGlvGAMgASgLMhQucm91dGVyLnYxLkF1ZGlvUGFydEgAEiMKBGZpbGUYBCABKAsyEy5yb3V0ZXIudjEuRmlsZVBhcnRIABIsCgl0b29sX2NhbGwYBSABKAsyFy5yb3V0ZXIudjEuVG9vbENhbGxQYXJ0SAASMAoLdG9vbF9yZXN1bHQYBiABKAsyGS5yb3V0ZXIudjEuVG9vbFJlc3VsdFBhcnRIABItCglyZWFzb25pbmcYByABKAsyGC5yb3V0ZXIudjEuUmVhc29uaW5nUGFydEgAEi4KDWNhY2hlX2NvbnRyb2wYCCABKAsyFy5yb3V0ZXIudjEuQ2FjaGVDb250cm9sQgYKBHBhcnQiKQoMQ2FjaGVDb250cm9sEgwKBHR5cGUYASABKAkSCwoDdHRsGAIgASgJIhgKCFRleHRQYXJ0EgwKBHRleHQYASABKAkiKAoJSW1hZ2VQYXJ0EgsKA3VybBgBIAEoCRIOCgZkZXRhaWwYAiABKAkiKQoJQXVkaW9QYXJ0EgwKBGRhdGEYASABKAkSDgoGZm9ybWF0GAIgASgJIlMKCEZpbGVQYXJ0EhAKCGZpbGVuYW1lGAEgASgJEhEKCWZpbGVfZGF0YRgCIAEoCRIPCgdmaWxlX2lkGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSI7CgxUb29sQ2FsbFBhcnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCglhcmd1bWVudHMYAyABKAkiYQoOVG9vbFJlc3VsdFBhcnQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEicKB2NvbnRlbnQYAiADKAsyFi5yb3V0ZXIudjEuQ29udGVudFBhcnQSEAoIaXNfZXJyb3IYAyABKAgiRwoNUmVhc29uaW5nUGFydBIMCgR0ZXh0GAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoCRIVCg1yZWRhY3RlZF9kYXRhGAMgASgJIuoCCg5TYW1wbGluZ1BhcmFtcxIYCgt0ZW1wZXJhdHVyZRgBIAEoAUgAiAEBEhIKBXRvcF9wGAIgASgBSAGIAQESEgoFdG9wX2sYAyABKAVIAogBARIeChFmcmVxdWVuY3lfcGVuYWx0eRgEIAEoAUgDiAEBEh0KEHByZXNlbmNlX3BlbmFsdHkYBSABKAFIBIgBARIfChJyZXBldGl0aW9uX3BlbmFsdHkYBiABKAFIBYgBARIRCgRzZWVkGAcgASgDSAaIAQESFwoKbWF4X3Rva2VucxgIIAEoBUgHiAEBEgwKBHN0b3AYCSADKAlCDgoMX3RlbXBlcmF0dXJlQggKBl90b3BfcEIICgZfdG9wX2tCFAoSX2ZyZXF1ZW5jeV9wZW5hbHR5QhMKEV9wcmVzZW5jZV9wZW5hbHR5QhUKE19yZXBldGl0aW9uX3BlbmFsdHlCBwoFX3NlZWRCDQoLX21heF90b2tlbnMiZgoEVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg4KBnN0cmljdBgEIAEoCCKjAQoKVG9vbENob2ljZRIoCgRtb2RlGAEgASgOMhoucm91dGVyLnYxLlRvb2xDaG9pY2UuTW9kZRIMCgRuYW1lGAIgASgJIl0KBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEg0KCU1PREVfQVVUTxABEg0KCU1PREVfTk9ORRACEhEKDU1PREVfUkVRVUlSRUQQAxIOCgpNT0RFX05BTUVEEAQi3gEKDlJlc3BvbnNlRm9ybWF0EiwKBHR5cGUYASABKA4yHi5yb3V0ZXIudjEuUmVzcG9uc2VGb3JtYXQuVHlwZRIMCgRuYW1lGAIgASgJEicKBnNjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDgoGc3RyaWN0GAQgASgIIlcKBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEg0KCVRZUEVfVEVYVBABEhQKEFRZUEVfSlNPTl9PQkpFQ1QQAhIUChBUWVBFX0pTT05fU0NIRU1BEAMifQoQUmVhc29uaW5nT3B0aW9ucxIOCgZlZmZvcnQYASABKAkSFwoKbWF4X3Rva2VucxgCIAEoBUgAiAEBEg8KB2V4Y2x1ZGUYAyABKAgSFAoHZW5hYmxlZBgEIAEoCEgBiAEBQg0KC19tYXhfdG9rZW5zQgoKCF9lbmFibGVkImQKE1Byb3ZpZGVyUHJlZmVyZW5jZXMSDAoEb25seRgBIAMoCRINCgVvcmRlchgCIAMoCRIcCg9hbGxvd19mYWxsYmFja3MYAyABKAhIAIgBAUISChBfYWxsb3dfZmFsbGJhY2tzItACCgxDYWNoZU9wdGlvbnMSEQoJY2FjaGVfa2V5GAEgASgJEiQKF2V4cGlyYXRpb25fdGltZV9zZWNvbmRzGAIgASgFSACIAQESGQoRY29udmVyc2F0aW9uX21vZGUYAyABKAkSGQoMbGFzdF9uX3R1cm5zGAQgASgFSAGIAQESHwoSZmlsdGVyX29uX3Byb3ZpZGVyGAUgASgISAKIAQESHAoPZmlsdGVyX29uX21vZGVsGAYgASgISAOIAQESIQoUc2ltaWxhcml0eV90aHJlc2hvbGQYByABKAFIBIgBAUIaChhfZXhwaXJhdGlvbl90aW1lX3NlY29uZHNCDwoNX2xhc3Rfbl90dXJuc0IVChNfZmlsdGVyX29uX3Byb3ZpZGVyQhIKEF9maWx0ZXJfb25fbW9kZWxCFwoVX3NpbWlsYXJpdHlfdGhyZXNob2xkIm4KDE1lZGlhT3B0aW9ucxIUCgxhc3BlY3RfcmF0aW8YASABKAkSFAoMYXVkaW9fcHJvbXB0GAIgASgJEh0KEGR1cmF0aW9uX3NlY29uZHMYAyABKAVIAIgBAUITChFfZHVyYXRpb25fc2Vjb25kcyLDAgoQR2VuZXJhdGVSZXNwb25zZRIpCgVzdGFydBgBIAEoCzIYLnJvdXRlci52MS5SZXNwb25zZVN0YXJ0SAASLAoLYmxvY2tfc3RhcnQYAiABKAsyFS5yb3V0ZXIudjEuQmxvY2tTdGFydEgAEiwKC2Jsb2NrX2RlbHRhGAMgASgLMhUucm91dGVyLnYxLkJsb2NrRGVsdGFIABIqCgpibG9ja19zdG9wGAQgASgLMhQucm91dGVyLnYxLkJsb2NrU3RvcEgAEiEKBXVzYWdlGAUgASgLMhAucm91dGVyLnYxLlVzYWdlSAASIwoGZmluaXNoGAYgASgLMhEucm91dGVyLnYxLkZpbmlzaEgAEisKCmFubm90YXRpb24YByABKAsyFS5yb3V0ZXIudjEuQW5ub3RhdGlvbkgAQgcKBWV2ZW50IpQCCg1SZXNwb25zZVN0YXJ0EgoKAmlkGAEgASgJEhAKCG1vZGVsX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEhAKCHByb3ZpZGVyGAQgASgJEg8KB2NyZWF0ZWQYBSABKAMSKwoIYXR0ZW1wdHMYBiADKAsyGS5yb3V0ZXIudjEuUm91dGluZ0F0dGVtcHQSEAoId2FybmluZ3MYByADKAkSDAoEZnJlZRgIIAEoCBIzCg9yZXF1ZXN0c193aW5kb3cYCSABKAsyGi5yb3V0ZXIudjEuUmF0ZUxpbWl0V2luZG93EjEKDXRva2Vuc193aW5kb3cYCiABKAsyGi5yb3V0ZXIudjEuUmF0ZUxpbWl0V2luZG93IkgKD1JhdGVMaW1pdFdpbmRvdxINCgVsaW1pdBgBIAEoBRIRCglyZW1haW5pbmcYAiABKAUSEwoLcmVzZXRfYXRfbXMYAyABKAMiVQoOUm91dGluZ0F0dGVtcHQSEAoIbW9kZWxfaWQYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIOCgZyZWFzb24YBCABKAkiewoKQmxvY2tTdGFydBINCgVpbmRleBgBIAEoBRIiCgR0eXBlGAIgASgOMhQucm91dGVyLnYxLkJsb2NrVHlwZRIUCgx0b29sX2NhbGxfaWQYAyABKAkSEQoJdG9vbF9uYW1lGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCSJhCgpCbG9ja0RlbHRhEg0KBWluZGV4GAEgASgFEgwKBHRleHQYAiABKAkSDAoEZGF0YRgDIAEoDBIRCglzaWduYXR1cmUYBCABKAkSFQoNcmVkYWN0ZWRfZGF0YRgFIAEoCSKJAQoKQW5ub3RhdGlvbhILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkSGAoLc3RhcnRfaW5kZXgYAyABKAVIAIgBARIWCgllbmRfaW5kZXgYBCABKAVIAYgBARIPCgdjb250ZW50GAUgASgJQg4KDF9zdGFydF9pbmRleEIMCgpfZW5kX2luZGV4IhoKCUJsb2NrU3RvcBINCgVpbmRleBgBIAEoBSKVAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgFEhsKE2NhY2hlZF9pbnB1dF90b2tlbnMYAiABKAUSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAMgASgFEhUKDW91dHB1dF90b2tlbnMYBCABKAUSGAoQcmVhc29uaW5nX3Rva2VucxgFIAEoBRIMCgRjb3N0GAYgASgJIkUKBkZpbmlzaBInCgZyZWFzb24YASABKA4yFy5yb3V0ZXIudjEuRmluaXNoUmVhc29uEhIKCnJhd19yZWFzb24YAiABKAkqqgEKDFB1YmxpY0Zvcm1hdBIdChlQVUJMSUNfRk9STUFUX1VOU1BFQ0lGSUVEEAASIgoeUFVCTElDX0ZPUk1BVF9DSEFUX0NPTVBMRVRJT05TEAESGwoXUFVCTElDX0ZPUk1BVF9SRVNQT05TRVMQAhIaChZQVUJMSUNfRk9STUFUX01FU1NBR0VTEAMSHgoaUFVCTElDX0ZPUk1BVF9JTlRFUkFDVElPTlMQBCpzCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX1NZU1RFTRABEhIKDlJPTEVfREVWRUxPUEVSEAISDQoJUk9MRV9VU0VSEAMSEgoOUk9MRV9BU1NJU1RBTlQQBBINCglST0xFX1RPT0wQBSqyAQoJQmxvY2tUeXBlEhoKFkJMT0NLX1RZUEVfVU5TUEVDSUZJRUQQABITCg9CTE9DS19UWVBFX1RFWFQQARIYChRCTE9DS19UWVBFX1JFQVNPTklORxACEhgKFEJMT0NLX1RZUEVfVE9PTF9DQUxMEAMSFAoQQkxPQ0tfVFlQRV9JTUFHRRAEEhQKEEJMT0NLX1RZUEVfQVVESU8QBRIUChBCTE9DS19UWVBFX1ZJREVPEAYquAEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9FUlJPUhAFMq0BChBJbmZlcmVuY2VTZXJ2aWNlEkUKCEdlbmVyYXRlEhoucm91dGVyLnYxLkdlbmVyYXRlUmVxdWVzdBobLnJvdXRlci52MS5HZW5lcmF0ZVJlc3BvbnNlMAESUgoNR2V0R2VuZXJhdGlvbhIfLnJvdXRlci52MS5HZXRHZW5lcmF0aW9uUmVxdWVzdBogLnJvdXRlci52MS5HZXRHZW5lcmF0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_router_v1_usage]);
+  fileDesc("Chlyb3V0ZXIvdjEvaW5mZXJlbmNlLnByb3RvEglyb3V0ZXIudjEiRQoUR2V0R2VuZXJhdGlvblJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEucm91dGVyLnYxLkNhbGxlchIKCgJpZBgCIAEoCSJDChVHZXRHZW5lcmF0aW9uUmVzcG9uc2USKgoKZ2VuZXJhdGlvbhgBIAEoCzIWLnJvdXRlci52MS5Vc2FnZVJlY29yZCJCCgZDYWxsZXISDwoHYXBpX2tleRgBIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAiABKAkSDgoGa2V5X2lkGAMgASgJIvMFCg9HZW5lcmF0ZVJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEucm91dGVyLnYxLkNhbGxlchISCgpyZXF1ZXN0X2lkGAIgASgJEicKBmZvcm1hdBgDIAEoDjIXLnJvdXRlci52MS5QdWJsaWNGb3JtYXQSDQoFbW9kZWwYBCABKAkSDgoGbW9kZWxzGAUgAygJEiQKCG1lc3NhZ2VzGAYgAygLMhIucm91dGVyLnYxLk1lc3NhZ2USKwoIc2FtcGxpbmcYByABKAsyGS5yb3V0ZXIudjEuU2FtcGxpbmdQYXJhbXMSHgoFdG9vbHMYCCADKAsyDy5yb3V0ZXIudjEuVG9vbBIqCgt0b29sX2Nob2ljZRgJIAEoCzIVLnJvdXRlci52MS5Ub29sQ2hvaWNlEjIKD3Jlc3BvbnNlX2Zvcm1hdBgKIAEoCzIZLnJvdXRlci52MS5SZXNwb25zZUZvcm1hdBIuCglyZWFzb25pbmcYCyABKAsyGy5yb3V0ZXIudjEuUmVhc29uaW5nT3B0aW9ucxIwCghwcm92aWRlchgMIAEoCzIeLnJvdXRlci52MS5Qcm92aWRlclByZWZlcmVuY2VzEiYKBWNhY2hlGA0gASgLMhcucm91dGVyLnYxLkNhY2hlT3B0aW9ucxIUCgxyZXF1ZXN0X3RhZ3MYDiADKAkSJgoFbWVkaWEYDyABKAsyFy5yb3V0ZXIudjEuTWVkaWFPcHRpb25zEiwKC3Bhc3N0aHJvdWdoGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZzdHJlYW0YESABKAgSIAoTcGFyYWxsZWxfdG9vbF9jYWxscxgSIAEoCEgAiAEBEjAKDGNvbnZlcnNhdGlvbhgTIAEoCzIaLnJvdXRlci52MS5Db252ZXJzYXRpb25SZWYSEgoFc3RvcmUYFCABKAhIAYgBAUIWChRfcGFyYWxsZWxfdG9vbF9jYWxsc0IICgZfc3RvcmUiJgoPQ29udmVyc2F0aW9uUmVmEhMKC3ByZXZpb3VzX2lkGAEgASgJIl8KB01lc3NhZ2USHQoEcm9sZRgBIAEoDjIPLnJvdXRlci52MS5Sb2xlEicKB2NvbnRlbnQYAiADKAsyFi5yb3V0ZXIudjEuQ29udGVudFBhcnQSDAoEbmFtZRgDIAEoCSLsAgoLQ29udGVudFBhcnQSIwoEdGV4dBgBIAEoCzITLnJvdXRlci52MS5UZXh0UGFydEgAEiUKBWltYWdlGAIgASgLMhQucm91dGVyLnYxLkltYWdlUGFydEgAEiUKBWF1ZGlvGAMgASgLMhQucm91dGVyLnYxLkF1ZGlvUGFydEgAEiMKBGZpbGUYBCABKAsyEy5yb3V0ZXIudjEuRmlsZVBhcnRIABIsCgl0b29sX2NhbGwYBSABKAsyFy5yb3V0ZXIudjEuVG9vbENhbGxQYXJ0SAASMAoLdG9vbF9yZXN1bHQYBiABKAsyGS5yb3V0ZXIudjEuVG9vbFJlc3VsdFBhcnRIABItCglyZWFzb25pbmcYByABKAsyGC5yb3V0ZXIudjEuUmVhc29uaW5nUGFydEgAEi4KDWNhY2hlX2NvbnRyb2wYCCABKAsyFy5yb3V0ZXIudjEuQ2FjaGVDb250cm9sQgYKBHBhcnQiKQoMQ2FjaGVDb250cm9sEgwKBHR5cGUYASABKAkSCwoDdHRsGAIgASgJIhgKCFRleHRQYXJ0EgwKBHRleHQYASABKAkiKAoJSW1hZ2VQYXJ0EgsKA3VybBgBIAEoCRIOCgZkZXRhaWwYAiABKAkiKQoJQXVkaW9QYXJ0EgwKBGRhdGEYASABKAkSDgoGZm9ybWF0GAIgASgJIlMKCEZpbGVQYXJ0EhAKCGZpbGVuYW1lGAEgASgJEhEKCWZpbGVfZGF0YRgCIAEoCRIPCgdmaWxlX2lkGAMgASgJEhEKCW1pbWVfdHlwZRgEIAEoCSI7CgxUb29sQ2FsbFBhcnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCglhcmd1bWVudHMYAyABKAkiYQoOVG9vbFJlc3VsdFBhcnQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEicKB2NvbnRlbnQYAiADKAsyFi5yb3V0ZXIudjEuQ29udGVudFBhcnQSEAoIaXNfZXJyb3IYAyABKAgiRwoNUmVhc29uaW5nUGFydBIMCgR0ZXh0GAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoCRIVCg1yZWRhY3RlZF9kYXRhGAMgASgJIuoCCg5TYW1wbGluZ1BhcmFtcxIYCgt0ZW1wZXJhdHVyZRgBIAEoAUgAiAEBEhIKBXRvcF9wGAIgASgBSAGIAQESEgoFdG9wX2sYAyABKAVIAogBARIeChFmcmVxdWVuY3lfcGVuYWx0eRgEIAEoAUgDiAEBEh0KEHByZXNlbmNlX3BlbmFsdHkYBSABKAFIBIgBARIfChJyZXBldGl0aW9uX3BlbmFsdHkYBiABKAFIBYgBARIRCgRzZWVkGAcgASgDSAaIAQESFwoKbWF4X3Rva2VucxgIIAEoBUgHiAEBEgwKBHN0b3AYCSADKAlCDgoMX3RlbXBlcmF0dXJlQggKBl90b3BfcEIICgZfdG9wX2tCFAoSX2ZyZXF1ZW5jeV9wZW5hbHR5QhMKEV9wcmVzZW5jZV9wZW5hbHR5QhUKE19yZXBldGl0aW9uX3BlbmFsdHlCBwoFX3NlZWRCDQoLX21heF90b2tlbnMiZgoEVG9vbBIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg4KBnN0cmljdBgEIAEoCCKjAQoKVG9vbENob2ljZRIoCgRtb2RlGAEgASgOMhoucm91dGVyLnYxLlRvb2xDaG9pY2UuTW9kZRIMCgRuYW1lGAIgASgJIl0KBE1vZGUSFAoQTU9ERV9VTlNQRUNJRklFRBAAEg0KCU1PREVfQVVUTxABEg0KCU1PREVfTk9ORRACEhEKDU1PREVfUkVRVUlSRUQQAxIOCgpNT0RFX05BTUVEEAQi3gEKDlJlc3BvbnNlRm9ybWF0EiwKBHR5cGUYASABKA4yHi5yb3V0ZXIudjEuUmVzcG9uc2VGb3JtYXQuVHlwZRIMCgRuYW1lGAIgASgJEicKBnNjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDgoGc3RyaWN0GAQgASgIIlcKBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEg0KCVRZUEVfVEVYVBABEhQKEFRZUEVfSlNPTl9PQkpFQ1QQAhIUChBUWVBFX0pTT05fU0NIRU1BEAMifQoQUmVhc29uaW5nT3B0aW9ucxIOCgZlZmZvcnQYASABKAkSFwoKbWF4X3Rva2VucxgCIAEoBUgAiAEBEg8KB2V4Y2x1ZGUYAyABKAgSFAoHZW5hYmxlZBgEIAEoCEgBiAEBQg0KC19tYXhfdG9rZW5zQgoKCF9lbmFibGVkImQKE1Byb3ZpZGVyUHJlZmVyZW5jZXMSDAoEb25seRgBIAMoCRINCgVvcmRlchgCIAMoCRIcCg9hbGxvd19mYWxsYmFja3MYAyABKAhIAIgBAUISChBfYWxsb3dfZmFsbGJhY2tzItACCgxDYWNoZU9wdGlvbnMSEQoJY2FjaGVfa2V5GAEgASgJEiQKF2V4cGlyYXRpb25fdGltZV9zZWNvbmRzGAIgASgFSACIAQESGQoRY29udmVyc2F0aW9uX21vZGUYAyABKAkSGQoMbGFzdF9uX3R1cm5zGAQgASgFSAGIAQESHwoSZmlsdGVyX29uX3Byb3ZpZGVyGAUgASgISAKIAQESHAoPZmlsdGVyX29uX21vZGVsGAYgASgISAOIAQESIQoUc2ltaWxhcml0eV90aHJlc2hvbGQYByABKAFIBIgBAUIaChhfZXhwaXJhdGlvbl90aW1lX3NlY29uZHNCDwoNX2xhc3Rfbl90dXJuc0IVChNfZmlsdGVyX29uX3Byb3ZpZGVyQhIKEF9maWx0ZXJfb25fbW9kZWxCFwoVX3NpbWlsYXJpdHlfdGhyZXNob2xkIm4KDE1lZGlhT3B0aW9ucxIUCgxhc3BlY3RfcmF0aW8YASABKAkSFAoMYXVkaW9fcHJvbXB0GAIgASgJEh0KEGR1cmF0aW9uX3NlY29uZHMYAyABKAVIAIgBAUITChFfZHVyYXRpb25fc2Vjb25kcyLDAgoQR2VuZXJhdGVSZXNwb25zZRIpCgVzdGFydBgBIAEoCzIYLnJvdXRlci52MS5SZXNwb25zZVN0YXJ0SAASLAoLYmxvY2tfc3RhcnQYAiABKAsyFS5yb3V0ZXIudjEuQmxvY2tTdGFydEgAEiwKC2Jsb2NrX2RlbHRhGAMgASgLMhUucm91dGVyLnYxLkJsb2NrRGVsdGFIABIqCgpibG9ja19zdG9wGAQgASgLMhQucm91dGVyLnYxLkJsb2NrU3RvcEgAEiEKBXVzYWdlGAUgASgLMhAucm91dGVyLnYxLlVzYWdlSAASIwoGZmluaXNoGAYgASgLMhEucm91dGVyLnYxLkZpbmlzaEgAEisKCmFubm90YXRpb24YByABKAsyFS5yb3V0ZXIudjEuQW5ub3RhdGlvbkgAQgcKBWV2ZW50Iq4CCg1SZXNwb25zZVN0YXJ0EgoKAmlkGAEgASgJEhAKCG1vZGVsX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEhAKCHByb3ZpZGVyGAQgASgJEg8KB2NyZWF0ZWQYBSABKAMSKwoIYXR0ZW1wdHMYBiADKAsyGS5yb3V0ZXIudjEuUm91dGluZ0F0dGVtcHQSDAoEZnJlZRgIIAEoCBIzCg9yZXF1ZXN0c193aW5kb3cYCSABKAsyGi5yb3V0ZXIudjEuUmF0ZUxpbWl0V2luZG93EjEKDXRva2Vuc193aW5kb3cYCiABKAsyGi5yb3V0ZXIudjEuUmF0ZUxpbWl0V2luZG93EiQKCHdhcm5pbmdzGAsgAygLMhIucm91dGVyLnYxLldhcm5pbmdKBAgHEAgiNwoHV2FybmluZxIMCgRjb2RlGAEgASgJEg0KBXBhcmFtGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiSAoPUmF0ZUxpbWl0V2luZG93Eg0KBWxpbWl0GAEgASgFEhEKCXJlbWFpbmluZxgCIAEoBRITCgtyZXNldF9hdF9tcxgDIAEoAyJVCg5Sb3V0aW5nQXR0ZW1wdBIQCghtb2RlbF9pZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIPCgdvdXRjb21lGAMgASgJEg4KBnJlYXNvbhgEIAEoCSK+AQoKQmxvY2tTdGFydBINCgVpbmRleBgBIAEoBRIiCgR0eXBlGAIgASgOMhQucm91dGVyLnYxLkJsb2NrVHlwZRIUCgx0b29sX2NhbGxfaWQYAyABKAkSEQoJdG9vbF9uYW1lGAQgASgJEhEKCW1pbWVfdHlwZRgFIAEoCRIKCgJpZBgGIAEoCRIYChBzZXJ2ZXJfdG9vbF9uYW1lGAcgASgJEhsKE3NlcnZlcl90b29sX2NhbGxfaWQYCCABKAkiYQoKQmxvY2tEZWx0YRINCgVpbmRleBgBIAEoBRIMCgR0ZXh0GAIgASgJEgwKBGRhdGEYAyABKAwSEQoJc2lnbmF0dXJlGAQgASgJEhUKDXJlZGFjdGVkX2RhdGEYBSABKAkiswEKCkFubm90YXRpb24SCwoDdXJsGAEgASgJEg0KBXRpdGxlGAIgASgJEhgKC3N0YXJ0X2luZGV4GAMgASgFSACIAQESFgoJZW5kX2luZGV4GAQgASgFSAGIAQESDwoHY29udGVudBgFIAEoCRIYCgtibG9ja19pbmRleBgGIAEoBUgCiAEBQg4KDF9zdGFydF9pbmRleEIMCgpfZW5kX2luZGV4Qg4KDF9ibG9ja19pbmRleCIaCglCbG9ja1N0b3ASDQoFaW5kZXgYASABKAUixwIKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoBRIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAIgASgFEhoKEmNhY2hlX3dyaXRlX3Rva2VucxgDIAEoBRIVCg1vdXRwdXRfdG9rZW5zGAQgASgFEhgKEHJlYXNvbmluZ190b2tlbnMYBSABKAUSDAoEY29zdBgGIAEoCRIdChVjYWNoZV93cml0ZV8xaF90b2tlbnMYByABKAUSNAoRaW5wdXRfYnlfbW9kYWxpdHkYCCADKAsyGS5yb3V0ZXIudjEuTW9kYWxpdHlUb2tlbnMSNQoSb3V0cHV0X2J5X21vZGFsaXR5GAkgAygLMhkucm91dGVyLnYxLk1vZGFsaXR5VG9rZW5zEiQKA3JhdxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiRwoOTW9kYWxpdHlUb2tlbnMSJQoIbW9kYWxpdHkYASABKA4yEy5yb3V0ZXIudjEuTW9kYWxpdHkSDgoGdG9rZW5zGAIgASgFIlwKBkZpbmlzaBInCgZyZWFzb24YASABKA4yFy5yb3V0ZXIudjEuRmluaXNoUmVhc29uEhIKCnJhd19yZWFzb24YAiABKAkSFQoNc3RvcF9zZXF1ZW5jZRgDIAEoCSqqAQoMUHVibGljRm9ybWF0Eh0KGVBVQkxJQ19GT1JNQVRfVU5TUEVDSUZJRUQQABIiCh5QVUJMSUNfRk9STUFUX0NIQVRfQ09NUExFVElPTlMQARIbChdQVUJMSUNfRk9STUFUX1JFU1BPTlNFUxACEhoKFlBVQkxJQ19GT1JNQVRfTUVTU0FHRVMQAxIeChpQVUJMSUNfRk9STUFUX0lOVEVSQUNUSU9OUxAEKnMKBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESEgoOUk9MRV9ERVZFTE9QRVIQAhINCglST0xFX1VTRVIQAxISCg5ST0xFX0FTU0lTVEFOVBAEEg0KCVJPTEVfVE9PTBAFKo4CCglCbG9ja1R5cGUSGgoWQkxPQ0tfVFlQRV9VTlNQRUNJRklFRBAAEhMKD0JMT0NLX1RZUEVfVEVYVBABEhgKFEJMT0NLX1RZUEVfUkVBU09OSU5HEAISGAoUQkxPQ0tfVFlQRV9UT09MX0NBTEwQAxIUChBCTE9DS19UWVBFX0lNQUdFEAQSFAoQQkxPQ0tfVFlQRV9BVURJTxAFEhQKEEJMT0NLX1RZUEVfVklERU8QBhIWChJCTE9DS19UWVBFX1JFRlVTQUwQBxIfChtCTE9DS19UWVBFX1NFUlZFUl9UT09MX0NBTEwQCBIhCh1CTE9DS19UWVBFX1NFUlZFUl9UT09MX1JFU1VMVBAJKooBCghNb2RhbGl0eRIYChRNT0RBTElUWV9VTlNQRUNJRklFRBAAEhEKDU1PREFMSVRZX1RFWFQQARISCg5NT0RBTElUWV9JTUFHRRACEhIKDk1PREFMSVRZX0FVRElPEAMSEgoOTU9EQUxJVFlfVklERU8QBBIVChFNT0RBTElUWV9ET0NVTUVOVBAFKrgBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fRVJST1IQBTKtAQoQSW5mZXJlbmNlU2VydmljZRJFCghHZW5lcmF0ZRIaLnJvdXRlci52MS5HZW5lcmF0ZVJlcXVlc3QaGy5yb3V0ZXIudjEuR2VuZXJhdGVSZXNwb25zZTABElIKDUdldEdlbmVyYXRpb24SHy5yb3V0ZXIudjEuR2V0R2VuZXJhdGlvblJlcXVlc3QaIC5yb3V0ZXIudjEuR2V0R2VuZXJhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_router_v1_usage]);
 
 /**
  * Describes the message router.v1.GetGenerationRequest.
@@ -41,101 +41,108 @@ export const GenerateRequestSchema = /*@__PURE__*/
   messageDesc(file_router_v1_inference, 3);
 
 /**
+ * Describes the message router.v1.ConversationRef.
+ * Use `create(ConversationRefSchema)` to create a new message.
+ */
+export const ConversationRefSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_inference, 4);
+
+/**
  * Describes the message router.v1.Message.
  * Use `create(MessageSchema)` to create a new message.
  */
 export const MessageSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 4);
+  messageDesc(file_router_v1_inference, 5);
 
 /**
  * Describes the message router.v1.ContentPart.
  * Use `create(ContentPartSchema)` to create a new message.
  */
 export const ContentPartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 5);
+  messageDesc(file_router_v1_inference, 6);
 
 /**
  * Describes the message router.v1.CacheControl.
  * Use `create(CacheControlSchema)` to create a new message.
  */
 export const CacheControlSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 6);
+  messageDesc(file_router_v1_inference, 7);
 
 /**
  * Describes the message router.v1.TextPart.
  * Use `create(TextPartSchema)` to create a new message.
  */
 export const TextPartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 7);
+  messageDesc(file_router_v1_inference, 8);
 
 /**
  * Describes the message router.v1.ImagePart.
  * Use `create(ImagePartSchema)` to create a new message.
  */
 export const ImagePartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 8);
+  messageDesc(file_router_v1_inference, 9);
 
 /**
  * Describes the message router.v1.AudioPart.
  * Use `create(AudioPartSchema)` to create a new message.
  */
 export const AudioPartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 9);
+  messageDesc(file_router_v1_inference, 10);
 
 /**
  * Describes the message router.v1.FilePart.
  * Use `create(FilePartSchema)` to create a new message.
  */
 export const FilePartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 10);
+  messageDesc(file_router_v1_inference, 11);
 
 /**
  * Describes the message router.v1.ToolCallPart.
  * Use `create(ToolCallPartSchema)` to create a new message.
  */
 export const ToolCallPartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 11);
+  messageDesc(file_router_v1_inference, 12);
 
 /**
  * Describes the message router.v1.ToolResultPart.
  * Use `create(ToolResultPartSchema)` to create a new message.
  */
 export const ToolResultPartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 12);
+  messageDesc(file_router_v1_inference, 13);
 
 /**
  * Describes the message router.v1.ReasoningPart.
  * Use `create(ReasoningPartSchema)` to create a new message.
  */
 export const ReasoningPartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 13);
+  messageDesc(file_router_v1_inference, 14);
 
 /**
  * Describes the message router.v1.SamplingParams.
  * Use `create(SamplingParamsSchema)` to create a new message.
  */
 export const SamplingParamsSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 14);
+  messageDesc(file_router_v1_inference, 15);
 
 /**
  * Describes the message router.v1.Tool.
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 15);
+  messageDesc(file_router_v1_inference, 16);
 
 /**
  * Describes the message router.v1.ToolChoice.
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 16);
+  messageDesc(file_router_v1_inference, 17);
 
 /**
  * Describes the enum router.v1.ToolChoice.Mode.
  */
 export const ToolChoice_ModeSchema = /*@__PURE__*/
-  enumDesc(file_router_v1_inference, 16, 0);
+  enumDesc(file_router_v1_inference, 17, 0);
 
 /**
  * @generated from enum router.v1.ToolChoice.Mode
@@ -148,13 +155,13 @@ export const ToolChoice_Mode = /*@__PURE__*/
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 17);
+  messageDesc(file_router_v1_inference, 18);
 
 /**
  * Describes the enum router.v1.ResponseFormat.Type.
  */
 export const ResponseFormat_TypeSchema = /*@__PURE__*/
-  enumDesc(file_router_v1_inference, 17, 0);
+  enumDesc(file_router_v1_inference, 18, 0);
 
 /**
  * @generated from enum router.v1.ResponseFormat.Type
@@ -167,98 +174,112 @@ export const ResponseFormat_Type = /*@__PURE__*/
  * Use `create(ReasoningOptionsSchema)` to create a new message.
  */
 export const ReasoningOptionsSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 18);
+  messageDesc(file_router_v1_inference, 19);
 
 /**
  * Describes the message router.v1.ProviderPreferences.
  * Use `create(ProviderPreferencesSchema)` to create a new message.
  */
 export const ProviderPreferencesSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 19);
+  messageDesc(file_router_v1_inference, 20);
 
 /**
  * Describes the message router.v1.CacheOptions.
  * Use `create(CacheOptionsSchema)` to create a new message.
  */
 export const CacheOptionsSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 20);
+  messageDesc(file_router_v1_inference, 21);
 
 /**
  * Describes the message router.v1.MediaOptions.
  * Use `create(MediaOptionsSchema)` to create a new message.
  */
 export const MediaOptionsSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 21);
+  messageDesc(file_router_v1_inference, 22);
 
 /**
  * Describes the message router.v1.GenerateResponse.
  * Use `create(GenerateResponseSchema)` to create a new message.
  */
 export const GenerateResponseSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 22);
+  messageDesc(file_router_v1_inference, 23);
 
 /**
  * Describes the message router.v1.ResponseStart.
  * Use `create(ResponseStartSchema)` to create a new message.
  */
 export const ResponseStartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 23);
+  messageDesc(file_router_v1_inference, 24);
+
+/**
+ * Describes the message router.v1.Warning.
+ * Use `create(WarningSchema)` to create a new message.
+ */
+export const WarningSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_inference, 25);
 
 /**
  * Describes the message router.v1.RateLimitWindow.
  * Use `create(RateLimitWindowSchema)` to create a new message.
  */
 export const RateLimitWindowSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 24);
+  messageDesc(file_router_v1_inference, 26);
 
 /**
  * Describes the message router.v1.RoutingAttempt.
  * Use `create(RoutingAttemptSchema)` to create a new message.
  */
 export const RoutingAttemptSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 25);
+  messageDesc(file_router_v1_inference, 27);
 
 /**
  * Describes the message router.v1.BlockStart.
  * Use `create(BlockStartSchema)` to create a new message.
  */
 export const BlockStartSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 26);
+  messageDesc(file_router_v1_inference, 28);
 
 /**
  * Describes the message router.v1.BlockDelta.
  * Use `create(BlockDeltaSchema)` to create a new message.
  */
 export const BlockDeltaSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 27);
+  messageDesc(file_router_v1_inference, 29);
 
 /**
  * Describes the message router.v1.Annotation.
  * Use `create(AnnotationSchema)` to create a new message.
  */
 export const AnnotationSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 28);
+  messageDesc(file_router_v1_inference, 30);
 
 /**
  * Describes the message router.v1.BlockStop.
  * Use `create(BlockStopSchema)` to create a new message.
  */
 export const BlockStopSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 29);
+  messageDesc(file_router_v1_inference, 31);
 
 /**
  * Describes the message router.v1.Usage.
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 30);
+  messageDesc(file_router_v1_inference, 32);
+
+/**
+ * Describes the message router.v1.ModalityTokens.
+ * Use `create(ModalityTokensSchema)` to create a new message.
+ */
+export const ModalityTokensSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_inference, 33);
 
 /**
  * Describes the message router.v1.Finish.
  * Use `create(FinishSchema)` to create a new message.
  */
 export const FinishSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_inference, 31);
+  messageDesc(file_router_v1_inference, 34);
 
 /**
  * Describes the enum router.v1.PublicFormat.
@@ -300,10 +321,22 @@ export const BlockType = /*@__PURE__*/
   tsEnum(BlockTypeSchema);
 
 /**
+ * Describes the enum router.v1.Modality.
+ */
+export const ModalitySchema = /*@__PURE__*/
+  enumDesc(file_router_v1_inference, 3);
+
+/**
+ * @generated from enum router.v1.Modality
+ */
+export const Modality = /*@__PURE__*/
+  tsEnum(ModalitySchema);
+
+/**
  * Describes the enum router.v1.FinishReason.
  */
 export const FinishReasonSchema = /*@__PURE__*/
-  enumDesc(file_router_v1_inference, 3);
+  enumDesc(file_router_v1_inference, 4);
 
 /**
  * @generated from enum router.v1.FinishReason
