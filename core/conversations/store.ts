@@ -1,0 +1,24 @@
+// Stored conversations: each answer kept for continuation is one Turn
+// (gen/router/v1/conversations_pb), saved under its organisation and id, and
+// chained to the turn it continued by `previousId`. Two implementations, in
+// memory (the embedded default) and Redis (REDIS_URL, shared by instances),
+// with one contract test. A backend that cannot answer throws
+// StoreUnavailableError, as the account stores do (answered with 503).
+import type { Turn } from "../../gen/router/v1/conversations_pb.js";
+
+export interface ConversationStore {
+  /** Keeps the turn until its `expiresAt`; a turn saved again under the same id replaces it. */
+  save(turn: Turn): Promise<void>;
+  /** One turn, only to its own organisation; undefined once expired or deleted. */
+  get(organizationId: string, id: string): Promise<Turn | undefined>;
+  /**
+   * The turn `id` and the turns before it (following `previousId`), newest
+   * first, at most `limit`. The walk stops at the first turn missing (expired,
+   * deleted, or another organisation's): empty when `id` itself is missing.
+   * On Redis this is one round trip.
+   */
+  chain(organizationId: string, id: string, limit: number): Promise<Turn[]>;
+  /** True when there was such a turn. */
+  delete(organizationId: string, id: string): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,181 @@
+// One contract for both conversation stores (core/conversations/store.ts): in
+// memory and Redis on a private server. Time is injected, so expiry is crossed
+// without waiting (the Redis store sets a relative TTL from the same clock).
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryConversationStore } from "../../../core/conversations/memory-store.ts";
+import { conversationRedisKeys } from "../../../core/conversations/redis-keys.ts";
+import { createRedisConversationStore } from "../../../core/conversations/redis-store.ts";
+import type { ConversationStore } from "../../../core/conversations/store.ts";
+import { TurnSchema, TurnStatus, type Turn } from "../../../gen/router/v1/conversations_pb.js";
+import { Role } from "../../../gen/router/v1/inference_pb.js";
+import { startRedisServer, type RedisServer } from "../../support/redis-server.ts";
+
+const T0 = Date.UTC(2026, 10, 3, 12, 0, 0);
+const HOUR = 3_600_000;
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+let prefixes = 0;
+
+function turn(id: string, fields: Partial<Omit<Turn, "$typeName">> = {}): Turn {
+  return create(TurnSchema, {
+    id,
+    organizationId: "org-a",
+    modelId: "simulator/echo",
+    provider: "simulator",
+    status: TurnStatus.COMPLETED,
+    input: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: `question ${id}` } } }] }],
+    output: [
+      {
+        role: Role.ASSISTANT,
+        content: [
+          { part: { case: "reasoning", value: { text: "thinking", signature: "sig-" + id, redactedData: "" } } },
+          { part: { case: "toolCall", value: { id: "call_1", name: "lookup", arguments: '{"q":1}' } } },
+        ],
+      },
+    ],
+    usage: { inputTokens: 5, outputTokens: 7, cost: "0.0001" },
+    metadata: { topic: "tests" },
+    createdAt: timestampFromMs(T0),
+    expiresAt: timestampFromMs(T0 + HOUR),
+    ...fields,
+  });
+}
+
+const implementations: [string, (now: () => number) => Promise<ConversationStore>][] = [
+  ["memory", async (now) => createMemoryConversationStore({ now })],
+  ["redis", (now) => createRedisConversationStore({ url: server.url, prefix: `conv-contract-${++prefixes}:`, now })],
+];
+
+describe.each(implementations)("conversation store contract: %s", (_name, createStore) => {
+  let clock = T0;
+  const withStore = async (test: (store: ConversationStore) => Promise<void>) => {
+    clock = T0;
+    const store = await createStore(() => clock);
+    try {
+      await test(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  it("gives back a saved turn whole, reasoning signatures and tool calls included", () =>
+    withStore(async (store) => {
+      const saved = turn("t1");
+      await store.save(saved);
+      expect(await store.get("org-a", "t1")).toEqual(saved);
+    }));
+
+  it("shows a turn only to its own organisation", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1"));
+      expect(await store.get("org-b", "t1")).toBeUndefined();
+      expect(await store.chain("org-b", "t1", 10)).toEqual([]);
+      expect(await store.delete("org-b", "t1")).toBe(false);
+      expect(await store.get("org-a", "t1")).toBeDefined();
+    }));
+
+  it("keeps two organisations' turns of the same id apart, even with ':' in their names", () =>
+    withStore(async (store) => {
+      await store.save(turn("b:c", { organizationId: "a" }));
+      await store.save(turn("c", { organizationId: "a:b" }));
+      expect((await store.get("a", "b:c"))?.organizationId).toBe("a");
+      expect((await store.get("a:b", "c"))?.organizationId).toBe("a:b");
+      expect(await store.get("a", "c")).toBeUndefined();
+    }));
+
+  it("walks a chain newest first, up to the limit", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1"));
+      await store.save(turn("t2", { previousId: "t1" }));
+      await store.save(turn("t3", { previousId: "t2" }));
+      expect((await store.chain("org-a", "t3", 10)).map((t) => t.id)).toEqual(["t3", "t2", "t1"]);
+      expect((await store.chain("org-a", "t3", 2)).map((t) => t.id)).toEqual(["t3", "t2"]);
+      expect((await store.chain("org-a", "t2", 10)).map((t) => t.id)).toEqual(["t2", "t1"]);
+      expect(await store.chain("org-a", "nope", 10)).toEqual([]);
+    }));
+
+  it("stops a chain at the first turn missing", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1"));
+      await store.save(turn("t2", { previousId: "t1" }));
+      await store.save(turn("t3", { previousId: "t2" }));
+      expect(await store.delete("org-a", "t2")).toBe(true);
+      expect((await store.chain("org-a", "t3", 10)).map((t) => t.id)).toEqual(["t3"]);
+    }));
+
+  it("deletes a turn once", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1"));
+      expect(await store.delete("org-a", "t1")).toBe(true);
+      expect(await store.get("org-a", "t1")).toBeUndefined();
+      expect(await store.delete("org-a", "t1")).toBe(false);
+    }));
+
+  it("replaces a turn saved again under its id", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1"));
+      await store.save(turn("t1", { metadata: { topic: "second" } }));
+      expect((await store.get("org-a", "t1"))?.metadata).toEqual({ topic: "second" });
+    }));
+
+  it("is not changed by later changes to the turn it was given", () =>
+    withStore(async (store) => {
+      const saved = turn("t1");
+      await store.save(saved);
+      saved.input[0].content = [];
+      expect((await store.get("org-a", "t1"))?.input[0].content).toHaveLength(1);
+    }));
+});
+
+describe("conversation store expiry", () => {
+  it("memory: forgets a turn at its expiresAt", async () => {
+    let clock = T0;
+    const store = createMemoryConversationStore({ now: () => clock });
+    await store.save(turn("t1"));
+    clock = T0 + HOUR - 1;
+    expect(await store.get("org-a", "t1")).toBeDefined();
+    clock = T0 + HOUR;
+    expect(await store.get("org-a", "t1")).toBeUndefined();
+    expect(await store.chain("org-a", "t1", 10)).toEqual([]);
+  });
+
+  it("memory: keeps at most maxTurns, dropping the oldest saved", async () => {
+    const store = createMemoryConversationStore({ now: () => T0, maxTurns: 2 });
+    for (const id of ["t1", "t2", "t3"]) await store.save(turn(id));
+    expect(await store.get("org-a", "t1")).toBeUndefined();
+    expect(await store.get("org-a", "t3")).toBeDefined();
+  });
+
+  it("redis: sets the TTL left by the injected clock on the key named in redis-keys.ts", async () => {
+    const prefix = "conv-expiry:";
+    const store = await createRedisConversationStore({ url: server.url, prefix, now: () => T0 + HOUR / 2 });
+    const redis = createClient({ url: server.url });
+    await redis.connect();
+    try {
+      await store.save(turn("t1"));
+      const name = conversationRedisKeys(prefix).turn("org-a", "t1");
+      expect(name).toBe("conv-expiry:conv:org-a:t1");
+      const ttl = await redis.pTTL(name);
+      expect(ttl).toBeGreaterThan(HOUR / 2 - 60_000);
+      expect(ttl).toBeLessThanOrEqual(HOUR / 2);
+      // Already expired by the store's clock: not written at all.
+      const late = await createRedisConversationStore({ url: server.url, prefix, now: () => T0 + HOUR });
+      await late.save(turn("t2"));
+      expect(await redis.exists(conversationRedisKeys(prefix).turn("org-a", "t2"))).toBe(0);
+      await late.close();
+    } finally {
+      await redis.close();
+      await store.close();
+    }
+  });
+});
