@@ -16,6 +16,8 @@
 // Options: --rounds N (4)  --streams N (1000)  --ramp-ms MS (1000)  --tokens N (12)
 //   --token-interval-ms MS (250)  --candidate DIR  --log-level L (silent)  --quick (2 rounds)
 // Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
+import http from "node:http";
+import { json } from "node:stream/consumers";
 import { performance } from "node:perf_hooks";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -112,12 +114,14 @@ interface Tally {
   streams: number;
   /** Most streams open at once at the upstream, per round. */
   upstreamPeak: number[];
+  /** Connections the upstream accepted during the phases (0 once the hop's pool is warm). */
+  upstreamConnections: number;
   hopCpuMicros: number;
   /** Share of the machine's CPU that other processes (not this benchmark's) used, per round. */
   otherShare: number[];
 }
 
-const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], hopCpuMicros: 0, otherShare: [] });
+const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], upstreamConnections: 0, hopCpuMicros: 0, otherShare: [] });
 const tallies = Object.fromEntries(PATHS.map((name) => [name, emptyTally()])) as Record<PathName, Tally>;
 
 try {
@@ -128,9 +132,10 @@ try {
   process.exit(1);
 }
 
-async function upstreamStats(): Promise<{ open: number; peak: number }> {
-  const response = await fetch(`${upstream.url}/stats`);
-  return (await response.json()) as { open: number; peak: number };
+async function upstreamStats(): Promise<{ open: number; peak: number; connections: number }> {
+  // A connection of its own each time (agent: false), so that the count of new connections knows it is one.
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${upstream.url}/stats`, { agent: false }, resolve).on("error", reject));
+  return (await json(response)) as { open: number; peak: number; connections: number };
 }
 
 /** Waits (bounded) until the upstream has no stream open, then the settle pause. */
@@ -147,7 +152,7 @@ async function ownCpu(): Promise<number> {
   return own.user + own.system + children.reduce((sum, micros) => sum + micros, 0);
 }
 
-async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPeak: number; hopCpuMicros: number; otherShare: number }> {
+async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPeak: number; upstreamConnections: number; hopCpuMicros: number; otherShare: number }> {
   await settle();
   await upstreamStats(); // starts a new peak
   const cpuBefore = (await hopOf[name]?.cpuMicros()) ?? 0;
@@ -157,7 +162,9 @@ async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPe
   const cpuAfter = (await hopOf[name]?.cpuMicros()) ?? 0;
   const otherShare =
     machineBefore && machineAfter ? (machineAfter.busy - machineBefore.busy - (ownAfter - ownBefore)) / (machineAfter.total - machineBefore.total) : Number.NaN;
-  return { result, upstreamPeak: (await upstreamStats()).peak, hopCpuMicros: cpuAfter - cpuBefore, otherShare: Math.max(0, otherShare) };
+  // The stats request itself comes on a connection of its own: not counted.
+  const { peak, connections } = await upstreamStats();
+  return { result, upstreamPeak: peak, upstreamConnections: connections - 1, hopCpuMicros: cpuAfter - cpuBefore, otherShare: Math.max(0, otherShare) };
 }
 
 async function main() {
@@ -173,7 +180,7 @@ async function main() {
     const order = round % 2 === 1 ? PATHS : [...PATHS].reverse();
     const line: string[] = [];
     for (const name of order) {
-      const { result, upstreamPeak, hopCpuMicros, otherShare } = await phase(name);
+      const { result, upstreamPeak, upstreamConnections, hopCpuMicros, otherShare } = await phase(name);
       const tally = tallies[name];
       tally.firstToken.push(...result.firstToken);
       tally.duration.push(...result.duration);
@@ -181,6 +188,7 @@ async function main() {
       tally.errors += result.errors;
       tally.streams += settings.streams;
       tally.upstreamPeak.push(upstreamPeak);
+      tally.upstreamConnections += upstreamConnections;
       tally.hopCpuMicros += hopCpuMicros;
       tally.otherShare.push(otherShare);
       line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak} others ${fmt(100 * otherShare, 0)}%${result.errors ? ` errors ${result.errors}` : ""}`);
@@ -201,13 +209,13 @@ function renderReport(totalSeconds: number): string {
       `Per round and path: ${settings.streams} streams opened at an even pace over ${settings.rampMs} ms; the upstream sends the first token at once, then a token every ${settings.tokenIntervalMs} ms, ${settings.tokens} tokens (${streamMs} ms), so all streams are open together once the ramp is over. ` +
       `First token: time from a stream's send to the arrival of its first token at the client. Load generator: one undici Pool per path in the benchmark process, ${settings.streams} connections, keep-alive; gateway LOG_LEVEL=${settings.logLevel}; all on 127.0.0.1. Run time ${fmt(totalSeconds, 0)} s.`,
     "",
-    "| path | first token p50 ms | p99 ms | max ms | p99 per round, min–max | stream length p50 ms | upstream peak open streams, min–max per round | hop CPU µs/stream | errors |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| path | first token p50 ms | p99 ms | max ms | p99 per round, min–max | stream length p50 ms | upstream peak open streams, min–max per round | new upstream connections | hop CPU µs/stream | errors |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   );
   for (const name of PATHS) {
     const t = tallies[name];
     out.push(
-      `| ${name} | ${fmt(percentile(t.firstToken, 50), 2)} | ${fmt(percentile(t.firstToken, 99), 2)} | ${fmt(Math.max(...t.firstToken), 2)} | ${range(t.roundP99, 1)} | ${fmt(percentile(t.duration, 50), 0)} | ${range(t.upstreamPeak, 0)} | ${name === "direct" ? "—" : fmt(t.hopCpuMicros / t.streams, 0)} | ${t.errors}/${t.streams} |`,
+      `| ${name} | ${fmt(percentile(t.firstToken, 50), 2)} | ${fmt(percentile(t.firstToken, 99), 2)} | ${fmt(Math.max(...t.firstToken), 2)} | ${range(t.roundP99, 1)} | ${fmt(percentile(t.duration, 50), 0)} | ${range(t.upstreamPeak, 0)} | ${t.upstreamConnections} | ${name === "direct" ? "—" : fmt(t.hopCpuMicros / t.streams, 0)} | ${t.errors}/${t.streams} |`,
     );
   }
   out.push("");
@@ -239,6 +247,7 @@ function renderReport(totalSeconds: number): string {
   }
   out.push(
     "Hop CPU = user+system CPU of the proxy's or gateway's process during the phase (ramp and whole streams), divided by the streams. " +
+      "New upstream connections: those the upstream accepted during the measured phases (after the warm-up a pooled hop opens none; direct's are the client's). " +
       "Others' CPU = the share of the whole machine's CPU (/proc/stat) that processes outside this benchmark used during the phase. " +
       "On this 2-core machine the load generator, the upstream and the hop share the CPUs with whatever else runs, so compare paths within one run.",
     "",
