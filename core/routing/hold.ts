@@ -1,12 +1,13 @@
 // The worst-case cost of a paid request, held from the balance before dispatch
 // (decisions.md): for each attempt, its prompt at most (an upper bound from the
 // request's size, capped by the route's context) plus max_tokens of completion
-// at that route's prices; the hold is the dearest attempt's.
+// at that route's prices; the hold is the dearest attempt's. Chat-specific, so
+// it lives beside the plan: the meter (core/metering/) only takes the amount.
 import type { GenerateRequest, Message } from "../../gen/router/v1/inference_pb.js";
 import { costOf, type TokenPrices } from "../billing/cost.ts";
 import type { Money } from "../billing/money.ts";
-import type { TokenUsage } from "../providers/types.ts";
-import type { Attempt } from "../routing/plan.ts";
+import type { MeteredTokens } from "../metering/meter.ts";
+import type { Attempt } from "./plan.ts";
 
 /**
  * Tokens an image, audio clip or file may count at most. No tokenizer is at
@@ -47,7 +48,7 @@ const CHARACTERS_PER_TOKEN = 4;
 
 /** What a cut stream is estimated to have used, and that usage priced: one value, so a record's tokens always explain its cost. */
 export interface CutStreamEstimate {
-  usage: TokenUsage;
+  usage: MeteredTokens;
   cost: Money;
 }
 
@@ -59,7 +60,7 @@ export interface CutStreamEstimate {
  */
 export function cutStreamEstimate(attempt: Attempt, outputCharacters: number): CutStreamEstimate {
   const promptBytes = promptTokensAtMost(attempt.request) + audioPromptTokens(attempt.request);
-  const usage: TokenUsage = {
+  const usage: MeteredTokens = {
     inputTokens: Math.min(Math.ceil(promptBytes / CHARACTERS_PER_TOKEN), attempt.route.contextLength),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,

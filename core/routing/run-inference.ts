@@ -14,11 +14,9 @@ import {
   type Warning,
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
-import { admitRequest, checkKey, type AdmittedRequest } from "../accounts/admit.ts";
-import { cutStreamEstimate } from "../accounts/hold.ts";
-import { moneyFromNanos, nanosFromMoney } from "../accounts/ledger-units.ts";
+import { checkKey } from "../accounts/check-key.ts";
 import { costOf } from "../billing/cost.ts";
-import { formatMoney, type Money } from "../billing/money.ts";
+import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
@@ -26,6 +24,7 @@ import { toWarnings } from "../warnings.ts";
 import type { ProviderAdapter, TokenUsage, UpstreamCall, UpstreamEvent } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { sha256Hex } from "../auth/keys.ts";
+import { admitRequest, deliveredUsage, type AdmittedRequest, type Answering } from "./inference-charge.ts";
 import { bareModelName } from "./model-id.ts";
 import { planAttempts, type Attempt, type Plan } from "./plan.ts";
 
@@ -37,18 +36,6 @@ export interface InferenceDeps {
   now: () => Date;
   /** Draws router/free's model (a number in [0, 1)); injected so tests can fix it. */
   random: () => number;
-}
-
-interface Served {
-  tokens: TokenUsage;
-  cost: Money;
-}
-
-/** The attempt whose answer is being relayed: characters so far, and once its usage is known, what it cost. */
-interface Answering {
-  attempt: Attempt;
-  outputCharacters: number;
-  served?: Served;
 }
 
 export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps): AsyncGenerator<GenerateResponse> {
@@ -117,14 +104,12 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
     throw error;
   } finally {
-    finishRequest(deps.accounts, { id, admitted, plan, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
+    finishRequest({ admitted, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
   }
 }
 
 interface FinishedRequest {
-  id: string;
   admitted: AdmittedRequest;
-  plan: Plan;
   answering: Answering | undefined;
   outcome: string;
   request: GenerateRequest;
@@ -132,73 +117,21 @@ interface FinishedRequest {
   now: number;
 }
 
-/**
- * Settles the request's charge and records its usage, both in the background
- * (docs/accounts.md, "Credits").
- */
-function finishRequest(accounts: Accounts, finished: FinishedRequest) {
-  const { admitted, answering } = finished;
-  const bill = billOf(admitted, answering, finished.request.stream);
-  const { tokens } = bill;
-  accounts.settlements.push({
-    requestId: finished.id,
-    chargeNanos: bill.chargeNanos,
-    tokens: tokens ? tokens.inputTokens + tokens.outputTokens : 0,
-    refundFreeQuota: bill.refundFreeQuota,
-    now: finished.now,
-  });
+/** Hands the outcome to the meter, which settles the charge and records the usage in the background (docs/accounts.md, "Credits"). */
+function finishRequest({ admitted, answering, outcome, request, latencyMs, now }: FinishedRequest) {
   const attempt = answering?.attempt ?? admitted.attempts[0];
-  accounts.usage.record({
-    id: finished.id,
-    organizationId: admitted.key.organizationId,
-    keyId: admitted.key.keyId,
+  const details = {
     model: attempt.model.config.id,
     provider: answering ? attempt.route.provider.id : "",
-    promptTokens: tokens?.inputTokens ?? 0,
-    completionTokens: tokens?.outputTokens ?? 0,
-    reasoningTokens: tokens?.reasoningTokens ?? 0,
-    cachedTokens: tokens?.cachedInputTokens ?? 0,
-    cacheWriteTokens: tokens?.cacheWriteTokens ?? 0,
-    cost: formatMoney(bill.cost),
-    requestTags: finished.request.requestTags,
-    latencyMs: Math.round(finished.latencyMs),
-    outcome: finished.outcome,
-    free: finished.plan.free,
-    streamed: finished.request.stream,
-    createdAt: finished.now,
-  });
-}
-
-/** What a finished request is charged, and what its usage record shows for it. */
-interface Bill {
-  /** The provider's usage, a cut stream's estimate, or none when nothing reached the caller. */
-  tokens: TokenUsage | undefined;
-  /** The cost shown: exact (the charge is this rounded up to the nano-dollar), or the hold when a cut stream's estimate exceeds it. */
-  cost: Money;
-  chargeNanos: bigint;
-  /** A free request that delivered nothing gives its quota unit back. */
-  refundFreeQuota: boolean;
-}
-
-/**
- * A complete answer pays its real cost (also when the caller left after the
- * usage event). A stream cut before its usage (the provider failed, or the
- * caller left) pays an estimate of what was relayed, never more than the hold,
- * and spends a free unit. Nothing reached the caller when no answer started,
- * or when a non-streamed answer did not complete (it gets an error, not a
- * part of the answer): that is charged nothing and a free unit goes back.
- */
-function billOf(admitted: AdmittedRequest, answering: Answering | undefined, streamed: boolean): Bill {
-  const served = answering?.served;
-  if (served) return { tokens: served.tokens, cost: served.cost, chargeNanos: nanosFromMoney(served.cost), refundFreeQuota: false };
-  if (!answering || !streamed) return { tokens: undefined, cost: 0n, chargeNanos: 0n, refundFreeQuota: true };
-  const estimate = cutStreamEstimate(answering.attempt, answering.outputCharacters);
-  if (answering.attempt.free) return { tokens: estimate.usage, cost: 0n, chargeNanos: 0n, refundFreeQuota: false };
-  const estimatedNanos = nanosFromMoney(estimate.cost);
-  if (estimatedNanos > admitted.holdNanos) {
-    return { tokens: estimate.usage, cost: moneyFromNanos(admitted.holdNanos), chargeNanos: admitted.holdNanos, refundFreeQuota: false };
-  }
-  return { tokens: estimate.usage, cost: estimate.cost, chargeNanos: estimatedNanos, refundFreeQuota: false };
+    outcome,
+    requestTags: request.requestTags,
+    latencyMs,
+    streamed: request.stream,
+    now,
+  };
+  const usage = deliveredUsage(answering, request.stream);
+  if (usage) admitted.admission.settle(usage, details);
+  else admitted.admission.release(details);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { InferenceService } from "../../gen/router/v1/inference_pb.js";
-import { checkKey } from "../accounts/admit.ts";
+import { checkKey } from "../accounts/check-key.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";

@@ -3,7 +3,7 @@
 // queued settlements that met an outage are retried until they are taken.
 import { describe, expect, it } from "vitest";
 import { createAccounts } from "../../../core/accounts/accounts.ts";
-import { admitRequest } from "../../../core/accounts/admit.ts";
+import { admitRequest } from "../../../core/routing/inference-charge.ts";
 import { createMemoryAccountStores } from "../../../core/accounts/memory-store.ts";
 import { createSettlementQueue } from "../../../core/accounts/settlement-queue.ts";
 import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";

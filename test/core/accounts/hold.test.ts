@@ -3,7 +3,7 @@
 // sets breakpoints, 1-hour writes only with ttl 1h).
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { holdFor } from "../../../core/accounts/hold.ts";
+import { holdFor } from "../../../core/routing/hold.ts";
 import { formatMoney } from "../../../core/billing/money.ts";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
 import { parseConfig } from "../../../core/config/load.ts";

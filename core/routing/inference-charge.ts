@@ -1,0 +1,77 @@
+// What a chat inference puts to the meter (core/metering/meter.ts): its charge
+// from the plan (the worst-case hold of its attempts, or a free-quota unit of
+// one of its free models) at admission, and at the end what it delivered (the
+// provider's usage, a cut stream's estimate, or nothing).
+import type { RateLimitWindow } from "../../gen/router/v1/inference_pb.js";
+import type { Money } from "../billing/money.ts";
+import { nanosFromMoney } from "../accounts/ledger-units.ts";
+import { admit, type Admission, type ChargeInput, type MeterDeps, type MeteredTokens, type MeteredUsage } from "../metering/meter.ts";
+import { cutStreamEstimate, holdFor } from "./hold.ts";
+import type { Attempt, Plan } from "./plan.ts";
+
+export interface AdmittedRequest {
+  admission: Admission;
+  /** The plan's attempts; for a free request, those of the model whose quota it uses. */
+  attempts: Attempt[];
+  requestsWindow?: RateLimitWindow;
+  tokensWindow?: RateLimitWindow;
+}
+
+interface AdmissionInput {
+  id: string;
+  keyDigest: string;
+  plan: Plan;
+  now: number;
+}
+
+export async function admitRequest(deps: { accounts: MeterDeps; random: () => number }, input: AdmissionInput): Promise<AdmittedRequest> {
+  const { plan } = input;
+  const charge: ChargeInput = plan.free
+    ? { kind: "free", candidates: freeCandidates(plan.attempts), pick: plan.randomFree ? deps.random() : 0, anyModel: plan.randomFree }
+    : { kind: "credits", holdNanos: nanosFromMoney(holdFor(plan.attempts)) };
+  const admission = await admit(deps.accounts, { requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now: input.now });
+  const freeModel = admission.free?.modelId;
+  return {
+    admission,
+    attempts: freeModel ? plan.attempts.filter((attempt) => attempt.model.config.id === freeModel) : plan.attempts,
+    requestsWindow: admission.requestsWindow,
+    tokensWindow: admission.tokensWindow,
+  };
+}
+
+/** The attempt whose answer was relayed: characters so far, and once its usage is known, what it cost. */
+export interface Answering {
+  attempt: Attempt;
+  outputCharacters: number;
+  served?: { tokens: MeteredTokens; cost: Money };
+}
+
+/**
+ * What reached the caller, for the meter to settle; undefined when nothing
+ * did, and the meter releases. A complete answer has its real usage (also when
+ * the caller left after the usage event). A stream cut before its usage (the
+ * provider failed, or the caller left) has an estimate of what was relayed.
+ * Nothing reached the caller when no answer started, or when a non-streamed
+ * answer did not complete (it gets an error, not a part of the answer).
+ */
+export function deliveredUsage(answering: Answering | undefined, streamed: boolean): MeteredUsage | undefined {
+  if (answering?.served) return answering.served;
+  if (!answering || !streamed) return undefined;
+  const estimate = cutStreamEstimate(answering.attempt, answering.outputCharacters);
+  return { tokens: estimate.usage, cost: estimate.cost, estimated: true };
+}
+
+/**
+ * Each free model once, in attempt order, with its daily quota. The quota is
+ * the model's, whatever providers the caller asks for: the smallest its free
+ * routes set.
+ */
+function freeCandidates(attempts: Attempt[]) {
+  const candidates = new Map<string, number>();
+  for (const { model } of attempts) {
+    if (candidates.has(model.config.id)) continue;
+    const quotas = model.routes.flatMap((route) => (route.route.free?.enabled ? [route.route.free.daily_quota] : []));
+    candidates.set(model.config.id, Math.min(...quotas));
+  }
+  return [...candidates].map(([modelId, dailyQuota]) => ({ modelId, dailyQuota }));
+}
