@@ -1,0 +1,175 @@
+// Continuation for every format, in the core: a request naming a stored answer
+// (GenerateRequest.conversation) gets that conversation's history prepended to
+// its messages (expand), and an answer the caller wants kept is saved as a
+// turn once it has finished (recorder), off the answer's path.
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { TurnSchema, TurnStatus, type Turn } from "../../gen/router/v1/conversations_pb.js";
+import {
+  FinishReason,
+  PublicFormat,
+  type GenerateRequest,
+  type GenerateResponse,
+  type Message,
+  type ResponseStart,
+  type Usage,
+} from "../../gen/router/v1/inference_pb.js";
+import { fromStore } from "../accounts/refusals.ts";
+import { Code, routerError } from "../errors.ts";
+import { createOutputFold } from "./fold-output.ts";
+import type { ConversationStore } from "./store.ts";
+
+/**
+ * The most turns a history replays (the turn named and those before it). A
+ * longer conversation is refused rather than cut short silently: the caller
+ * starts a new one with the input it wants kept.
+ */
+export const MAX_HISTORY_TURNS = 256;
+
+export const DEFAULT_TTL_SECONDS = 30 * 24 * 60 * 60;
+
+export interface ConversationsOptions {
+  store: ConversationStore;
+  /** How long a saved turn is kept (configuration: conversations.ttl_seconds). */
+  ttlSeconds: number;
+  now: () => Date;
+  /** Where a failed save is reported (pino's logger fits); it is never thrown at the caller. */
+  logger?: { error(details: object, message: string): void };
+}
+
+export interface TurnRecorder {
+  /** Sees every event the caller is sent, start to finish; the finish saves the turn in the background. */
+  observe(event: GenerateResponse): void;
+}
+
+export interface Conversations {
+  store: ConversationStore;
+  /**
+   * The messages of the stored conversation ending at `previousId`, oldest
+   * first: each turn's input, then its output. An unknown id, an expired one,
+   * or another organisation's is an InvalidArgument naming `param`.
+   */
+  historyFor(organizationId: string, previousId: string, param?: string): Promise<Message[]>;
+  /** The request with its conversation's history before its own messages; the same object when it continues none. */
+  expand(request: GenerateRequest, organizationId: string): Promise<GenerateRequest>;
+  /** A recorder when the request's answer is to be kept, else undefined. Give it the request as received (before expand). */
+  recorder(request: GenerateRequest, organizationId: string): TurnRecorder | undefined;
+  /** Resolves when every save started so far has ended (tests, shutdown). */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The public field that carries the reference, named in errors: the format decides it. */
+export function referenceParam(format: PublicFormat): string {
+  if (format === PublicFormat.INTERACTIONS) return "previous_interaction_id";
+  if (format === PublicFormat.RESPONSES) return "previous_response_id";
+  return "conversation.previous_id";
+}
+
+/** Whether an answer is kept: `store` when the request says, else the format's default (kept for Responses and Interactions). */
+export function storesAnswer(request: GenerateRequest): boolean {
+  if (request.store !== undefined) return request.store;
+  return request.format === PublicFormat.RESPONSES || request.format === PublicFormat.INTERACTIONS;
+}
+
+export function createConversations(options: ConversationsOptions): Conversations {
+  const { store, now } = options;
+  const ttlMs = options.ttlSeconds * 1000;
+  const saving = new Set<Promise<void>>();
+
+  const save = (turn: Turn) => {
+    const done = store.save(turn).catch((error: unknown) => {
+      options.logger?.error({ err: error, turn: turn.id }, "could not store the conversation turn; continuing from it will answer not found");
+    });
+    saving.add(done);
+    void done.finally(() => saving.delete(done));
+  };
+
+  async function historyFor(organizationId: string, previousId: string, param = "previous_response_id"): Promise<Message[]> {
+    // One more than allowed tells a conversation that is too long from one that is not.
+    const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1)) : [];
+    if (chain.length === 0) {
+      throw routerError(Code.InvalidArgument, "previous_response_not_found", `Previous response with id '${previousId}' not found.`, { param });
+    }
+    if (chain.length > MAX_HISTORY_TURNS) {
+      throw routerError(
+        Code.InvalidArgument,
+        "conversation_too_long",
+        `The conversation of '${previousId}' is longer than ${MAX_HISTORY_TURNS} turns; start a new one with the input to keep.`,
+        { param },
+      );
+    }
+    const messages: Message[] = [];
+    for (let i = chain.length - 1; i >= 0; i--) messages.push(...chain[i].input, ...chain[i].output);
+    return messages;
+  }
+
+  return {
+    store,
+    historyFor,
+
+    async expand(request, organizationId) {
+      const previousId = request.conversation?.previousId;
+      if (!previousId) return request;
+      const history = await historyFor(organizationId, previousId, referenceParam(request.format));
+      // A new request object: the caller's stays as it was (its messages are this turn's input).
+      return { ...request, messages: [...history, ...request.messages] };
+    },
+
+    recorder(request, organizationId) {
+      if (!storesAnswer(request)) return undefined;
+      const fold = createOutputFold();
+      let start: ResponseStart | undefined;
+      let usage: Usage | undefined;
+      return {
+        observe(event) {
+          switch (event.event.case) {
+            case "start":
+              start = event.event.value;
+              break;
+            case "blockStart":
+              fold.start(event.event.value);
+              break;
+            case "blockDelta":
+              fold.delta(event.event.value);
+              break;
+            case "usage":
+              usage = event.event.value;
+              break;
+            case "finish": {
+              if (!start) return;
+              const finishedAt = now().getTime();
+              const reason = event.event.value.reason;
+              save(
+                create(TurnSchema, {
+                  id: start.id,
+                  organizationId,
+                  previousId: request.conversation?.previousId ?? "",
+                  modelId: start.modelId,
+                  provider: start.provider,
+                  status: reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED,
+                  finishReason: reason,
+                  input: request.messages,
+                  output: fold.messages(),
+                  usage,
+                  createdAt: timestampFromMs(Number(start.created) * 1000),
+                  completedAt: timestampFromMs(finishedAt),
+                  expiresAt: timestampFromMs(finishedAt + ttlMs),
+                }),
+              );
+            }
+          }
+        },
+      };
+    },
+
+    async idle() {
+      while (saving.size > 0) await Promise.all(saving);
+    },
+
+    async close() {
+      while (saving.size > 0) await Promise.all(saving);
+      await store.close();
+    },
+  };
+}
