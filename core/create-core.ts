@@ -4,11 +4,15 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { AccountService } from "../gen/router/v1/accounts_pb.js";
 import type { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
+import type { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import type { InferenceService } from "../gen/router/v1/inference_pb.js";
 import { createAccounts, type Accounts } from "./accounts/accounts.ts";
 import type { AccountStores } from "./accounts/store.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
 import type { ProviderProtocol, RouterConfig } from "./config/schema.ts";
+import { createConversations, type Conversations } from "./conversations/conversations.ts";
+import { openConversationStore } from "./conversations/open-store.ts";
+import type { ConversationStore } from "./conversations/store.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
 import { createAnthropicAdapter } from "./providers/anthropic/adapter.ts";
 import { createGeminiAdapter } from "./providers/gemini/adapter.ts";
@@ -17,6 +21,7 @@ import { createSimulatorAdapter } from "./providers/simulator/adapter.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
 import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
+import { createConversationService } from "./services/conversations.ts";
 import { createInferenceService } from "./services/inference.ts";
 
 export interface CoreDeps {
@@ -28,16 +33,20 @@ export interface CoreDeps {
   http?: HttpClient;
   /** Account stores; by default Redis when REDIS_URL is set, else in memory. */
   stores?: AccountStores;
+  /** Stored conversations; by default Redis when REDIS_URL is set, else in memory. */
+  conversationStore?: ConversationStore;
   logger?: Logger;
 }
 
 export interface Core {
   catalogue: Catalogue;
   accounts: Accounts;
+  conversations: Conversations;
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
     accounts: ServiceImpl<typeof AccountService>;
+    conversations: ServiceImpl<typeof ConversationService>;
   };
   close(): Promise<void>;
 }
@@ -54,18 +63,23 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     gemini: createGeminiAdapter(http),
     simulator: createSimulatorAdapter(),
   };
-  const inferenceDeps = { catalogue, accounts, adapters, now, random: deps.random ?? Math.random };
+  const conversationStore = deps.conversationStore ?? (await openConversationStore(deps.env, { now: () => now().getTime(), logger: deps.logger }));
+  const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
+  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
   return {
     catalogue,
     accounts,
+    conversations,
     services: {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now }),
+      conversations: createConversationService({ accounts, conversations }),
     },
     async close() {
       await http.close();
       await accounts.close();
+      await conversations.close();
     },
   };
 }

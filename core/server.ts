@@ -6,6 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
+import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
 import type { Core } from "./create-core.ts";
 import { createHealthState, registerHealth, ServingStatus, type HealthState } from "./grpc/health.ts";
@@ -19,13 +20,14 @@ export interface CoreServer {
 }
 
 /** The core's own services: routed, reported SERVING by health, listed by reflection. */
-const SERVICES = [InferenceService, CatalogueService, AccountService];
+const SERVICES = [InferenceService, CatalogueService, AccountService, ConversationService];
 
 export function coreRoutes(core: Core, health: HealthState) {
   return (router: ConnectRouter) => {
     router.service(InferenceService, core.services.inference);
     router.service(CatalogueService, core.services.catalogue);
     router.service(AccountService, core.services.accounts);
+    router.service(ConversationService, core.services.conversations);
     registerHealth(router, health);
     registerReflection(router, SERVICES);
   };

@@ -6,18 +6,21 @@ import { create, isMessage } from "@bufbuild/protobuf";
 import { createClient, createHandlerContext, type CallOptions, type Client, type ServiceImpl } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
+import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
 import type { Core } from "../core/create-core.ts";
 
 export interface CoreClient {
   inference: Client<typeof InferenceService>;
   catalogue: Client<typeof CatalogueService>;
+  conversations: Client<typeof ConversationService>;
 }
 
 export function createInProcessCoreClient(core: Core): CoreClient {
   return {
     inference: directClient(InferenceService, core.services.inference),
     catalogue: directClient(CatalogueService, core.services.catalogue),
+    conversations: directClient(ConversationService, core.services.conversations),
   };
 }
 
@@ -36,6 +39,7 @@ export function createRemoteCoreClient(baseUrl: string): CoreClient {
   return {
     inference: createClient(InferenceService, transport),
     catalogue: createClient(CatalogueService, transport),
+    conversations: createClient(ConversationService, transport),
   };
 }
 

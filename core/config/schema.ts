@@ -154,6 +154,13 @@ export const organizationSchema = z
   })
   .strict();
 
+export const conversationsSchema = z
+  .object({
+    /** How long a stored answer is kept, in seconds; default 30 days. */
+    ttl_seconds: z.number().int().positive().default(30 * 24 * 60 * 60),
+  })
+  .strict();
+
 export const routerConfigSchema = z
   .object({
     /** Prefix of service-issued ids (`rtr_...`). */
@@ -161,6 +168,8 @@ export const routerConfigSchema = z
     providers: z.array(providerSchema).min(1),
     models: z.array(modelSchema),
     organizations: z.array(organizationSchema).default([]),
+    /** Stored answers that a later request can continue from (docs/configuration.md). */
+    conversations: conversationsSchema.default({ ttl_seconds: 30 * 24 * 60 * 60 }),
   })
   .strict()
   .superRefine((config, ctx) => {

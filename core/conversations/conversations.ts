@@ -26,8 +26,6 @@ import type { ConversationStore } from "./store.ts";
  */
 export const MAX_HISTORY_TURNS = 256;
 
-export const DEFAULT_TTL_SECONDS = 30 * 24 * 60 * 60;
-
 export interface ConversationsOptions {
   store: ConversationStore;
   /** How long a saved turn is kept (configuration: conversations.ttl_seconds). */

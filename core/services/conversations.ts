@@ -1,0 +1,74 @@
+// router.v1.ConversationService: a caller's stored answers (turns), read and
+// deleted with the caller's API key. Another organisation's turn is as unknown
+// as a missing one, as for GetGeneration.
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { InputItemSchema, ListOrder, type ConversationService, type Turn } from "../../gen/router/v1/conversations_pb.js";
+import type { Caller } from "../../gen/router/v1/inference_pb.js";
+import type { Accounts } from "../accounts/accounts.ts";
+import { checkKey } from "../accounts/check-key.ts";
+import { fromStore } from "../accounts/refusals.ts";
+import { sha256Hex } from "../auth/keys.ts";
+import type { Conversations } from "../conversations/conversations.ts";
+import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+
+export interface ConversationServiceDeps {
+  accounts: Pick<Accounts, "stores">;
+  conversations: Conversations;
+}
+
+/** OpenAI's input_items list: 20 by default, at most 100. */
+export const ITEMS_LIMIT_DEFAULT = 20;
+export const ITEMS_LIMIT_MAX = 100;
+
+/** The id of a turn's input item: the turn id and the item's position in the input, from 0. */
+export const inputItemId = (turnId: string, position: number) => `${turnId}_${position}`;
+
+export function createConversationService(deps: ConversationServiceDeps): ServiceImpl<typeof ConversationService> {
+  const { store } = deps.conversations;
+
+  const organizationOf = async (caller: Caller | undefined) => {
+    const apiKey = caller?.apiKey ?? "";
+    if (!apiKey) throw missingApiKey();
+    return (await checkKey(deps.accounts, sha256Hex(apiKey))).organizationId;
+  };
+
+  const turnOf = async (caller: Caller | undefined, id: string): Promise<Turn> => {
+    const organizationId = await organizationOf(caller);
+    const turn = id ? await fromStore(store.get(organizationId, id)) : undefined;
+    if (!turn) throw notFound(id);
+    return turn;
+  };
+
+  return {
+    async getTurn(request) {
+      return { turn: await turnOf(request.caller, request.id) };
+    },
+
+    async listItems(request) {
+      const limit = request.limit === 0 ? ITEMS_LIMIT_DEFAULT : request.limit;
+      if (limit < 1 || limit > ITEMS_LIMIT_MAX) throw invalidParameter("limit", `limit must be between 1 and ${ITEMS_LIMIT_MAX}.`);
+      const turn = await turnOf(request.caller, request.id);
+      const items = turn.input.map((message, position) => create(InputItemSchema, { id: inputItemId(turn.id, position), message }));
+      // Newest first unless asked otherwise, as OpenAI's list defaults to.
+      if (request.order !== ListOrder.ASC) items.reverse();
+      let from = 0;
+      if (request.after) {
+        const index = items.findIndex((item) => item.id === request.after);
+        if (index < 0) throw invalidParameter("after", `No input item ${request.after} in ${turn.id}.`);
+        from = index + 1;
+      }
+      const page = items.slice(from, from + limit);
+      return { items: page, firstId: page[0]?.id ?? "", lastId: page.at(-1)?.id ?? "", hasMore: from + limit < items.length };
+    },
+
+    async deleteTurn(request) {
+      const organizationId = await organizationOf(request.caller);
+      const deleted = request.id !== "" && (await fromStore(store.delete(organizationId, request.id)));
+      if (!deleted) throw notFound(request.id);
+      return { id: request.id, deleted: true };
+    },
+  };
+}
+
+const notFound = (id: string) => routerError(Code.NotFound, "turn_not_found", `No stored response ${id} for this organisation.`, { param: "id" });
