@@ -7,10 +7,11 @@ import { pino } from "pino";
 import { Code, routerError } from "../core/errors.ts";
 import { newServiceId } from "../core/ids.ts";
 import type { CoreClient } from "./core-client.ts";
-import { errorBody, errorHeaders, toPublicError } from "./errors/http-status.ts";
-import { registerCatalogueRoutes } from "./formats/catalogue/routes.ts";
-import { registerChatCompletionRoutes } from "./formats/chat-completions/routes.ts";
-import { registerGenerationRoutes } from "./formats/generation/routes.ts";
+import { errorHeaders } from "./errors/error-headers.ts";
+import { toPublicError, type PublicError } from "./errors/http-status.ts";
+import { specErrorBody } from "./errors/spec-error-body.ts";
+import { formatRoutes, type GatewayFormat } from "./formats/format.ts";
+import { FORMATS } from "./formats/index.ts";
 import { BODY_LIMIT } from "./limits.ts";
 import { logFailure } from "./log-failure.ts";
 import { readJsonBody } from "./read-body.ts";
@@ -22,6 +23,8 @@ export interface AppDeps {
   idPrefix?: string;
   /** Largest accepted JSON body; images travel inline as data URIs, hence the room. */
   bodyLimit?: string;
+  /** The public formats served (formats/index.ts); tests add their own. */
+  formats?: readonly GatewayFormat[];
 }
 
 export const DEFAULT_BODY_LIMIT = BODY_LIMIT;
@@ -46,7 +49,9 @@ export function createApp(deps: AppDeps): Koa {
     } catch (error) {
       const publicError = toPublicError(error);
       ctx.status = publicError.status;
-      ctx.body = errorBody(publicError);
+      // The format of the matched route shapes the body; before routing (no route, an unreadable body), the spec's shape.
+      const encodeError: (error: PublicError) => unknown = ctx.state.encodeError ?? specErrorBody;
+      ctx.body = encodeError(publicError);
       ctx.set(errorHeaders(publicError));
       if (publicError.status >= 500) logFailure(logger, ctx.state, error, publicError, "request failed");
     }
@@ -61,9 +66,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(readJsonBody(deps.bodyLimit ?? DEFAULT_BODY_LIMIT));
 
   const router = new Router();
-  registerCatalogueRoutes(router, deps.core);
-  registerChatCompletionRoutes(router, deps.core);
-  registerGenerationRoutes(router, deps.core);
+  for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format), { core: deps.core });
   app.use(router.routes());
   return app;
 }

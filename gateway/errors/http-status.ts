@@ -1,9 +1,9 @@
 // The one place where core errors become HTTP: (code, reason) -> status and
-// error type. Formats only shape the body around these fields.
+// the public error's fields. Formats only shape the body around these fields
+// (each format's encode-error.ts); the headers are error-headers.ts.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { errorDetailOf } from "../../core/errors.ts";
-import { rateLimitHeaders, traceHeader, type TraceEntry } from "../headers.ts";
 
 export interface PublicError {
   status: number;
@@ -86,39 +86,4 @@ export function toPublicError(error: unknown): PublicError {
     retryAfterSeconds: detail.retryAfterSeconds,
     metadata: detail.metadata,
   };
-}
-
-/** Error metadata the spec puts at the top level of the body, beside `error`. */
-const TOP_LEVEL_FIELDS: Record<string, readonly string[]> = {
-  free_quota_exhausted: ["quota_limit", "quota_used", "reset_at"],
-};
-
-/** The spec's error body; only 429 bodies carry `status` (decisions.md). */
-export function errorBody(error: PublicError): { error: JsonObject } & JsonObject {
-  const body: JsonObject = { message: error.message, type: error.type, param: error.param, code: error.code };
-  if (error.status === 429) body.status = 429;
-  const lifted = TOP_LEVEL_FIELDS[error.code] ?? [];
-  const topLevel: JsonObject = {};
-  const metadata: JsonObject = {};
-  for (const [field, value] of Object.entries(error.metadata ?? {})) {
-    if (lifted.includes(field)) topLevel[field] = value;
-    else metadata[field] = value;
-  }
-  if (Object.keys(metadata).length > 0) body.metadata = metadata;
-  return { error: body, ...topLevel };
-}
-
-/** Headers an error answer carries: Retry-After, the routing trace, and the exceeded rate-limit window. */
-export function errorHeaders(error: PublicError): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds > 0) headers["retry-after"] = String(error.retryAfterSeconds);
-  const attempts = error.metadata?.attempts;
-  if (Array.isArray(attempts) && attempts.length > 0) headers["x-router-trace"] = traceHeader(attempts as unknown as TraceEntry[]);
-  // The exhausted window (a rate limit, or the daily free quota as a request limit).
-  const exhausted =
-    error.code === "rate_limit_exceeded" ? { unit: error.metadata?.unit === "tokens" ? ("tokens" as const) : ("requests" as const), limit: error.metadata?.limit }
-    : error.code === "free_quota_exhausted" ? { unit: "requests" as const, limit: error.metadata?.quota_limit }
-    : undefined;
-  if (exhausted && typeof exhausted.limit === "number") Object.assign(headers, rateLimitHeaders(exhausted.unit, exhausted.limit, 0, error.retryAfterSeconds));
-  return headers;
 }

@@ -1,11 +1,13 @@
 // The catalogue endpoints. They need no key (decisions.md, observed).
-import type Router from "@koa/router";
 import type { Context } from "koa";
 import { invalidParameter } from "../../../core/errors.ts";
-import type { CoreClient } from "../../core-client.ts";
+import { specErrorBody } from "../../errors/spec-error-body.ts";
+import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { encodeModel, encodeProviderEntry } from "./encode.ts";
 
-export function registerCatalogueRoutes(router: Router, core: CoreClient) {
+export const catalogue: GatewayFormat = { encodeError: specErrorBody, register: registerCatalogueRoutes };
+
+function registerCatalogueRoutes(router: FormatRoutes, { core }: FormatDeps) {
   // The in-process core answers with the same message objects every time (the
   // catalogue is fixed at start), so each is encoded once. A remote core's
   // answers are new objects and are simply encoded per request.

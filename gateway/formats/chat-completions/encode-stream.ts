@@ -1,19 +1,19 @@
 // The event stream as `chat.completion.chunk` objects: a role chunk first, one
 // chunk per delta, a finish chunk, a usage chunk (cost, chat_id, provider), then
 // `[DONE]`. Tool calls stream as OpenAI does: id and name first, then arguments.
-import { BlockType, type GenerateResponse, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import { BlockType, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
 import type { SseEvent } from "../../sse.ts";
+import type { StreamEncoder } from "../../write-event-stream.ts";
 import { encodeStreamedAnnotation } from "./encode-annotations.ts";
+import { encodeChatStreamError } from "./encode-error.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeReasoningDetail } from "./encode-response.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
-export interface ChunkEncoder {
-  /** Returns the SSE events this core event produces (often one, sometimes none). */
-  encode(event: GenerateResponse): SseEvent[];
-}
+/** The chat stream's last frame, after the usage chunk. */
+const DONE: SseEvent[] = [{ data: "[DONE]" }];
 
-export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
+export function createChunkEncoder(start: ResponseStart): StreamEncoder {
   const created = Number(start.created);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): SseEvent => ({
     data: JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra }),
@@ -94,5 +94,7 @@ export function createChunkEncoder(start: ResponseStart): ChunkEncoder {
           return [];
       }
     },
+    done: () => DONE,
+    error: encodeChatStreamError,
   };
 }

@@ -1,18 +1,17 @@
 // POST /api/v1/chat/completions: decode, run on the core, encode as JSON or SSE.
-import type Router from "@koa/router";
-import type { Context } from "koa";
-import type { CoreClient } from "../../core-client.ts";
 import { bearerKey } from "../../credentials.ts";
-import { toPublicError } from "../../errors/http-status.ts";
 import { foldEvents } from "../../fold.ts";
-import { createSseWriter } from "../../sse.ts";
-import { routingHeaders, startCall, type StartedCall } from "../../start-call.ts";
+import { routingHeaders, startCall } from "../../start-call.ts";
+import { writeEventStream } from "../../write-event-stream.ts";
+import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeChatRequest } from "./decode-request.ts";
+import { encodeChatError } from "./encode-error.ts";
 import { encodeChatCompletion } from "./encode-response.ts";
-import { encodeChatStreamError } from "./encode-error.ts";
 import { createChunkEncoder } from "./encode-stream.ts";
 
-export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
+export const chatCompletions: GatewayFormat = { encodeError: encodeChatError, register: registerChatCompletionRoutes };
+
+function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/chat/completions", async (ctx) => {
     const apiKey = bearerKey(ctx.req.headers);
     const cacheKey = ctx.get("cache_key") || undefined;
@@ -26,31 +25,6 @@ export function registerChatCompletionRoutes(router: Router, core: CoreClient) {
       ctx.body = encodeChatCompletion(folded);
       return;
     }
-    await writeChatStream(ctx, call);
+    await writeEventStream(ctx, call, createChunkEncoder(call.start));
   });
-}
-
-async function writeChatStream(ctx: Context, call: StartedCall) {
-  const { start, first, rest } = call;
-  ctx.respond = false;
-  const sse = createSseWriter(ctx.res);
-  sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
-  // A failure from here on is logged with the provider that was serving.
-  ctx.state.provider = start.provider;
-  const encoder = createChunkEncoder(start);
-  try {
-    await sse.send(encoder.encode(first));
-    for (let step = await rest.next(); !step.done; step = await rest.next()) {
-      await sse.send(encoder.encode(step.value));
-    }
-    await sse.send([{ data: "[DONE]" }]);
-  } catch (error) {
-    // After commit, errors travel in-band; a vanished client needs nothing.
-    if (!call.signal.aborted) {
-      ctx.state.streamError = error;
-      await sse.send([{ data: encodeChatStreamError(toPublicError(error)) }]);
-    }
-  } finally {
-    sse.end();
-  }
 }

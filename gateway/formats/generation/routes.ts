@@ -1,15 +1,17 @@
 // GET /api/v1/generation?id=<chat id>: the usage record of one earlier request,
 // to a key of the organisation that made it (the shape OpenRouter clients read:
 // `{data: {...}}`).
-import type Router from "@koa/router";
 import { invalidParameter } from "../../../core/errors.ts";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { UsageRecord } from "../../../gen/router/v1/usage_pb.js";
-import type { CoreClient } from "../../core-client.ts";
 import { bearerKey } from "../../credentials.ts";
+import { specErrorBody } from "../../errors/spec-error-body.ts";
 import { exactNumber } from "../../json.ts";
+import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 
-export function registerGenerationRoutes(router: Router, core: CoreClient) {
+export const generation: GatewayFormat = { encodeError: specErrorBody, register: registerGenerationRoutes };
+
+function registerGenerationRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.get("/api/v1/generation", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
     const id = ctx.query.id;

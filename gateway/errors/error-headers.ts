@@ -1,0 +1,18 @@
+// The headers of an error answer, the same whatever format shapes its body.
+import { rateLimitHeaders, traceHeader, type TraceEntry } from "../headers.ts";
+import type { PublicError } from "./http-status.ts";
+
+/** Retry-After, the routing trace, and the exceeded rate-limit window. */
+export function errorHeaders(error: PublicError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds > 0) headers["retry-after"] = String(error.retryAfterSeconds);
+  const attempts = error.metadata?.attempts;
+  if (Array.isArray(attempts) && attempts.length > 0) headers["x-router-trace"] = traceHeader(attempts as unknown as TraceEntry[]);
+  // The exhausted window (a rate limit, or the daily free quota as a request limit).
+  const exhausted =
+    error.code === "rate_limit_exceeded" ? { unit: error.metadata?.unit === "tokens" ? ("tokens" as const) : ("requests" as const), limit: error.metadata?.limit }
+    : error.code === "free_quota_exhausted" ? { unit: "requests" as const, limit: error.metadata?.quota_limit }
+    : undefined;
+  if (exhausted && typeof exhausted.limit === "number") Object.assign(headers, rateLimitHeaders(exhausted.unit, exhausted.limit, 0, error.retryAfterSeconds));
+  return headers;
+}

@@ -1,0 +1,49 @@
+// What a public format is to the app: its routes, and the shape of its error
+// bodies. A new format is one folder exporting a GatewayFormat, plus one line
+// in formats/index.ts.
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import type { CoreClient } from "../core-client.ts";
+import type { PublicError } from "../errors/http-status.ts";
+
+export interface GatewayFormat {
+  /**
+   * The body of an HTTP error answered by one of this format's routes (the
+   * status and headers are the same for every format). Errors inside a
+   * committed stream are the stream encoder's (write-event-stream.ts).
+   */
+  encodeError(error: PublicError): unknown;
+  register(routes: FormatRoutes, deps: FormatDeps): void;
+}
+
+export interface FormatDeps {
+  core: CoreClient;
+}
+
+/** A route's handler: it answers through `ctx` (or throws, and the app answers with the format's error body). */
+export type RouteHandler = (ctx: Context) => Promise<void>;
+
+/** Where a format adds its routes; each route answers its errors in the format's shape. */
+export interface FormatRoutes {
+  get(path: string, handler: RouteHandler): void;
+  post(path: string, handler: RouteHandler): void;
+  delete(path: string, handler: RouteHandler): void;
+}
+
+/**
+ * Adds a format's routes to the app's router. Each handler first records the
+ * format's error encoder in `ctx.state.encodeError`, before anything in it can
+ * throw; the app's error middleware reads it. One router for every format
+ * keeps routing one match per request.
+ */
+export function formatRoutes(router: Router, format: GatewayFormat): FormatRoutes {
+  const claimErrors = (handler: RouteHandler) => (ctx: Context) => {
+    ctx.state.encodeError = format.encodeError;
+    return handler(ctx);
+  };
+  return {
+    get: (path, handler) => void router.get(path, claimErrors(handler)),
+    post: (path, handler) => void router.post(path, claimErrors(handler)),
+    delete: (path, handler) => void router.delete(path, claimErrors(handler)),
+  };
+}

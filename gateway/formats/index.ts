@@ -1,0 +1,7 @@
+// Every public format the gateway serves. A new format: its folder, and one line here.
+import { catalogue } from "./catalogue/routes.ts";
+import { chatCompletions } from "./chat-completions/routes.ts";
+import type { GatewayFormat } from "./format.ts";
+import { generation } from "./generation/routes.ts";
+
+export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation];

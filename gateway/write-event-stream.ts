@@ -1,0 +1,48 @@
+// The streaming answer of every format: the core's events written as SSE. The
+// loop, the commit, backpressure and the client-disconnect rules live here; a
+// format only says how its events look (a StreamEncoder).
+import type { Context } from "koa";
+import type { GenerateResponse } from "../gen/router/v1/inference_pb.js";
+import { toPublicError, type PublicError } from "./errors/http-status.ts";
+import { createSseWriter, type SseEvent } from "./sse.ts";
+import { routingHeaders, type StartedCall } from "./start-call.ts";
+
+/** What a format adds to the stream loop: its frames for each event, for the end, and for a failure. */
+export interface StreamEncoder {
+  /** The frames this core event produces (often one, sometimes none). */
+  encode(event: GenerateResponse): SseEvent[];
+  /** Frames after the last event (chat: `[DONE]`; a format whose last event closes it: none). */
+  done(): SseEvent[];
+  /** The format's in-band error, sent when the stream fails after it was committed. */
+  error(error: PublicError): SseEvent[];
+}
+
+/**
+ * Commits the stream (200 and headers) on the call's first event, then writes
+ * every event as the encoder frames it. Each write waits for the socket
+ * (backpressure). A failure after commit becomes the encoder's in-band error
+ * and is left in `ctx.state.streamError` for the access log; a client that
+ * left needs nothing (its abort is what ended the call).
+ */
+export async function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder): Promise<void> {
+  const { start, first, rest } = call;
+  ctx.respond = false;
+  const sse = createSseWriter(ctx.res);
+  sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
+  // A failure from here on is logged with the provider that was serving.
+  ctx.state.provider = start.provider;
+  try {
+    await sse.send(encoder.encode(first));
+    for (let step = await rest.next(); !step.done; step = await rest.next()) {
+      await sse.send(encoder.encode(step.value));
+    }
+    await sse.send(encoder.done());
+  } catch (error) {
+    if (!call.signal.aborted) {
+      ctx.state.streamError = error;
+      await sse.send(encoder.error(toPublicError(error)));
+    }
+  } finally {
+    sse.end();
+  }
+}
