@@ -38,6 +38,8 @@ export interface ConversationsOptions {
 export interface TurnRecorder {
   /** Sees every event the caller is sent, start to finish; the finish saves the turn in the background. */
   observe(event: GenerateResponse): void;
+  /** Passes `events` through, each observed on its way. */
+  record(events: AsyncIterable<GenerateResponse>): AsyncGenerator<GenerateResponse>;
 }
 
 export interface Conversations {
@@ -83,6 +85,35 @@ export function createConversations(options: ConversationsOptions): Conversation
     void done.finally(() => saving.delete(done));
   };
 
+  interface Finished {
+    request: GenerateRequest;
+    organizationId: string;
+    start: ResponseStart;
+    usage: Usage | undefined;
+    reason: FinishReason;
+    output: Message[];
+  }
+
+  /** The turn of a finished answer: the request's own messages in, the folded blocks out. */
+  function finishedTurn({ request, organizationId, start, usage, reason, output }: Finished): Turn {
+    const finishedAt = now().getTime();
+    return create(TurnSchema, {
+      id: start.id,
+      organizationId,
+      previousId: request.conversation?.previousId ?? "",
+      modelId: start.modelId,
+      provider: start.provider,
+      status: reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED,
+      finishReason: reason,
+      input: request.messages,
+      output,
+      usage,
+      createdAt: timestampFromMs(Number(start.created) * 1000),
+      completedAt: timestampFromMs(finishedAt),
+      expiresAt: timestampFromMs(finishedAt + ttlMs),
+    });
+  }
+
   async function historyFor(organizationId: string, previousId: string, param = "previous_response_id"): Promise<Message[]> {
     // One more than allowed tells a conversation that is too long from one that is not.
     const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1)) : [];
@@ -119,43 +150,30 @@ export function createConversations(options: ConversationsOptions): Conversation
       const fold = createOutputFold();
       let start: ResponseStart | undefined;
       let usage: Usage | undefined;
+      const observe = (event: GenerateResponse) => {
+        switch (event.event.case) {
+          case "start":
+            start = event.event.value;
+            break;
+          case "blockStart":
+            fold.start(event.event.value);
+            break;
+          case "blockDelta":
+            fold.delta(event.event.value);
+            break;
+          case "usage":
+            usage = event.event.value;
+            break;
+          case "finish":
+            if (start) save(finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, output: fold.messages() }));
+        }
+      };
       return {
-        observe(event) {
-          switch (event.event.case) {
-            case "start":
-              start = event.event.value;
-              break;
-            case "blockStart":
-              fold.start(event.event.value);
-              break;
-            case "blockDelta":
-              fold.delta(event.event.value);
-              break;
-            case "usage":
-              usage = event.event.value;
-              break;
-            case "finish": {
-              if (!start) return;
-              const finishedAt = now().getTime();
-              const reason = event.event.value.reason;
-              save(
-                create(TurnSchema, {
-                  id: start.id,
-                  organizationId,
-                  previousId: request.conversation?.previousId ?? "",
-                  modelId: start.modelId,
-                  provider: start.provider,
-                  status: reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED,
-                  finishReason: reason,
-                  input: request.messages,
-                  output: fold.messages(),
-                  usage,
-                  createdAt: timestampFromMs(Number(start.created) * 1000),
-                  completedAt: timestampFromMs(finishedAt),
-                  expiresAt: timestampFromMs(finishedAt + ttlMs),
-                }),
-              );
-            }
+        observe,
+        async *record(events) {
+          for await (const event of events) {
+            observe(event);
+            yield event;
           }
         },
       };

@@ -104,6 +104,20 @@ describe("recorder", () => {
     expect(timestampMs(turn!.expiresAt!)).toBe(T0 + TTL_SECONDS * 1000);
   });
 
+  it("record passes every event through, the same objects in the same order, and saves at the finish", async () => {
+    const { conversations, store } = setup();
+    const events = answer("resp_rec");
+    async function* source() {
+      yield* events;
+    }
+    const seen: GenerateResponse[] = [];
+    for await (const e of conversations.recorder(request(), "org-a")!.record(source())) seen.push(e);
+    expect(seen.length).toBe(events.length);
+    seen.forEach((e, i) => expect(e).toBe(events[i]));
+    await conversations.idle();
+    expect((await store.get("org-a", "resp_rec"))?.output[0].content).toHaveLength(4);
+  });
+
   it("keeps a refusal as the assistant's text", async () => {
     const { conversations, store } = setup();
     await record(conversations, request(), [
