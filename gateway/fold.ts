@@ -1,60 +1,46 @@
 // The non-streaming answer is the fold of the event stream: written once here,
-// used by every format's JSON encoder.
+// used by every format's JSON encoder. The blocks are the block tracker's.
 import {
-  BlockType,
   type Annotation,
   FinishReason,
   type GenerateResponse,
   type ResponseStart,
   type Usage,
 } from "../gen/router/v1/inference_pb.js";
+import { createBlockTracker, type TrackedBlock } from "./block-tracker.ts";
 
-export interface FoldedBlock {
-  type: BlockType;
-  text: string;
-  toolCallId: string;
-  toolName: string;
-  /** Reasoning blocks: the provider's signature, or its redacted reasoning. */
-  signature: string;
-  redactedData: string;
-  /** Media blocks: the type and the bytes. */
-  mimeType: string;
-  data: Uint8Array[];
-}
+/** A block of the folded answer: whole, as the tracker gathered it. */
+export type FoldedBlock = TrackedBlock;
 
 export interface FoldedResponse {
   start: ResponseStart;
-  blocks: FoldedBlock[];
+  blocks: readonly FoldedBlock[];
   usage: Usage | undefined;
+  /** Every annotation, in order (those naming a block are also on that block). */
   annotations: Annotation[];
   finishReason: FinishReason;
   rawFinishReason: string;
+  /** The stop sequence that ended the answer, when one did. */
+  stopSequence: string;
 }
 
 /** Folds the events after the start into one answer. */
 export async function foldEvents(start: ResponseStart, rest: AsyncIterator<GenerateResponse>): Promise<FoldedResponse> {
-  const folded: FoldedResponse = { start, blocks: [], usage: undefined, annotations: [], finishReason: FinishReason.UNSPECIFIED, rawFinishReason: "" };
-  const byIndex = new Map<number, FoldedBlock>();
+  const tracker = createBlockTracker({ keepStoppedBlocks: true });
+  const folded: FoldedResponse = {
+    start,
+    blocks: tracker.blocks,
+    usage: undefined,
+    annotations: [],
+    finishReason: FinishReason.UNSPECIFIED,
+    rawFinishReason: "",
+    stopSequence: "",
+  };
   for (let step = await rest.next(); !step.done; step = await rest.next()) {
-    const { event } = step.value;
+    const response = step.value;
+    tracker.track(response);
+    const { event } = response;
     switch (event.case) {
-      case "blockStart": {
-        const { type, toolCallId, toolName, mimeType } = event.value;
-        const block: FoldedBlock = { type, text: "", toolCallId, toolName, signature: "", redactedData: "", mimeType, data: [] };
-        byIndex.set(event.value.index, block);
-        folded.blocks.push(block);
-        break;
-      }
-      case "blockDelta": {
-        const block = byIndex.get(event.value.index);
-        if (block) {
-          block.text += event.value.text;
-          block.signature += event.value.signature;
-          block.redactedData += event.value.redactedData;
-          if (event.value.data.length > 0) block.data.push(event.value.data);
-        }
-        break;
-      }
       case "annotation":
         folded.annotations.push(event.value);
         break;
@@ -64,6 +50,7 @@ export async function foldEvents(start: ResponseStart, rest: AsyncIterator<Gener
       case "finish":
         folded.finishReason = event.value.reason;
         folded.rawFinishReason = event.value.rawReason;
+        folded.stopSequence = event.value.stopSequence;
         break;
     }
   }

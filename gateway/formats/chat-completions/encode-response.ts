@@ -12,7 +12,7 @@ export function encodeChatCompletion(folded: FoldedResponse) {
   const reasoning = encodeReasoning(reasoningBlocks);
   const toolCalls = folded.blocks
     .filter((b) => b.type === BlockType.TOOL_CALL)
-    .map((b) => ({ id: b.toolCallId, type: "function", function: { name: b.toolName, arguments: b.text } }));
+    .map((b) => ({ id: b.start.toolCallId, type: "function", function: { name: b.start.toolName, arguments: b.text } }));
   const message: Record<string, unknown> = {
     role: "assistant",
     // OpenAI's shape: null content when the answer is only tool calls.
@@ -25,11 +25,11 @@ export function encodeChatCompletion(folded: FoldedResponse) {
     message.reasoning_details = reasoningBlocks.map((block, index) => encodeReasoningDetail(block, index));
   }
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const images = folded.blocks.filter((b) => b.type === BlockType.IMAGE).map((b) => imageOf(b.mimeType, b.data));
+  const images = folded.blocks.filter((b) => b.type === BlockType.IMAGE).map((b) => imageOf(b.start.mimeType, b.data));
   if (images.length > 0) message.images = images;
   // One audio answer in the chat format: a provider that splits it (streamed parts) sends pieces of one file.
   const audio = folded.blocks.filter((b) => b.type === BlockType.AUDIO);
-  if (audio.length > 0) message.audio = audioOf(`audio_${start.id}`, Number(start.created), audio[0].mimeType, audio.flatMap((b) => b.data));
+  if (audio.length > 0) message.audio = audioOf(`audio_${start.id}`, Number(start.created), audio[0].start.mimeType, audio.flatMap((b) => b.data));
   return {
     id: start.id,
     object: "chat.completion",
@@ -49,7 +49,7 @@ export function encodeChatCompletion(folded: FoldedResponse) {
  * clients that read it; it joins the blocks into one, so only
  * `reasoning_details` makes the exact round trip of several blocks.
  */
-function encodeReasoning(blocks: FoldedBlock[]) {
+function encodeReasoning(blocks: readonly FoldedBlock[]) {
   if (blocks.length === 0) return undefined;
   const reasoning: { text: string; signature?: string; redacted?: string[] } = { text: blocks.map((b) => b.text).join("") };
   const signature = blocks.findLast((b) => b.signature)?.signature;

@@ -2,6 +2,7 @@
 // chunk per delta, a finish chunk, a usage chunk (cost, chat_id, provider), then
 // `[DONE]`. Tool calls stream as OpenAI does: id and name first, then arguments.
 import { BlockType, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import { createBlockTracker } from "../../block-tracker.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { encodeStreamedAnnotation } from "./encode-annotations.ts";
@@ -19,65 +20,62 @@ export function createChunkEncoder(start: ResponseStart): StreamEncoder {
     data: JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra }),
   });
   const delta = (value: Record<string, unknown>) => chunk([{ index: 0, delta: value, finish_reason: null }]);
-  const blockTypes = new Map<number, BlockType>();
-  // Tool calls are numbered among themselves in the chat format.
-  const toolPositions = new Map<number, number>();
-  // So are reasoning blocks: the `index` of their `reasoning_details` entries.
-  const reasoningPositions = new Map<number, number>();
-  // Media bytes are gathered and sent whole when their block ends.
-  const media = new Map<number, { type: BlockType; mimeType: string; chunks: Uint8Array[] }>();
+  // Tool calls are numbered among themselves in the chat format, and so are
+  // reasoning blocks (the `index` of their `reasoning_details` entries): the
+  // tracker's ordinals. Media bytes are sent whole when their block stops.
+  const blocks = createBlockTracker();
   let usage: Usage | undefined;
 
   return {
-    encode({ event }) {
+    encode(response) {
+      const { event } = response;
       switch (event.case) {
         case "start":
           return [delta({ role: "assistant", content: "" })];
         case "blockStart": {
-          blockTypes.set(event.value.index, event.value.type);
-          const { type, mimeType } = event.value;
-          if (type === BlockType.IMAGE || type === BlockType.AUDIO) media.set(event.value.index, { type, mimeType, chunks: [] });
-          if (type === BlockType.REASONING) reasoningPositions.set(event.value.index, reasoningPositions.size);
-          if (event.value.type !== BlockType.TOOL_CALL) return [];
-          const position = toolPositions.size;
-          toolPositions.set(event.value.index, position);
+          const block = blocks.track(response)!;
+          if (block.type !== BlockType.TOOL_CALL) return [];
           return [
             delta({
-              tool_calls: [{ index: position, id: event.value.toolCallId, type: "function", function: { name: event.value.toolName, arguments: "" } }],
+              tool_calls: [{ index: block.ordinal, id: block.start.toolCallId, type: "function", function: { name: block.start.toolName, arguments: "" } }],
             }),
           ];
         }
         case "blockDelta": {
-          const { index, text, signature, redactedData, data } = event.value;
-          if (data.length > 0) media.get(index)?.chunks.push(data);
-          if (blockTypes.get(index) === BlockType.REASONING) {
+          const block = blocks.track(response);
+          if (!block) return [];
+          const { text, signature, redactedData } = event.value;
+          if (block.type === BlockType.REASONING) {
             // The same objects as the answer's `message.reasoning` and `message.reasoning_details`,
             // field by field; each piece names its block, so the signature arrives for the right one.
             if (!text && !signature && !redactedData) return [];
             return [
               delta({
                 reasoning: { text, ...(signature && { signature }), ...(redactedData && { redacted: [redactedData] }) },
-                reasoning_details: [encodeReasoningDetail({ text, signature, redactedData }, reasoningPositions.get(index) ?? 0)],
+                reasoning_details: [encodeReasoningDetail({ text, signature, redactedData }, block.ordinal)],
               }),
             ];
           }
           if (!text) return [];
-          switch (blockTypes.get(index)) {
+          switch (block.type) {
             case BlockType.TEXT:
               return [delta({ content: text })];
             case BlockType.TOOL_CALL:
-              return [delta({ tool_calls: [{ index: toolPositions.get(index), function: { arguments: text } }] })];
+              return [delta({ tool_calls: [{ index: block.ordinal, function: { arguments: text } }] })];
             default:
               return [];
           }
         }
         case "blockStop": {
-          const block = media.get(event.value.index);
-          if (!block) return [];
-          media.delete(event.value.index);
-          return block.type === BlockType.IMAGE
-            ? [delta({ images: [imageOf(block.mimeType, block.chunks)] })]
-            : [delta({ audio: audioOf(`audio_${start.id}`, created, block.mimeType, block.chunks) })];
+          const block = blocks.track(response);
+          switch (block?.type) {
+            case BlockType.IMAGE:
+              return [delta({ images: [imageOf(block.start.mimeType, block.data)] })];
+            case BlockType.AUDIO:
+              return [delta({ audio: audioOf(`audio_${start.id}`, created, block.start.mimeType, block.data) })];
+            default:
+              return [];
+          }
         }
         case "annotation":
           // Ranges are only known once the text is whole, so a streamed citation carries those the provider gave.
