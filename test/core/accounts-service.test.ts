@@ -55,11 +55,12 @@ function recordingStores(): { stores: AccountStores; recorded: Recorded } {
 }
 
 /**
- * The core server with only the account service behind it: the inference and
- * catalogue services are left unimplemented, they are not this test's business.
+ * The core server with only the account service behind it: the inference,
+ * catalogue and conversation services are left unimplemented, they are not
+ * this test's business.
  */
 async function serve(accounts: ReturnType<typeof createAccountService>): Promise<CoreServer> {
-  const core = { services: { inference: {}, catalogue: {}, accounts } } as unknown as Core;
+  const core = { services: { inference: {}, catalogue: {}, accounts, conversations: {} } } as unknown as Core;
   return createCoreServer(core, { host: "127.0.0.1", port: 0 });
 }
 
