@@ -2,7 +2,7 @@
 // (decisions.md): uncached prompt, cache reads, cache writes and completion tokens
 // (reasoning included) at their own rates, plus the per-request fee. Cache
 // writes kept an hour have a rate of their own (Anthropic's 1h TTL).
-import type { TokenUsage } from "../providers/types.ts";
+import type { Usage } from "../../gen/router/v1/inference_pb.js";
 import type { Money } from "./money.ts";
 
 export interface TokenPrices {
@@ -15,7 +15,15 @@ export interface TokenPrices {
   inputCacheWrite1h: Money;
 }
 
-export function costOf(usage: TokenUsage, prices: TokenPrices): Money {
+/**
+ * The token counts a cost is made of (reasoning is part of output, priced
+ * with it): the proto Usage an adapter reports, whose `cost` the core fills in
+ * from this, or an estimate shaped like it.
+ */
+export type UsageCounts = Pick<Usage, "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens"> &
+  Partial<Pick<Usage, "cacheWrite1hTokens">>;
+
+export function costOf(usage: UsageCounts, prices: TokenPrices): Money {
   const cacheWrite1h = Math.min(usage.cacheWrite1hTokens ?? 0, usage.cacheWriteTokens);
   const uncachedPrompt = Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens);
   return (

@@ -7,15 +7,16 @@ import type { HttpClient } from "./http-client.ts";
 import { toUpstreamError } from "./http-client.ts";
 import { readServerSentEvents } from "./read-sse.ts";
 import { retryAfterSecondsOf } from "./retry-after.ts";
-import { UpstreamError, upstreamHttpError, type UpstreamCall, type UpstreamEvent } from "./types.ts";
+import type { GenerateResponse } from "../../gen/router/v1/inference_pb.js";
+import { UpstreamError, upstreamHttpError, type UpstreamCall } from "./types.ts";
 
 /** Turns a protocol's answer pieces into hub events, remembering what it has seen. */
 export interface Translator<Chunk> {
-  translate(chunk: Chunk): UpstreamEvent[];
+  translate(chunk: Chunk): GenerateResponse[];
   /** Whether the answer's end (finish reason and usage) has arrived. */
   complete(): boolean;
   /** Closes the open block and emits usage and finish. */
-  end(): UpstreamEvent[];
+  end(): GenerateResponse[];
 }
 
 export interface HttpProtocol<Chunk> {
@@ -30,7 +31,7 @@ export interface HttpProtocol<Chunk> {
   translator(): Translator<Chunk>;
 }
 
-export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>): AsyncGenerator<UpstreamEvent> {
+export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>): AsyncGenerator<GenerateResponse> {
   const { provider, signal } = call;
   const headers = { accept: call.stream ? "text/event-stream" : "application/json", ...protocol.headers(call) };
   const response = await http.post(protocol.url(call), headers, JSON.stringify(protocol.body(call)), {

@@ -1,7 +1,7 @@
 // The contract between the router and one upstream protocol. An adapter turns a
 // normalised request into upstream bytes and the upstream answer into events;
 // it knows nothing of public formats, routing, billing or other protocols.
-import type { BlockType, FinishReason, GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+import type { GenerateRequest, GenerateResponse } from "../../gen/router/v1/inference_pb.js";
 import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
 
 export interface UpstreamCall {
@@ -18,38 +18,13 @@ export interface UpstreamCall {
   signal: AbortSignal;
 }
 
-export type UpstreamEvent =
-  | { type: "block_start"; index: number; blockType: BlockType; toolCallId?: string; toolName?: string; mimeType?: string }
-  | { type: "block_delta"; index: number; text: string; signature?: string; redactedData?: string; data?: Uint8Array }
-  | { type: "block_stop"; index: number }
-  | { type: "usage"; usage: TokenUsage }
-  | { type: "finish"; reason: FinishReason; rawReason: string }
-  | { type: "annotation"; annotation: Citation };
-
-/** A source the answer cites. Indexes are characters of the answer's text. */
-export interface Citation {
-  url: string;
-  title: string;
-  startIndex?: number;
-  endIndex?: number;
-  content?: string;
-}
-
-export interface TokenUsage {
-  /** Prompt tokens, cached and cache-write included. */
-  inputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  /** The share of cacheWriteTokens written to be kept an hour (priced apart). */
-  cacheWrite1hTokens?: number;
-  /** Completion tokens, reasoning included. */
-  outputTokens: number;
-  reasoningTokens: number;
-}
-
 export interface ProviderAdapter {
-  /** Yields the answer's events; throws UpstreamError when the upstream fails. */
-  stream(call: UpstreamCall): AsyncIterable<UpstreamEvent>;
+  /**
+   * Yields the answer's events, the hub's own (block starts, deltas and stops,
+   * annotations, then usage and finish; see block-writer.ts); throws
+   * UpstreamError when the upstream fails.
+   */
+  stream(call: UpstreamCall): AsyncIterable<GenerateResponse>;
   /**
    * What this protocol will leave out or change of the call, in words (for
    * example: Anthropic takes no temperature while thinking). The adapter

@@ -11,6 +11,7 @@ import {
   type GenerateRequest,
   type GenerateResponse,
   type RoutingAttempt,
+  type Usage,
   type Warning,
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
@@ -21,7 +22,7 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import { Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { toWarnings } from "../warnings.ts";
-import type { ProviderAdapter, TokenUsage, UpstreamCall, UpstreamEvent } from "../providers/types.ts";
+import type { ProviderAdapter, UpstreamCall } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { admitRequest, deliveredUsage, type AdmittedRequest, type Answering } from "./inference-charge.ts";
@@ -76,7 +77,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
       const warnings = [...attempt.warnings, ...(adapter.warningsFor?.(call) ?? [])];
       const events = adapter.stream(call);
       const iterator = events[Symbol.asyncIterator]();
-      let first: IteratorResult<UpstreamEvent>;
+      let first: IteratorResult<GenerateResponse>;
       try {
         first = await iterator.next();
       } catch (error) {
@@ -91,7 +92,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
       answering = { attempt, outputCharacters: 0 };
       try {
         yield startEvent(id, attempt, trace, warnings, admitted, deps.now());
-        yield* relay(first, iterator, answering, signal);
+        yield* relay(id, first, iterator, answering, signal);
       } finally {
         // Ends the upstream request too when our caller stops reading early.
         await iterator.return?.();
@@ -135,69 +136,70 @@ function finishRequest({ admitted, answering, outcome, request, latencyMs, now }
 }
 
 /**
- * Relays one provider's events; usage gets its exact cost and comes right before
- * finish. With `reasoning.exclude` the reasoning blocks are withheld (their
- * tokens are still counted and billed, as the provider spent them).
+ * Relays one provider's events, which are the hub's own: block starts get
+ * their stable id when the provider gave none, usage gets its exact cost and
+ * comes right before finish. With `reasoning.exclude` the reasoning blocks are
+ * withheld (their tokens are still counted and billed, as the provider spent them).
  */
 async function* relay(
-  first: IteratorResult<UpstreamEvent>,
-  rest: AsyncIterator<UpstreamEvent>,
+  id: string,
+  first: IteratorResult<GenerateResponse>,
+  rest: AsyncIterator<GenerateResponse>,
   progress: Answering,
   signal: AbortSignal,
 ): AsyncGenerator<GenerateResponse> {
   const { attempt } = progress;
-  let usage: TokenUsage | undefined;
-  let finish: Extract<UpstreamEvent, { type: "finish" }> | undefined;
+  let usageEvent: GenerateResponse | undefined;
+  let finishEvent: GenerateResponse | undefined;
   const excludeReasoning = attempt.request.reasoning?.exclude === true;
   const withheld = new Set<number>();
   try {
     for (let step = first; !step.done; step = await rest.next()) {
-      const event = step.value;
-      if (event.type === "usage") usage = event.usage;
-      else if (event.type === "finish") finish = event;
-      else if (event.type === "annotation") yield create(GenerateResponseSchema, { event: { case: "annotation", value: event.annotation } });
-      else if (excludeReasoning && event.type === "block_start" && event.blockType === BlockType.REASONING) withheld.add(event.index);
-      else if (!withheld.has(event.index)) yield blockEvent(event);
-      // Withheld reasoning was generated all the same.
-      if (event.type === "block_delta") progress.outputCharacters += event.text.length;
+      const response = step.value;
+      const event = response.event;
+      switch (event.case) {
+        case "blockStart":
+          if (excludeReasoning && event.value.type === BlockType.REASONING) withheld.add(event.value.index);
+          else {
+            // Unique across requests, stable within this one (the Responses format's item ids).
+            if (!event.value.id) event.value.id = `${id}_${event.value.index}`;
+            yield response;
+          }
+          break;
+        case "blockDelta":
+          // Withheld reasoning was generated all the same.
+          progress.outputCharacters += event.value.text.length;
+          if (withheld.size === 0 || !withheld.has(event.value.index)) yield response;
+          break;
+        case "blockStop":
+          if (withheld.size === 0 || !withheld.has(event.value.index)) yield response;
+          break;
+        case "usage":
+          usageEvent = response;
+          break;
+        case "finish":
+          finishEvent = response;
+          break;
+        default:
+          yield response;
+      }
     }
   } catch (error) {
     if (signal.aborted) throw callerWentAway();
     const reason = error instanceof UpstreamError ? error.message : String(error);
     throw routerError(Code.Unavailable, "upstream_error", `The provider failed mid-stream: ${reason}`, { cause: error });
   }
-  const tokens = usage ?? { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
-  const cost = attempt.free ? 0n : costOf(tokens, attempt.route.prices);
+  usageEvent ??= create(GenerateResponseSchema, { event: { case: "usage", value: {} } });
+  const usage = usageEvent.event.value as Usage;
+  const cost = attempt.free ? 0n : costOf(usage, attempt.route.prices);
+  usage.cost = formatMoney(cost);
   // Served from here on: a caller leaving after the usage event still pays the real cost.
-  progress.served = { tokens, cost };
-  yield create(GenerateResponseSchema, { event: { case: "usage", value: { ...tokens, cost: formatMoney(cost) } } });
-  yield create(GenerateResponseSchema, {
-    event: { case: "finish", value: { reason: finish?.reason, rawReason: finish?.rawReason ?? "" } },
-  });
+  progress.served = { tokens: usage, cost };
+  yield usageEvent;
+  yield finishEvent ?? create(GenerateResponseSchema, { event: { case: "finish", value: {} } });
 }
 
 const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
-
-function blockEvent(event: Exclude<UpstreamEvent, { type: "usage" | "finish" | "annotation" }>): GenerateResponse {
-  switch (event.type) {
-    case "block_start":
-      return create(GenerateResponseSchema, {
-        event: {
-          case: "blockStart",
-          value: { index: event.index, type: event.blockType, toolCallId: event.toolCallId ?? "", toolName: event.toolName ?? "", mimeType: event.mimeType ?? "" },
-        },
-      });
-    case "block_delta":
-      return create(GenerateResponseSchema, {
-        event: {
-          case: "blockDelta",
-          value: { index: event.index, text: event.text, signature: event.signature ?? "", redactedData: event.redactedData ?? "", data: event.data },
-        },
-      });
-    case "block_stop":
-      return create(GenerateResponseSchema, { event: { case: "blockStop", value: { index: event.index } } });
-  }
-}
 
 function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: ReadonlyArray<string | Warning>, admitted: AdmittedRequest, now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {

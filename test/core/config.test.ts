@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfigFile, parseConfig } from "../../core/config/load.ts";
 import { costOf, type TokenPrices } from "../../core/billing/cost.ts";
 import { formatMoney, parseMoney } from "../../core/billing/money.ts";
-import type { TokenUsage } from "../../core/providers/types.ts";
+import type { UsageCounts } from "../../core/billing/cost.ts";
 import { createCatalogue } from "../../core/catalogue/catalogue.ts";
 
 /** A small valid configuration; each test breaks one thing in a copy. */
@@ -189,7 +189,7 @@ describe("money", () => {
 });
 
 describe("costOf", () => {
-  const usage = (u: Partial<TokenUsage>): TokenUsage => ({
+  const usage = (u: Partial<UsageCounts>): UsageCounts => ({
     inputTokens: 0,
     cachedInputTokens: 0,
     cacheWriteTokens: 0,

@@ -8,8 +8,11 @@
 //   open side by side, since that protocol lets a provider return to an earlier call;
 // - no block is open when usage or finish arrives, and finish is the last event.
 import { expect } from "vitest";
-import type { UpstreamEvent } from "../../core/providers/types.ts";
-import { BlockType } from "../../gen/router/v1/inference_pb.js";
+import { BlockType, type GenerateResponse } from "../../gen/router/v1/inference_pb.js";
+import { viewOf, type EventView } from "./event-view.ts";
+
+/** The hub's events, or their views (event-view.ts). */
+export type CheckedEvents = ReadonlyArray<GenerateResponse | EventView>;
 
 export interface BlockLifecycleOptions {
   /** OpenAI-style streams: tool-call blocks may be open beside each other (never beside text or reasoning). */
@@ -19,7 +22,8 @@ export interface BlockLifecycleOptions {
 }
 
 /** The first broken rule, in words, or undefined when the events are well formed. */
-export function blockLifecycleViolation(events: UpstreamEvent[], options: BlockLifecycleOptions = {}): string | undefined {
+export function blockLifecycleViolation(checked: CheckedEvents, options: BlockLifecycleOptions = {}): string | undefined {
+  const events = checked.map((event) => ("$typeName" in event ? viewOf(event) : event));
   const open = new Map<number, BlockType>();
   const started = new Set<number>();
   let finished = false;
@@ -55,7 +59,7 @@ export function blockLifecycleViolation(events: UpstreamEvent[], options: BlockL
   return undefined;
 }
 
-export function expectWellFormedBlocks(events: UpstreamEvent[], options: BlockLifecycleOptions = {}): void {
+export function expectWellFormedBlocks(events: CheckedEvents, options: BlockLifecycleOptions = {}): void {
   const violation = blockLifecycleViolation(events, options);
   // expect.fail prints the whole sentence (toBeUndefined would cut it short).
   if (violation !== undefined) expect.fail(`block lifecycle broken: ${violation}`);

@@ -3,7 +3,8 @@
 // whole JSON message is replayed as the same events, so one translator serves both.
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
-import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { BlockWriter, type UsageInit } from "../block-writer.ts";
 import { mapFinishReason } from "./map-finish-reason.ts";
 import type { Translator } from "../http-exchange.ts";
 
@@ -37,6 +38,9 @@ const blockSchema = z.looseObject({
   name: z.string().nullish(),
   input: z.unknown().optional(),
   citations: z.array(citationSchema).nullish(),
+  // Server tool results (`web_search_tool_result`): the call they answer and what it found.
+  tool_use_id: z.string().nullish(),
+  content: z.unknown().optional(),
 });
 
 const deltaSchema = z.looseObject({
@@ -51,6 +55,7 @@ const deltaSchema = z.looseObject({
 const messageSchema = z.looseObject({
   content: z.array(blockSchema).nullish(),
   stop_reason: z.string().nullish(),
+  stop_sequence: z.string().nullish(),
   usage: usageSchema.nullish(),
 });
 
@@ -59,7 +64,11 @@ export const eventSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("content_block_start"), index: z.number().int(), content_block: blockSchema }),
   z.looseObject({ type: z.literal("content_block_delta"), index: z.number().int(), delta: deltaSchema }),
   z.looseObject({ type: z.literal("content_block_stop"), index: z.number().int() }),
-  z.looseObject({ type: z.literal("message_delta"), delta: z.looseObject({ stop_reason: z.string().nullish() }), usage: usageSchema.nullish() }),
+  z.looseObject({
+    type: z.literal("message_delta"),
+    delta: z.looseObject({ stop_reason: z.string().nullish(), stop_sequence: z.string().nullish() }),
+    usage: usageSchema.nullish(),
+  }),
   z.looseObject({ type: z.literal("message_stop") }),
   z.looseObject({ type: z.literal("ping") }),
 ]);
@@ -71,26 +80,28 @@ type Counts = Record<"input_tokens" | "output_tokens" | "cache_creation_input_to
 
 export type EventTranslator = Translator<AnthropicEvent>;
 
-/** The block kinds relayed; server tool blocks (web search calls and results) are the provider's own business. */
+/** The block kinds relayed. Server tool results are named `<tool>_tool_result` (see serverToolResultName). */
 const BLOCK_TYPES: Record<string, BlockType> = {
   text: BlockType.TEXT,
   thinking: BlockType.REASONING,
   redacted_thinking: BlockType.REASONING,
   tool_use: BlockType.TOOL_CALL,
+  server_tool_use: BlockType.SERVER_TOOL_CALL,
 };
 
 export function createEventTranslator(): EventTranslator {
-  // Anthropic's block index -> ours (skipped kinds leave no gap in ours).
-  const indexes = new Map<number, number>();
-  let nextIndex = 0;
+  // Blocks are keyed by Anthropic's index while open; skipped kinds leave no gap in ours.
+  const blocks = new BlockWriter();
   const usage: Counts = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation_1h: 0, thinking_tokens: 0 };
-  let sawUsage = false;
+  let rawUsage: JsonObject | undefined;
   let stopReason: string | undefined;
+  let stopSequence: string | undefined;
   let stopped = false;
 
   const addUsage = (reported: Usage | null | undefined) => {
     if (!reported) return;
-    sawUsage = true;
+    // Parsed from the upstream's JSON; later reports (message_delta) update earlier ones.
+    rawUsage = { ...rawUsage, ...(reported as JsonObject) };
     // Counts are running totals: the latest value of each field wins.
     for (const key of ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const) {
       const value = reported[key];
@@ -102,43 +113,57 @@ export function createEventTranslator(): EventTranslator {
     if (typeof thinking === "number") usage.thinking_tokens = thinking;
   };
 
-  function startBlock(anthropicIndex: number, block: Block): UpstreamEvent[] {
+  function startBlock(anthropicIndex: number, block: Block) {
+    const resultOf = serverToolResultName(block.type);
+    if (resultOf !== undefined) {
+      // A server tool's result arrives whole; its payload is relayed as JSON text.
+      const index = blocks.startBlock(BlockType.SERVER_TOOL_RESULT, { serverToolName: resultOf, serverToolCallId: block.tool_use_id ?? "" }, anthropicIndex);
+      blocks.text(index, JSON.stringify(block.content ?? null));
+      return;
+    }
     const blockType = BLOCK_TYPES[block.type];
-    if (blockType === undefined) return [];
-    const index = nextIndex++;
-    indexes.set(anthropicIndex, index);
-    const out: UpstreamEvent[] = [
-      blockType === BlockType.TOOL_CALL
-        ? { type: "block_start", index, blockType, toolCallId: block.id ?? "", toolName: block.name ?? "" }
-        : { type: "block_start", index, blockType },
-    ];
+    if (blockType === undefined) return;
+    const index = blocks.startBlock(blockType, openingOf(blockType, block), anthropicIndex);
     // A whole message carries the block's content here; a stream's start events carry it empty.
-    if (block.text) out.push({ type: "block_delta", index, text: block.text });
-    if (block.thinking) out.push({ type: "block_delta", index, text: block.thinking });
-    if (block.signature) out.push({ type: "block_delta", index, text: "", signature: block.signature });
-    if (block.type === "redacted_thinking" && block.data) out.push({ type: "block_delta", index, text: "", redactedData: block.data });
-    if (block.type === "tool_use" && isNonEmptyObject(block.input)) out.push({ type: "block_delta", index, text: JSON.stringify(block.input) });
-    for (const citation of block.citations ?? []) out.push(...citationEvents(citation));
-    return out;
+    if (block.text) blocks.text(index, block.text);
+    if (block.thinking) blocks.text(index, block.thinking);
+    if (block.signature) blocks.signature(index, block.signature);
+    if (block.type === "redacted_thinking" && block.data) blocks.redactedData(index, block.data);
+    if ((blockType === BlockType.TOOL_CALL || blockType === BlockType.SERVER_TOOL_CALL) && isNonEmptyObject(block.input)) blocks.text(index, JSON.stringify(block.input));
+    for (const citation of block.citations ?? []) annotate(citation, index);
   }
 
-  function delta(anthropicIndex: number, delta: z.infer<typeof deltaSchema>): UpstreamEvent[] {
-    const index = indexes.get(anthropicIndex);
-    if (index === undefined) return [];
+  function delta(anthropicIndex: number, delta: z.infer<typeof deltaSchema>) {
+    const index = blocks.openIndex(anthropicIndex);
+    if (index === undefined) return;
     switch (delta.type) {
       case "text_delta":
-        return delta.text ? [{ type: "block_delta", index, text: delta.text }] : [];
+        if (delta.text) blocks.text(index, delta.text);
+        return;
       case "thinking_delta":
-        return delta.thinking ? [{ type: "block_delta", index, text: delta.thinking }] : [];
+        if (delta.thinking) blocks.text(index, delta.thinking);
+        return;
       case "signature_delta":
-        return delta.signature ? [{ type: "block_delta", index, text: "", signature: delta.signature }] : [];
+        if (delta.signature) blocks.signature(index, delta.signature);
+        return;
       case "input_json_delta":
-        return delta.partial_json ? [{ type: "block_delta", index, text: delta.partial_json }] : [];
+        if (delta.partial_json) blocks.text(index, delta.partial_json);
+        return;
       case "citations_delta":
-        return delta.citation ? citationEvents(delta.citation) : [];
-      default:
-        return [];
+        if (delta.citation) annotate(delta.citation, index);
+        return;
     }
+  }
+
+  /** Web search citations carry a URL; document citations (no URL) are not relayed. */
+  function annotate(citation: z.infer<typeof citationSchema>, blockIndex: number) {
+    if (!citation.url) return;
+    blocks.annotation({ url: citation.url, title: citation.title ?? "", ...(citation.cited_text ? { content: citation.cited_text } : {}), blockIndex });
+  }
+
+  function stopBlock(anthropicIndex: number) {
+    const index = blocks.openIndex(anthropicIndex);
+    if (index !== undefined) blocks.stopBlock(index);
   }
 
   return {
@@ -146,42 +171,56 @@ export function createEventTranslator(): EventTranslator {
       switch (event.type) {
         case "message_start": {
           addUsage(event.message.usage);
-          const out = (event.message.content ?? []).flatMap((block, position) => [...startBlock(position, block), ...stopBlock(position)]);
+          for (const [position, block] of (event.message.content ?? []).entries()) {
+            startBlock(position, block);
+            stopBlock(position);
+          }
           // A whole (non-streamed) message ends here.
           if (event.message.stop_reason) {
             stopReason = event.message.stop_reason;
+            stopSequence = event.message.stop_sequence ?? undefined;
             stopped = true;
           }
-          return out;
+          break;
         }
         case "content_block_start":
-          return startBlock(event.index, event.content_block);
+          startBlock(event.index, event.content_block);
+          break;
         case "content_block_delta":
-          return delta(event.index, event.delta);
+          delta(event.index, event.delta);
+          break;
         case "content_block_stop":
-          return stopBlock(event.index);
+          stopBlock(event.index);
+          break;
         case "message_delta":
           if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
+          if (event.delta.stop_sequence) stopSequence = event.delta.stop_sequence;
           addUsage(event.usage);
-          return [];
+          break;
         case "message_stop":
           stopped = true;
-          return [];
-        default:
-          return [];
+          break;
       }
+      return blocks.take();
     },
-    complete: () => stopped && stopReason !== undefined && sawUsage,
+    complete: () => stopped && stopReason !== undefined && rawUsage !== undefined,
     end() {
       const raw = stopReason ?? "end_turn";
-      return [{ type: "usage", usage: tokenUsage(usage) }, { type: "finish", reason: mapFinishReason(raw), rawReason: raw }];
+      blocks.end({ ...tokenUsage(usage), raw: rawUsage }, { reason: mapFinishReason(raw), rawReason: raw, stopSequence });
+      return blocks.take();
     },
   };
+}
 
-  function stopBlock(anthropicIndex: number): UpstreamEvent[] {
-    const index = indexes.get(anthropicIndex);
-    return index === undefined ? [] : [{ type: "block_stop", index }];
-  }
+function openingOf(blockType: BlockType, block: Block) {
+  if (blockType === BlockType.TOOL_CALL) return { toolCallId: block.id ?? "", toolName: block.name ?? "" };
+  if (blockType === BlockType.SERVER_TOOL_CALL) return { id: block.id ?? "", serverToolName: block.name ?? "" };
+  return {};
+}
+
+/** `web_search_tool_result` -> `web_search`; undefined for other block types. */
+function serverToolResultName(type: string): string | undefined {
+  return type.endsWith("_tool_result") ? type.slice(0, -"_tool_result".length) : undefined;
 }
 
 /**
@@ -189,23 +228,15 @@ export function createEventTranslator(): EventTranslator {
  * input count includes both. Thinking tokens are part of `output_tokens`, and
  * `output_tokens_details.thinking_tokens` says how many (0 when not reported).
  */
-function tokenUsage(usage: Counts): TokenUsage {
-  const written1h = Math.min(usage.cache_creation_1h, usage.cache_creation_input_tokens);
+function tokenUsage(usage: Counts): UsageInit {
   return {
     inputTokens: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
     cachedInputTokens: usage.cache_read_input_tokens,
     cacheWriteTokens: usage.cache_creation_input_tokens,
-    ...(written1h > 0 && { cacheWrite1hTokens: written1h }),
+    cacheWrite1hTokens: Math.min(usage.cache_creation_1h, usage.cache_creation_input_tokens),
     outputTokens: usage.output_tokens,
     reasoningTokens: Math.min(usage.thinking_tokens, usage.output_tokens),
   };
-}
-
-/** Web search citations carry a URL; document citations (no URL) are not relayed. */
-function citationEvents(citation: z.infer<typeof citationSchema>): UpstreamEvent[] {
-  if (!citation.url) return [];
-  const annotation: Citation = { url: citation.url, title: citation.title ?? "", ...(citation.cited_text ? { content: citation.cited_text } : {}) };
-  return [{ type: "annotation", annotation }];
 }
 
 function isNonEmptyObject(value: unknown): boolean {

@@ -14,8 +14,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
-import type { Citation, TokenUsage, UpstreamEvent } from "../types.ts";
-import { convertUsage, geminiUsageSchema } from "./convert-usage.ts";
+import { BlockWriter, type AnnotationInit } from "../block-writer.ts";
+import { convertUsage, geminiUsageSchema, type GeminiUsage } from "./convert-usage.ts";
 import { blockedPromptFinish, mapFinishReason } from "./map-finish-reason.ts";
 import type { Translator } from "../http-exchange.ts";
 
@@ -70,9 +70,8 @@ type GroundingMetadata = z.infer<typeof groundingMetadataSchema>;
 export type ResponseTranslator = Translator<GeminiResponse>;
 
 export function createResponseTranslator(): ResponseTranslator {
-  let nextIndex = 0;
-  // Text and reasoning blocks stay open to be continued; tool-call blocks never do.
-  let open: { blockType: BlockType.TEXT | BlockType.REASONING; index: number } | undefined;
+  // Text and reasoning blocks continue across parts and chunks; tool-call and media blocks come whole.
+  const blocks = new BlockWriter();
   // Gemini's calls often carry no id: ours are unique across answers, so the
   // calls of a conversation's turns never share one (clients and other
   // providers key tool results by id).
@@ -81,77 +80,53 @@ export function createResponseTranslator(): ResponseTranslator {
   let hasToolCalls = false;
   let finishRaw: string | undefined;
   let blockReason: string | undefined;
-  let usage: TokenUsage | undefined;
+  let usage: GeminiUsage | undefined;
   // The answer's text so far, to turn grounding byte offsets into character indexes.
   let answerText = "";
   const citedKeys = new Set<string>();
 
-  function continueBlock(blockType: BlockType.TEXT | BlockType.REASONING, out: UpstreamEvent[]): number {
-    if (open?.blockType === blockType) return open.index;
-    closeOpen(out);
-    open = { blockType, index: nextIndex++ };
-    out.push({ type: "block_start", index: open.index, blockType });
-    return open.index;
-  }
-
-  function closeOpen(out: UpstreamEvent[]) {
-    if (open) out.push({ type: "block_stop", index: open.index });
-    open = undefined;
-  }
-
-  function translatePart(part: z.infer<typeof partSchema>, out: UpstreamEvent[]) {
+  function translatePart(part: z.infer<typeof partSchema>) {
     if (part.thought) {
       if (!part.text && !part.thoughtSignature) return;
-      const index = continueBlock(BlockType.REASONING, out);
-      if (part.text) out.push({ type: "block_delta", index, text: part.text });
-      if (part.thoughtSignature) out.push({ type: "block_delta", index, text: "", signature: part.thoughtSignature });
+      const index = blocks.continueBlock(BlockType.REASONING);
+      if (part.text) blocks.text(index, part.text);
+      if (part.thoughtSignature) blocks.signature(index, part.thoughtSignature);
       return;
     }
-    if (part.thoughtSignature) {
-      const index = continueBlock(BlockType.REASONING, out);
-      out.push({ type: "block_delta", index, text: "", signature: part.thoughtSignature });
-    }
+    if (part.thoughtSignature) blocks.signature(blocks.continueBlock(BlockType.REASONING), part.thoughtSignature);
     if (part.functionCall) {
-      closeOpen(out);
-      const index = nextIndex++;
       const { id, name, args } = part.functionCall;
       hasToolCalls = true;
-      out.push({ type: "block_start", index, blockType: BlockType.TOOL_CALL, toolCallId: id || `call_${idPrefix}_${++generatedIds}`, toolName: name });
-      out.push({ type: "block_delta", index, text: JSON.stringify(args ?? {}) });
-      out.push({ type: "block_stop", index });
+      blocks.wholeBlock(BlockType.TOOL_CALL, { toolCallId: id || `call_${idPrefix}_${++generatedIds}`, toolName: name }, JSON.stringify(args ?? {}));
       return;
     }
     if (part.inlineData) {
-      closeOpen(out);
-      const index = nextIndex++;
       const { mimeType, data } = part.inlineData;
-      out.push({ type: "block_start", index, blockType: mediaBlockType(mimeType), mimeType });
-      out.push({ type: "block_delta", index, text: "", data: Buffer.from(data, "base64") });
-      out.push({ type: "block_stop", index });
+      blocks.wholeBlock(mediaBlockType(mimeType), { mimeType }, "", Buffer.from(data, "base64"));
       return;
     }
     if (part.text) {
-      out.push({ type: "block_delta", index: continueBlock(BlockType.TEXT, out), text: part.text });
+      blocks.text(blocks.continueBlock(BlockType.TEXT), part.text);
       answerText += part.text;
     }
   }
 
   /** One annotation per cited source and passage; sources no passage cites stand alone. */
-  function annotate(metadata: GroundingMetadata, out: UpstreamEvent[]) {
+  function annotate(metadata: GroundingMetadata) {
     const sources = (metadata.groundingChunks ?? []).map((chunk) => chunk.web ?? chunk.retrievedContext);
     const cited = new Set<number>();
-    const emit = (citation: Citation) => {
+    const emit = (citation: AnnotationInit) => {
       const key = `${citation.url}|${citation.startIndex ?? ""}|${citation.endIndex ?? ""}`;
       if (citedKeys.has(key)) return;
       citedKeys.add(key);
-      out.push({ type: "annotation", annotation: citation });
+      blocks.annotation(citation);
     };
     for (const support of metadata.groundingSupports ?? []) {
       for (const sourceIndex of support.groundingChunkIndices ?? []) {
         const source = sources[sourceIndex];
         if (!source?.uri) continue;
         cited.add(sourceIndex);
-        const citation: Citation = { url: source.uri, title: source.title ?? "" };
+        const citation: AnnotationInit = { url: source.uri, title: source.title ?? "" };
         const { startIndex, endIndex, text } = support.segment ?? {};
         // Segment offsets are UTF-8 bytes (the API reference), counted over the answer's text.
         if (endIndex !== undefined) {
@@ -169,31 +144,24 @@ export function createResponseTranslator(): ResponseTranslator {
 
   return {
     translate(response) {
-      const out: UpstreamEvent[] = [];
-      // Every streamed chunk repeats the usage so far; the last one is complete.
-      if (response.usageMetadata) usage = convertUsage(response.usageMetadata);
+      // Every streamed chunk repeats the usage so far; the last one is complete (converted at the end).
+      if (response.usageMetadata) usage = response.usageMetadata;
       const candidate = response.candidates?.[0];
       if (!candidate) {
         if (response.promptFeedback?.blockReason) blockReason = response.promptFeedback.blockReason;
-        return out;
+        return blocks.take();
       }
-      for (const part of candidate.content?.parts ?? []) translatePart(part, out);
-      if (candidate.groundingMetadata) annotate(candidate.groundingMetadata, out);
+      for (const part of candidate.content?.parts ?? []) translatePart(part);
+      if (candidate.groundingMetadata) annotate(candidate.groundingMetadata);
       if (candidate.finishReason) finishRaw = candidate.finishReason;
-      return out;
+      return blocks.take();
     },
     complete: () => (finishRaw !== undefined || blockReason !== undefined) && usage !== undefined,
     end() {
-      const out: UpstreamEvent[] = [];
-      closeOpen(out);
-      if (usage) out.push({ type: "usage", usage });
-      if (finishRaw === undefined && blockReason !== undefined) {
-        out.push({ type: "finish", ...blockedPromptFinish(blockReason) });
-      } else {
-        const raw = finishRaw ?? "STOP";
-        out.push({ type: "finish", reason: mapFinishReason(raw, hasToolCalls), rawReason: raw });
-      }
-      return out;
+      const raw = finishRaw ?? "STOP";
+      const finish = finishRaw === undefined && blockReason !== undefined ? blockedPromptFinish(blockReason) : { reason: mapFinishReason(raw, hasToolCalls), rawReason: raw };
+      blocks.end(usage && convertUsage(usage), finish);
+      return blocks.take();
     },
   };
 }

@@ -3,8 +3,8 @@
 // in `reasoning` or `reasoning_content`; both are read.
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
-import type { TokenUsage, UpstreamEvent } from "../types.ts";
-import { convertUsage, openAiUsageSchema } from "./convert-usage.ts";
+import { BlockWriter } from "../block-writer.ts";
+import { convertUsage, openAiUsageSchema, type OpenAiUsage } from "./convert-usage.ts";
 import { mapFinishReason } from "./map-finish-reason.ts";
 import type { Translator } from "../http-exchange.ts";
 
@@ -24,6 +24,8 @@ const annotationSchema = z.looseObject({
 
 const deltaSchema = z.looseObject({
   content: z.string().nullish(),
+  // The model's refusal to answer, in words (OpenAI).
+  refusal: z.string().nullish(),
   annotations: z.array(annotationSchema).nullish(),
   reasoning: z.string().nullish(),
   reasoning_content: z.string().nullish(),
@@ -44,86 +46,48 @@ export type OpenAiChunk = z.infer<typeof chunkSchema>;
 export type ChunkTranslator = Translator<OpenAiChunk>;
 
 export function createChunkTranslator(): ChunkTranslator {
-  let nextIndex = 0;
-  // Text and reasoning blocks never overlap: a new kind of content closes the
-  // open one. Tool calls are joined by their `index`, and the protocol lets a
+  // Text, reasoning and refusal blocks continue until another kind of content
+  // starts. Tool calls are joined by their `index`, and the protocol lets a
   // provider come back to an earlier call, so they stay open side by side
   // until other content or the end.
-  let open: { key: string; index: number } | undefined;
-  const openTools = new Map<string, number>();
+  const blocks = new BlockWriter();
   let finishRaw: string | undefined;
-  let usage: TokenUsage | undefined;
+  let usage: OpenAiUsage | undefined;
   const citedUrls = new Set<string>();
-
-  function blockFor(key: string, start: Omit<Extract<UpstreamEvent, { type: "block_start" }>, "type" | "index">, out: UpstreamEvent[]): number {
-    if (open?.key === key) return open.index;
-    closeOpen(out);
-    open = { key, index: nextIndex++ };
-    out.push({ type: "block_start", index: open.index, ...start });
-    return open.index;
-  }
-
-  function toolBlockFor(key: string, start: Omit<Extract<UpstreamEvent, { type: "block_start" }>, "type" | "index">, out: UpstreamEvent[]): number {
-    const known = openTools.get(key);
-    if (known !== undefined) return known;
-    if (open) out.push({ type: "block_stop", index: open.index });
-    open = undefined;
-    const index = nextIndex++;
-    openTools.set(key, index);
-    out.push({ type: "block_start", index, ...start });
-    return index;
-  }
-
-  function closeOpen(out: UpstreamEvent[]) {
-    if (open) out.push({ type: "block_stop", index: open.index });
-    open = undefined;
-    for (const index of openTools.values()) out.push({ type: "block_stop", index });
-    openTools.clear();
-  }
 
   return {
     translate(chunk) {
-      const out: UpstreamEvent[] = [];
-      if (chunk.usage) usage = convertUsage(chunk.usage);
+      if (chunk.usage) usage = chunk.usage;
       for (const url of chunk.citations ?? []) {
-        if (!citedUrls.has(url)) out.push({ type: "annotation", annotation: { url, title: "" } });
+        if (!citedUrls.has(url)) blocks.annotation({ url, title: "" });
         citedUrls.add(url);
       }
       const choice = chunk.choices?.[0];
-      if (!choice) return out;
+      if (!choice) return blocks.take();
       const delta = choice.delta ?? choice.message;
+      const reasoning = delta?.reasoning ?? delta?.reasoning_content;
+      if (reasoning) blocks.text(blocks.continueBlock(BlockType.REASONING), reasoning);
+      if (delta?.content) blocks.text(blocks.continueBlock(BlockType.TEXT), delta.content);
+      if (delta?.refusal) blocks.text(blocks.continueBlock(BlockType.REFUSAL), delta.refusal);
+      // After the text they cite (a whole message carries both), so they tie to its block.
       for (const annotation of delta?.annotations ?? []) {
         const citation = annotation.url_citation;
         if (annotation.type !== "url_citation" || !citation) continue;
-        out.push({
-          type: "annotation",
-          annotation: { url: citation.url, title: citation.title ?? "", startIndex: citation.start_index ?? undefined, endIndex: citation.end_index ?? undefined },
-        });
-      }
-      const reasoning = delta?.reasoning ?? delta?.reasoning_content;
-      if (reasoning) {
-        out.push({ type: "block_delta", index: blockFor("reasoning", { blockType: BlockType.REASONING }, out), text: reasoning });
-      }
-      if (delta?.content) {
-        out.push({ type: "block_delta", index: blockFor("text", { blockType: BlockType.TEXT }, out), text: delta.content });
+        blocks.annotation({ url: citation.url, title: citation.title ?? "", startIndex: citation.start_index ?? undefined, endIndex: citation.end_index ?? undefined });
       }
       for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
-        const key = `tool:${call.index ?? position}`;
-        const start = { blockType: BlockType.TOOL_CALL, toolCallId: call.id ?? "", toolName: call.function?.name ?? "" };
-        const index = toolBlockFor(key, start, out);
-        if (call.function?.arguments) out.push({ type: "block_delta", index, text: call.function.arguments });
+        const key = call.index ?? position;
+        const index = blocks.openIndex(key) ?? blocks.startBlock(BlockType.TOOL_CALL, { toolCallId: call.id ?? "", toolName: call.function?.name ?? "" }, key);
+        if (call.function?.arguments) blocks.text(index, call.function.arguments);
       }
       if (choice.finish_reason) finishRaw = choice.finish_reason;
-      return out;
+      return blocks.take();
     },
     complete: () => finishRaw !== undefined && usage !== undefined,
     end() {
-      const out: UpstreamEvent[] = [];
-      closeOpen(out);
-      if (usage) out.push({ type: "usage", usage });
       const raw = finishRaw ?? "stop";
-      out.push({ type: "finish", reason: mapFinishReason(raw), rawReason: raw });
-      return out;
+      blocks.end(usage && convertUsage(usage), { reason: mapFinishReason(raw), rawReason: raw });
+      return blocks.take();
     },
   };
 }

@@ -8,9 +8,11 @@ import {
   Role,
   ToolChoice_Mode,
   type GenerateRequest,
+  type GenerateResponse,
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
-import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../types.ts";
+import { BlockWriter, dataDelta, textDelta, type UsageInit } from "../block-writer.ts";
+import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall } from "../types.ts";
 import { AUDIO_TOKENS_PER_SECOND, generateClip } from "./audio-clip.ts";
 import { behaviourOf, SLOW_CHUNK_DELAY_MS } from "./behaviours.ts";
 
@@ -18,7 +20,7 @@ export function createSimulatorAdapter(): ProviderAdapter {
   return { stream: simulate };
 }
 
-async function* simulate(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
+async function* simulate(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
   const { request, route, provider, signal } = call;
   const behaviour = behaviourOf(route.provider_model_id);
   if (behaviour === "error-429") throw upstreamHttpError(429, "simulated rate limit");
@@ -33,39 +35,39 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
   const lastText = lastUserText(request.messages);
   let outputTokens = 0;
   let reasoningTokens = 0;
-  let index = 0;
+  // Starts, stops and the end go through the writer; each delta is yielded as it is paced.
+  const blocks = new BlockWriter();
 
   if (behaviour === "reasoning") {
     const thoughts = words(`Considering the request: ${lastText || "(empty)"}`);
-    yield { type: "block_start", index, blockType: BlockType.REASONING };
+    const index = blocks.continueBlock(BlockType.REASONING);
+    yield* blocks.take();
     for (const word of thoughts) {
       await pace();
-      yield { type: "block_delta", index, text: word };
+      yield textDelta(index, word);
     }
     // Like Anthropic's thinking blocks, the reasoning ends with a signature the client sends back.
-    yield { type: "block_delta", index, text: "", signature: "sim_" + createHash("sha256").update(thoughts.join("")).digest("hex").slice(0, 32) };
-    yield { type: "block_stop", index };
+    blocks.signature(index, "sim_" + createHash("sha256").update(thoughts.join("")).digest("hex").slice(0, 32));
+    blocks.stopBlock(index);
+    yield* blocks.take();
     reasoningTokens = thoughts.length;
     outputTokens += thoughts.length;
-    index++;
   }
 
   if (behaviour === "audio") {
     const prompt = request.media?.audioPrompt || lastText;
     const clip = generateClip(prompt, request.media?.durationSeconds);
     const caption = words(`A ${clip.seconds}-second ${clip.frequencyHz} Hz tone for: ${prompt || "(empty)"}`);
-    yield { type: "block_start", index, blockType: BlockType.TEXT };
-    for (const word of caption) yield { type: "block_delta", index, text: word };
-    yield { type: "block_stop", index };
-    index++;
-    yield { type: "block_start", index, blockType: BlockType.AUDIO, mimeType: "audio/wav" };
+    const captionIndex = blocks.continueBlock(BlockType.TEXT);
+    for (const word of caption) blocks.text(captionIndex, word);
+    const index = blocks.startBlock(BlockType.AUDIO, { mimeType: "audio/wav" });
+    yield* blocks.take();
     for (const piece of clip.pieces) {
       await pace();
-      yield { type: "block_delta", index, text: "", data: piece };
+      yield dataDelta(index, piece);
     }
-    yield { type: "block_stop", index };
-    yield usage(inputTokens, caption.length + clip.seconds * AUDIO_TOKENS_PER_SECOND, 0);
-    yield { type: "finish", reason: FinishReason.STOP, rawReason: "stop" };
+    blocks.end(usage(inputTokens, caption.length + clip.seconds * AUDIO_TOKENS_PER_SECOND, 0), { reason: FinishReason.STOP, rawReason: "stop" });
+    yield* blocks.take();
     return;
   }
 
@@ -73,33 +75,37 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
   if (tool) {
     const args = JSON.stringify({ input: lastText });
     const half = Math.ceil(args.length / 2);
-    yield { type: "block_start", index, blockType: BlockType.TOOL_CALL, toolCallId: toolCallId(tool, args), toolName: tool };
+    const index = blocks.startBlock(BlockType.TOOL_CALL, { toolCallId: toolCallId(tool, args), toolName: tool });
+    yield* blocks.take();
     for (const part of [args.slice(0, half), args.slice(half)]) {
       await pace();
-      yield { type: "block_delta", index, text: part };
+      yield textDelta(index, part);
     }
-    yield { type: "block_stop", index };
-    yield usage(inputTokens, outputTokens + words(args).length, reasoningTokens);
-    yield { type: "finish", reason: FinishReason.TOOL_CALLS, rawReason: "tool_calls" };
+    blocks.end(usage(inputTokens, outputTokens + words(args).length, reasoningTokens), { reason: FinishReason.TOOL_CALLS, rawReason: "tool_calls" });
+    yield* blocks.take();
     return;
   }
 
-  const { chunks, finish } = limitReply(words(replyTo(request.messages, lastText)), request);
-  yield { type: "block_start", index, blockType: BlockType.TEXT };
+  const { chunks, finish, stopSequence } = limitReply(words(replyTo(request.messages, lastText)), request);
+  const index = blocks.continueBlock(BlockType.TEXT);
+  yield* blocks.take();
   for (const [position, chunk] of chunks.entries()) {
     await pace();
     if (behaviour === "cut-mid-stream" && position === Math.floor(chunks.length / 2) && position > 0) {
       throw new UpstreamError("simulated connection cut mid-stream", { retryable: true, reason: "connection_reset" });
     }
-    yield { type: "block_delta", index, text: chunk };
+    yield textDelta(index, chunk);
   }
-  yield { type: "block_stop", index };
-  yield usage(inputTokens, outputTokens + chunks.length, reasoningTokens);
-  yield { type: "finish", reason: finish === "length" ? FinishReason.LENGTH : FinishReason.STOP, rawReason: finish };
+  blocks.end(usage(inputTokens, outputTokens + chunks.length, reasoningTokens), {
+    reason: finish === "length" ? FinishReason.LENGTH : FinishReason.STOP,
+    rawReason: finish,
+    stopSequence,
+  });
+  yield* blocks.take();
 }
 
-function usage(inputTokens: number, outputTokens: number, reasoningTokens: number): UpstreamEvent {
-  return { type: "usage", usage: { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens } };
+function usage(inputTokens: number, outputTokens: number, reasoningTokens: number): UsageInit {
+  return { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens };
 }
 
 /** One "token" per word, whitespace kept with the word so chunks concatenate back to the text. */
@@ -134,17 +140,21 @@ function countInputTokens(messages: Message[]): number {
 }
 
 /** Applies max_tokens and stop sequences the way an upstream would. */
-function limitReply(chunks: string[], request: GenerateRequest): { chunks: string[]; finish: "stop" | "length" } {
+function limitReply(chunks: string[], request: GenerateRequest): { chunks: string[]; finish: "stop" | "length"; stopSequence?: string } {
   const stops = request.sampling?.stop ?? [];
   let text = "";
   const kept: string[] = [];
   for (const chunk of chunks) {
     const candidate = text + chunk;
-    const stopAt = stops.map((s) => candidate.indexOf(s)).filter((i) => i >= 0).sort((a, b) => a - b)[0];
-    if (stopAt !== undefined) {
-      const rest = candidate.slice(text.length, stopAt);
+    // The stop sequence found first in the text (the earliest position) ends it.
+    const found = stops
+      .map((stop) => ({ stop, at: candidate.indexOf(stop) }))
+      .filter(({ at }) => at >= 0)
+      .sort((a, b) => a.at - b.at)[0];
+    if (found) {
+      const rest = candidate.slice(text.length, found.at);
       if (rest) kept.push(rest);
-      return { chunks: kept, finish: "stop" };
+      return { chunks: kept, finish: "stop", stopSequence: found.stop };
     }
     text = candidate;
     kept.push(chunk);

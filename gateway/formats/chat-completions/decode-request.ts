@@ -20,6 +20,7 @@ import {
   type ChatReasoningDetail,
   type ChatRequestBody,
 } from "./schema.ts";
+import { decodeRouterFields } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 
 export interface DecodeContext {
@@ -44,8 +45,8 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       requestId: context.requestId,
       stream: parsed.stream ?? false,
       model: parsed.model,
-      models: parsed.models ?? [],
-      requestTags: parsed.request_tags ?? [],
+      // models, requestTags, provider
+      ...decodeRouterFields(parsed),
       messages: parsed.messages.map(toMessage),
       sampling: toSampling(parsed),
       tools: (parsed.tools ?? []).map(toTool),
@@ -53,7 +54,6 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: toResponseFormat(parsed.response_format),
       reasoning: toReasoning(parsed.reasoning),
-      provider: toProvider(parsed.provider),
       cache: toCache(parsed.cache, context.cacheKey),
       media: toMedia(parsed),
       // `user` is OpenAI's end-user id; only OpenAI-protocol upstreams know it.
@@ -204,11 +204,6 @@ function toReasoning(reasoning: ChatRequestBody["reasoning"]) {
     exclude: reasoning.exclude ?? false,
     enabled: reasoning.enabled,
   };
-}
-
-function toProvider(provider: ChatRequestBody["provider"]) {
-  if (provider === undefined) return undefined;
-  return { only: provider.only ?? [], order: provider.order ?? [], allowFallbacks: provider.allow_fallbacks };
 }
 
 /** The cache is off without the `cache_key` header; the core decides what to say about that. */

@@ -6,26 +6,9 @@
 // parameter's path in front of them.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
+import { modelsSchema, providerSchema, requestTagsSchema } from "../../router-fields.ts";
+import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
-
-const INT32_MAX = 2_147_483_647;
-
-/**
- * An integer that fits the int32 fields of the internal request. The bound
- * comes before the integer check so that 2^53 is told the int32 bound, not the
- * safe-integer one.
- */
-const int32 = () => z.number().max(INT32_MAX).int();
-
-/** An array of at most `max` items. */
-const list = <Item extends z.ZodType>(item: Item, max: number) => z.array(item).max(max);
-
-const between = (min: number, max: number) => {
-  const error = `must be between ${min} and ${max}`;
-  return z.number().min(min, error).max(max, error);
-};
-
-const nonEmptyString = z.string().min(1);
 
 // ---- messages ----
 
@@ -198,17 +181,7 @@ const responseFormatSchema = nullMeansAbsent(
   ]),
 );
 
-// ---- routing, reasoning, cache ----
-
-const providerSchema = nullMeansAbsent(
-  z
-    .strictObject({
-      only: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
-      order: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
-      allow_fallbacks: z.boolean().optional(),
-    })
-    .refine((provider) => provider.only === undefined || provider.order === undefined, "must use only or order, not both"),
-);
+// ---- reasoning, cache (routing: router-fields.ts) ----
 
 const reasoningSchema = nullMeansAbsent(z
   .strictObject({
@@ -245,8 +218,8 @@ const cacheSchema = nullMeansAbsent(z
 export const chatRequestSchema = nullMeansAbsent(z
   .strictObject({
     model: nonEmptyString,
-    models: list(nonEmptyString, MAX_ITEMS.models).optional(),
-    request_tags: list(z.string(), MAX_ITEMS.requestTags).optional(),
+    models: modelsSchema.optional(),
+    request_tags: requestTagsSchema.optional(),
     messages: list(messageSchema, MAX_ITEMS.messages).min(1),
 
     temperature: between(0, 2).optional(),

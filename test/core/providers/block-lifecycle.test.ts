@@ -1,15 +1,15 @@
 // The block-lifecycle check the parser tests rely on must itself catch each
 // broken rule; otherwise those tests could not fail.
 import { describe, expect, it } from "vitest";
-import type { UpstreamEvent } from "../../../core/providers/types.ts";
+import type { EventView } from "../../support/event-view.ts";
 import { BlockType, FinishReason } from "../../../gen/router/v1/inference_pb.js";
 import { blockLifecycleViolation } from "../../support/block-lifecycle.ts";
 
-const start = (index: number, blockType = BlockType.TEXT): UpstreamEvent => ({ type: "block_start", index, blockType });
-const delta = (index: number): UpstreamEvent => ({ type: "block_delta", index, text: "x" });
-const stop = (index: number): UpstreamEvent => ({ type: "block_stop", index });
-const usage: UpstreamEvent = { type: "usage", usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 } };
-const finish: UpstreamEvent = { type: "finish", reason: FinishReason.STOP, rawReason: "stop" };
+const start = (index: number, blockType = BlockType.TEXT): EventView => ({ type: "block_start", index, blockType });
+const delta = (index: number): EventView => ({ type: "block_delta", index, text: "x" });
+const stop = (index: number): EventView => ({ type: "block_stop", index });
+const usage: EventView = { type: "usage", usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 } };
+const finish: EventView = { type: "finish", reason: FinishReason.STOP, rawReason: "stop" };
 const TOOL = BlockType.TOOL_CALL;
 
 describe("blockLifecycleViolation", () => {
@@ -17,7 +17,7 @@ describe("blockLifecycleViolation", () => {
     expect(blockLifecycleViolation([start(0, BlockType.REASONING), delta(0), stop(0), start(1), delta(1), stop(1), start(2, TOOL), delta(2), stop(2), usage, finish])).toBeUndefined();
   });
 
-  it.each<[string, UpstreamEvent[], string]>([
+  it.each<[string, EventView[], string]>([
     ["a text block left open when a tool call starts", [start(0), start(1, TOOL), stop(0), stop(1)], "starts a TOOL_CALL block while TEXT block 0 is open"],
     ["a reasoning block left open when text starts", [start(0, BlockType.REASONING), start(1), stop(1), stop(0)], "starts a TEXT block while REASONING block 0 is open"],
     ["text starting while a tool call is open", [start(0, TOOL), start(1), stop(0), stop(1)], "starts a TEXT block while TOOL_CALL block 0 is open"],

@@ -7,7 +7,8 @@ import { createAccounts, type Accounts } from "../../../core/accounts/accounts.t
 import { createMemoryAccountStores } from "../../../core/accounts/memory-store.ts";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
 import { parseConfig } from "../../../core/config/load.ts";
-import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../../../core/providers/types.ts";
+import { BlockWriter } from "../../../core/providers/block-writer.ts";
+import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../core/providers/types.ts";
 import { runInference } from "../../../core/routing/run-inference.ts";
 import { BlockType, FinishReason, GenerateRequestSchema, Role, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
 
@@ -53,18 +54,18 @@ interface Script {
 
 function scriptedAdapter(script: () => Script): ProviderAdapter {
   return {
-    async *stream(call: UpstreamCall): AsyncGenerator<UpstreamEvent> {
+    async *stream(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
       const { text, end } = script();
-      yield { type: "block_start", index: 0, blockType: BlockType.TEXT };
-      yield { type: "block_delta", index: 0, text };
+      const blocks = new BlockWriter();
+      blocks.text(blocks.continueBlock(BlockType.TEXT), text);
+      yield* blocks.take();
       if (end === "break") throw new UpstreamError("connection cut", { retryable: true, reason: "connection_reset" });
       if (end === "wait-for-abort") {
         if (!call.signal.aborted) await new Promise((resolve) => call.signal.addEventListener("abort", resolve, { once: true }));
         throw call.signal.reason;
       }
-      yield { type: "block_stop", index: 0 };
-      yield { type: "usage", usage: { inputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 } };
-      yield { type: "finish", reason: FinishReason.STOP, rawReason: "stop" };
+      blocks.end({ inputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 }, { reason: FinishReason.STOP, rawReason: "stop" });
+      yield* blocks.take();
     },
   };
 }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
 import { ANTHROPIC_VERSION, createAnthropicAdapter } from "../../../../core/providers/anthropic/adapter.ts";
 import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
-import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../../../../core/providers/types.ts";
+import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../../core/providers/types.ts";
+import { viewOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, GenerateRequestSchema, Role, ToolChoice_Mode } from "../../../../gen/router/v1/inference_pb.js";
 import { startFakeAnthropicUpstream } from "../../../support/fake-anthropic-upstream.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
@@ -35,9 +36,9 @@ function call(model: string, stream: boolean, apiKey = "anthropic-secret"): Upst
   };
 }
 
-async function collect(upstreamCall: UpstreamCall): Promise<UpstreamEvent[]> {
-  const events: UpstreamEvent[] = [];
-  for await (const event of adapter.stream(upstreamCall)) events.push(event);
+async function collect(upstreamCall: UpstreamCall): Promise<EventView[]> {
+  const events: EventView[] = [];
+  for await (const event of adapter.stream(upstreamCall)) events.push(viewOf(event));
   return events;
 }
 

@@ -3,11 +3,13 @@
 // (test/support/block-lifecycle.ts): one block open at a time, each closed once.
 import { describe, expect, it } from "vitest";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema } from "../../../../core/providers/anthropic/parse-stream.ts";
-import type { UpstreamEvent } from "../../../../core/providers/types.ts";
+import { viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
 /** Data lines of a real extended-thinking + tool-use stream (ids shortened), with a server tool block to skip. */
+const SEARCH_RESULT = { type: "web_search_result", url: "https://w.example/paris", title: "Paris weather", encrypted_content: "EqgfCioIARgB", page_age: null };
+
 const STREAM = [
   { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [], model: "claude-sonnet-4-5", stop_reason: null, usage: { input_tokens: 472, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 2 } } },
   { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
@@ -19,15 +21,17 @@ const STREAM = [
   { type: "content_block_start", index: 1, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } },
   { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"query":"x"}' } },
   { type: "content_block_stop", index: 1 },
-  { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } },
-  { type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "Checking" } },
-  { type: "content_block_delta", index: 2, delta: { type: "citations_delta", citation: { type: "web_search_result_location", url: "https://w.example/paris", title: "Paris weather", cited_text: "Sunny", encrypted_index: "Eo8" } } },
+  { type: "content_block_start", index: 2, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [SEARCH_RESULT] } },
   { type: "content_block_stop", index: 2 },
-  { type: "content_block_start", index: 3, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
-  { type: "content_block_delta", index: 3, delta: { type: "input_json_delta", partial_json: "" } },
-  { type: "content_block_delta", index: 3, delta: { type: "input_json_delta", partial_json: '{"city": "Pa' } },
-  { type: "content_block_delta", index: 3, delta: { type: "input_json_delta", partial_json: 'ris"}' } },
+  { type: "content_block_start", index: 3, content_block: { type: "text", text: "" } },
+  { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "Checking" } },
+  { type: "content_block_delta", index: 3, delta: { type: "citations_delta", citation: { type: "web_search_result_location", url: "https://w.example/paris", title: "Paris weather", cited_text: "Sunny", encrypted_index: "Eo8" } } },
   { type: "content_block_stop", index: 3 },
+  { type: "content_block_start", index: 4, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
+  { type: "content_block_delta", index: 4, delta: { type: "input_json_delta", partial_json: "" } },
+  { type: "content_block_delta", index: 4, delta: { type: "input_json_delta", partial_json: '{"city": "Pa' } },
+  { type: "content_block_delta", index: 4, delta: { type: "input_json_delta", partial_json: 'ris"}' } },
+  { type: "content_block_stop", index: 4 },
   { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 89 } },
   { type: "message_stop" },
 ];
@@ -35,7 +39,7 @@ const STREAM = [
 /** The translated events so far (end() not called), checked against the block lifecycle with the end they would get. */
 function translateAll(events: unknown[]) {
   const translator = createEventTranslator();
-  const out: UpstreamEvent[] = events.flatMap((event) => translator.translate(eventSchema.parse(event)));
+  const out: EventView[] = viewsOf(events.flatMap((event) => translator.translate(eventSchema.parse(event))));
   expectLifecycle(translator, out);
   return { out, translator };
 }
@@ -43,15 +47,15 @@ function translateAll(events: unknown[]) {
 /** A whole JSON message, replayed, checked the same way. */
 function translateMessage(message: unknown) {
   const translator = createEventTranslator();
-  const out = [...translator.translate(messageAsEvent(messageSchema.parse(message)))];
+  const out = viewsOf(translator.translate(messageAsEvent(messageSchema.parse(message))));
   expectLifecycle(translator, out);
   return { out, translator };
 }
 
 /** end() only reads the translator's state, so calling it here leaves the test's own call unchanged. */
-function expectLifecycle(translator: ReturnType<typeof createEventTranslator>, out: UpstreamEvent[]) {
+function expectLifecycle(translator: ReturnType<typeof createEventTranslator>, out: EventView[]) {
   const complete = translator.complete();
-  expectWellFormedBlocks(complete ? [...out, ...translator.end()] : out, { truncated: !complete });
+  expectWellFormedBlocks(complete ? [...out, ...viewsOf(translator.end())] : out, { truncated: !complete });
 }
 
 /** A streamed text, thinking or tool_use block: start, deltas, stop. */
@@ -69,7 +73,7 @@ const END_WITH = (stopReason: string) => [
 ];
 
 /** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
-function blockTrace(events: UpstreamEvent[]): string[] {
+function blockTrace(events: EventView[]): string[] {
   return events.flatMap((event) => {
     switch (event.type) {
       case "block_start":
@@ -85,24 +89,31 @@ function blockTrace(events: UpstreamEvent[]): string[] {
 }
 
 describe("Anthropic stream translation", () => {
-  it("turns thinking, text with citations and a tool call into hub blocks, skipping server tool blocks", () => {
+  it("turns thinking, a web search with its results, text with citations and a tool call into hub blocks", () => {
     const { out, translator } = translateAll(STREAM);
     expect(translator.complete()).toBe(true);
-    out.push(...translator.end());
+    out.push(...viewsOf(translator.end()));
     expect(out).toEqual([
       { type: "block_start", index: 0, blockType: BlockType.REASONING },
       { type: "block_delta", index: 0, text: "The user wants " },
       { type: "block_delta", index: 0, text: "the weather." },
       { type: "block_delta", index: 0, text: "", signature: "EqQBCgIYAh" },
       { type: "block_stop", index: 0 },
-      { type: "block_start", index: 1, blockType: BlockType.TEXT },
-      { type: "block_delta", index: 1, text: "Checking" },
-      { type: "annotation", annotation: { url: "https://w.example/paris", title: "Paris weather", content: "Sunny" } },
+      // The search the provider ran itself, with its own id, then its results as JSON text.
+      { type: "block_start", index: 1, blockType: BlockType.SERVER_TOOL_CALL, id: "srvtoolu_1", serverToolName: "web_search" },
+      { type: "block_delta", index: 1, text: '{"query":"x"}' },
       { type: "block_stop", index: 1 },
-      { type: "block_start", index: 2, blockType: BlockType.TOOL_CALL, toolCallId: "toolu_1", toolName: "get_weather" },
-      { type: "block_delta", index: 2, text: '{"city": "Pa' },
-      { type: "block_delta", index: 2, text: 'ris"}' },
+      { type: "block_start", index: 2, blockType: BlockType.SERVER_TOOL_RESULT, serverToolName: "web_search", serverToolCallId: "srvtoolu_1" },
+      { type: "block_delta", index: 2, text: JSON.stringify([SEARCH_RESULT]) },
       { type: "block_stop", index: 2 },
+      { type: "block_start", index: 3, blockType: BlockType.TEXT },
+      { type: "block_delta", index: 3, text: "Checking" },
+      { type: "annotation", annotation: { url: "https://w.example/paris", title: "Paris weather", content: "Sunny", blockIndex: 3 } },
+      { type: "block_stop", index: 3 },
+      { type: "block_start", index: 4, blockType: BlockType.TOOL_CALL, id: "toolu_1", toolCallId: "toolu_1", toolName: "get_weather" },
+      { type: "block_delta", index: 4, text: '{"city": "Pa' },
+      { type: "block_delta", index: 4, text: 'ris"}' },
+      { type: "block_stop", index: 4 },
       // Cache reads and writes are added to input_tokens; output is the running total of message_delta.
       { type: "usage", usage: { inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 89, reasoningTokens: 0 } },
       { type: "finish", reason: FinishReason.TOOL_CALLS, rawReason: "tool_use" },
@@ -128,7 +139,7 @@ describe("Anthropic stream translation", () => {
       usage: { input_tokens: 5, output_tokens: 7 },
     });
     expect(translator.complete()).toBe(true);
-    out.push(...translator.end());
+    out.push(...viewsOf(translator.end()));
     expect(out).toEqual([
       { type: "block_start", index: 0, blockType: BlockType.REASONING },
       { type: "block_delta", index: 0, text: "", redactedData: "EmwKAhgBEgy3va3pzix" },
@@ -137,7 +148,7 @@ describe("Anthropic stream translation", () => {
       { type: "block_delta", index: 1, text: "Hello" },
       // A document citation has no URL to relay.
       { type: "block_stop", index: 1 },
-      { type: "block_start", index: 2, blockType: BlockType.TOOL_CALL, toolCallId: "toolu_2", toolName: "f" },
+      { type: "block_start", index: 2, blockType: BlockType.TOOL_CALL, id: "toolu_2", toolCallId: "toolu_2", toolName: "f" },
       { type: "block_delta", index: 2, text: '{"a":1}' },
       { type: "block_stop", index: 2 },
       { type: "usage", usage: { inputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 7, reasoningTokens: 0 } },
@@ -150,21 +161,21 @@ describe("Anthropic stream translation", () => {
     const start = { ...STREAM[0], message: { ...STREAM[0].message, usage: { ...STREAM[0].message!.usage, output_tokens_details: { thinking_tokens: 0 } } } };
     const end = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 89, output_tokens_details: { thinking_tokens: 61 } } };
     const { translator } = translateAll([start, end, { type: "message_stop" }]);
-    expect(translator.end()[0]).toEqual({ type: "usage", usage: { inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 89, reasoningTokens: 61 } });
+    expect(viewOf(translator.end()[0]!)).toEqual({ type: "usage", usage: { inputTokens: 2572, cachedInputTokens: 2000, cacheWriteTokens: 100, outputTokens: 89, reasoningTokens: 61 } });
 
     const { translator: json } = translateMessage({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7, output_tokens_details: { thinking_tokens: 4 } } });
-    expect(json.end()[0]).toMatchObject({ usage: { outputTokens: 7, reasoningTokens: 4 } });
+    expect(viewOf(json.end()[0]!)).toMatchObject({ usage: { outputTokens: 7, reasoningTokens: 4 } });
   });
 
   it("reports the 1-hour share of cache writes (usage.cache_creation), priced apart", () => {
     const usage = { input_tokens: 10, cache_creation_input_tokens: 300, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 100 }, output_tokens: 1 };
     const { translator: json } = translateMessage({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage });
-    expect(json.end()[0]).toEqual({ type: "usage", usage: { inputTokens: 310, cachedInputTokens: 0, cacheWriteTokens: 300, cacheWrite1hTokens: 100, outputTokens: 1, reasoningTokens: 0 } });
+    expect(viewOf(json.end()[0]!)).toEqual({ type: "usage", usage: { inputTokens: 310, cachedInputTokens: 0, cacheWriteTokens: 300, cacheWrite1hTokens: 100, outputTokens: 1, reasoningTokens: 0 } });
   });
 
   it("keeps reasoning tokens at 0 when output_tokens_details is absent or null", () => {
     const { translator } = translateAll([STREAM[0], { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9, output_tokens_details: null } }, { type: "message_stop" }]);
-    expect(translator.end()[0]).toMatchObject({ usage: { outputTokens: 9, reasoningTokens: 0 } });
+    expect(viewOf(translator.end()[0]!)).toMatchObject({ usage: { outputTokens: 9, reasoningTokens: 0 } });
   });
 
   it.each([
@@ -178,7 +189,7 @@ describe("Anthropic stream translation", () => {
     ["something_new", FinishReason.STOP],
   ])("maps stop_reason %s", (raw, reason) => {
     const { translator } = translateAll([{ ...STREAM[0] }, { type: "message_delta", delta: { stop_reason: raw }, usage: { output_tokens: 1 } }, { type: "message_stop" }]);
-    expect(translator.end().at(-1)).toEqual({ type: "finish", reason, rawReason: raw });
+    expect(viewOf(translator.end().at(-1)!)).toEqual({ type: "finish", reason, rawReason: raw });
   });
 
   it("text, then a tool call: the text block is stopped before the tool call starts", () => {

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
 import { createGeminiAdapter } from "../../../../core/providers/gemini/adapter.ts";
 import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
-import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../../../../core/providers/types.ts";
-import { BlockType, FinishReason, GenerateRequestSchema, ResponseFormat_Type, Role } from "../../../../gen/router/v1/inference_pb.js";
+import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../../core/providers/types.ts";
+import { viewOf, type EventView } from "../../../support/event-view.ts";
+import { BlockType, FinishReason, GenerateRequestSchema, Modality, ResponseFormat_Type, Role } from "../../../../gen/router/v1/inference_pb.js";
 import { FAKE_SIGNATURE, FAKE_THOUGHT, startFakeGeminiUpstream } from "../../../support/fake-gemini-upstream.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 
@@ -40,9 +41,9 @@ function call(model: string, options: { stream?: boolean; apiKey?: string; signa
   };
 }
 
-async function collect(upstreamCall: UpstreamCall): Promise<UpstreamEvent[]> {
-  const events: UpstreamEvent[] = [];
-  for await (const event of adapter.stream(upstreamCall)) events.push(event);
+async function collect(upstreamCall: UpstreamCall): Promise<EventView[]> {
+  const events: EventView[] = [];
+  for await (const event of adapter.stream(upstreamCall)) events.push(viewOf(event));
   return events;
 }
 
@@ -55,12 +56,20 @@ async function failure(upstreamCall: UpstreamCall): Promise<UpstreamError> {
   return error as UpstreamError;
 }
 
-const textOf = (events: UpstreamEvent[], index: number) =>
+const textOf = (events: EventView[], index: number) =>
   events.flatMap((event) => (event.type === "block_delta" && event.index === index ? [event.text] : [])).join("");
 
 const fakeUsage = (thoughts: number) => ({
   type: "usage",
-  usage: { inputTokens: 10, cachedInputTokens: 2, cacheWriteTokens: 0, outputTokens: 5 + thoughts, reasoningTokens: thoughts },
+  usage: {
+    inputTokens: 10,
+    cachedInputTokens: 2,
+    cacheWriteTokens: 0,
+    outputTokens: 5 + thoughts,
+    reasoningTokens: thoughts,
+    // The fake reports its prompt's tokens by modality, as Gemini does.
+    inputByModality: [{ modality: Modality.TEXT, tokens: 10 }],
+  },
 });
 
 describe.each([false, true])("stream: %s", (stream) => {
@@ -99,7 +108,7 @@ describe.each([false, true])("stream: %s", (stream) => {
     expect(events.filter((event) => event.type !== "block_delta" || event.index !== 0)).toEqual([
       { type: "block_start", index: 0, blockType: BlockType.REASONING },
       { type: "block_stop", index: 0 },
-      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolName: "get_weather" },
+      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, id: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolName: "get_weather" },
       { type: "block_delta", index: 1, text: '{"city":"Paris"}' },
       { type: "block_stop", index: 1 },
       fakeUsage(3),
@@ -163,7 +172,7 @@ describe("a cut stream", () => {
     const controller = new AbortController();
     const aborted = upstream.nextAbort();
     const iterator = adapter.stream(call("hang", { stream: true, signal: controller.signal }))[Symbol.asyncIterator]();
-    expect((await iterator.next()).value).toEqual({ type: "block_start", index: 0, blockType: BlockType.TEXT });
+    expect(viewOf((await iterator.next()).value!)).toEqual({ type: "block_start", index: 0, blockType: BlockType.TEXT });
     controller.abort();
     // The first chunk's events are already translated; the read after them fails.
     const drain = async () => {

@@ -5,34 +5,34 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { characterIndex, createResponseTranslator, responseSchema } from "../../../../core/providers/gemini/parse-response.ts";
 import { readServerSentEvents } from "../../../../core/providers/read-sse.ts";
-import type { UpstreamEvent } from "../../../../core/providers/types.ts";
-import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
+import { viewsOf, type EventView } from "../../../support/event-view.ts";
+import { BlockType, FinishReason, Modality } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
 /** Google separates events with CRLF pairs; no pings, no [DONE]: the body just ends. */
 const sse = (...chunks: unknown[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join("");
 
-async function translateSse(body: string, splitAt = 37): Promise<{ events: UpstreamEvent[]; complete: boolean }> {
+async function translateSse(body: string, splitAt = 37): Promise<{ events: EventView[]; complete: boolean }> {
   // Cut the bytes mid-event, as a network would.
   const bytes = Buffer.from(body);
   const pieces: Buffer[] = [];
   for (let offset = 0; offset < bytes.length; offset += splitAt) pieces.push(bytes.subarray(offset, offset + splitAt));
   const translator = createResponseTranslator();
-  const events: UpstreamEvent[] = [];
+  const events: EventView[] = [];
   for await (const event of readServerSentEvents(Readable.from(pieces))) {
-    events.push(...translator.translate(responseSchema.parse(JSON.parse(event.data))));
+    events.push(...viewsOf(translator.translate(responseSchema.parse(JSON.parse(event.data)))));
   }
   const complete = translator.complete();
-  if (complete) events.push(...translator.end());
+  if (complete) events.push(...viewsOf(translator.end()));
   expectWellFormedBlocks(events, { truncated: !complete });
   return { events, complete };
 }
 
-function translateJson(answer: unknown): UpstreamEvent[] {
+function translateJson(answer: unknown): EventView[] {
   const translator = createResponseTranslator();
-  const events = translator.translate(responseSchema.parse(answer));
+  const events = viewsOf(translator.translate(responseSchema.parse(answer)));
   expect(translator.complete()).toBe(true);
-  const all = [...events, ...translator.end()];
+  const all = [...events, ...viewsOf(translator.end())];
   expectWellFormedBlocks(all);
   return all;
 }
@@ -43,7 +43,7 @@ const chunk = (parts: unknown[], finishReason?: string) => ({
 });
 
 /** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
-function blockTrace(events: UpstreamEvent[]): string[] {
+function blockTrace(events: EventView[]): string[] {
   return events.flatMap((event) => {
     switch (event.type) {
       case "block_start":
@@ -106,7 +106,10 @@ describe("a streamed answer", () => {
       { type: "block_delta", index: 1, text: " there, " },
       { type: "block_delta", index: 1, text: "friend!" },
       { type: "block_stop", index: 1 },
-      { type: "usage", usage: { inputTokens: 9, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 115, reasoningTokens: 111 } },
+      {
+        type: "usage",
+        usage: { inputTokens: 9, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 115, reasoningTokens: 111, inputByModality: [{ modality: Modality.TEXT, tokens: 9 }] },
+      },
       { type: "finish", reason: FinishReason.STOP, rawReason: "STOP" },
     ]);
   });
@@ -157,13 +160,13 @@ describe("a streamed answer", () => {
       { type: "block_start", index: 0, blockType: BlockType.REASONING },
       { type: "block_delta", index: 0, text: "", signature: "c2lnLWM=" },
       { type: "block_stop", index: 0 },
-      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolName: "get_weather" },
+      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, id: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_1$/), toolName: "get_weather" },
       { type: "block_delta", index: 1, text: '{"city":"Paris"}' },
       { type: "block_stop", index: 1 },
-      { type: "block_start", index: 2, blockType: BlockType.TOOL_CALL, toolCallId: "fc-7", toolName: "get_weather" },
+      { type: "block_start", index: 2, blockType: BlockType.TOOL_CALL, id: "fc-7", toolCallId: "fc-7", toolName: "get_weather" },
       { type: "block_delta", index: 2, text: '{"city":"Lyon"}' },
       { type: "block_stop", index: 2 },
-      { type: "block_start", index: 3, blockType: BlockType.TOOL_CALL, toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_2$/), toolName: "get_time" },
+      { type: "block_start", index: 3, blockType: BlockType.TOOL_CALL, id: expect.stringMatching(/^call_[0-9a-f]{12}_2$/), toolCallId: expect.stringMatching(/^call_[0-9a-f]{12}_2$/), toolName: "get_time" },
       { type: "block_delta", index: 3, text: "{}" },
       { type: "block_stop", index: 3 },
       { type: "usage", usage: { inputTokens: 50, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 30, reasoningTokens: 0 } },
@@ -188,7 +191,7 @@ describe("a streamed answer", () => {
               groundingChunks: [
                 { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example" } },
                 { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/b", title: "paris.example" } },
-                { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/c", title: "unused.example" } },
+                { web: { uri: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/c", title: "unused.example", blockIndex: 0 } },
               ],
               groundingSupports: [
                 { segment: { endIndex: 20, text: "Über 10 km of road." }, groundingChunkIndices: [0] },
@@ -202,10 +205,10 @@ describe("a streamed answer", () => {
     );
     const { events } = await translateSse(body);
     expect(events.filter((event) => event.type === "annotation")).toEqual([
-      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example", startIndex: 0, endIndex: 19, content: "Über 10 km of road." } },
-      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example", startIndex: 20, endIndex: 33, content: "Paris is big." } },
-      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/b", title: "paris.example", startIndex: 20, endIndex: 33, content: "Paris is big." } },
-      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/c", title: "unused.example" } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example", startIndex: 0, endIndex: 19, content: "Über 10 km of road.", blockIndex: 0 } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/a", title: "roads.example", startIndex: 20, endIndex: 33, content: "Paris is big.", blockIndex: 0 } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/b", title: "paris.example", startIndex: 20, endIndex: 33, content: "Paris is big.", blockIndex: 0 } },
+      { type: "annotation", annotation: { url: "https://vertexaisearch.cloud.google.com/grounding-api-redirect/c", title: "unused.example", blockIndex: 0 } },
     ]);
     expect(answer.slice(20, 33)).toBe("Paris is big.");
     // The search results fed to the model are input too.

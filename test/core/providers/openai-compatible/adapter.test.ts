@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
 import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
 import { createOpenAiCompatibleAdapter } from "../../../../core/providers/openai-compatible/adapter.ts";
-import { UpstreamError, type ProviderAdapter, type UpstreamCall, type UpstreamEvent } from "../../../../core/providers/types.ts";
+import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../../core/providers/types.ts";
+import { viewOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, GenerateRequestSchema, Role } from "../../../../gen/router/v1/inference_pb.js";
 import { REASONING_PASSBACK_ERROR, startFakeUpstream, type FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 
@@ -42,14 +43,14 @@ function call(messages: Messages, quirks: Record<string, string>, stream: boolea
   };
 }
 
-async function collect(upstreamCall: UpstreamCall): Promise<UpstreamEvent[]> {
-  const events: UpstreamEvent[] = [];
-  for await (const event of adapter.stream(upstreamCall)) events.push(event);
+async function collect(upstreamCall: UpstreamCall): Promise<EventView[]> {
+  const events: EventView[] = [];
+  for await (const event of adapter.stream(upstreamCall)) events.push(viewOf(event));
   return events;
 }
 
 /** The assistant turn the client sends back: the first answer's reasoning and tool call, as the hub folds them. */
-function assistantTurn(events: UpstreamEvent[]): Messages[number] {
+function assistantTurn(events: EventView[]): Messages[number] {
   const blocks = new Map<number, { type: BlockType; id?: string; name?: string; text: string }>();
   for (const event of events) {
     if (event.type === "block_start") blocks.set(event.index, { type: event.blockType, id: event.toolCallId, name: event.toolName, text: "" });

@@ -5,7 +5,7 @@
 // side, text and reasoning never beside anything.
 import { describe, expect, it } from "vitest";
 import { createChunkTranslator, type OpenAiChunk } from "../../../../core/providers/openai-compatible/parse-stream.ts";
-import type { UpstreamEvent } from "../../../../core/providers/types.ts";
+import { viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
@@ -26,15 +26,15 @@ const finish = (reason: string): OpenAiChunk =>
   ({ choices: [{ index: 0, delta: {}, finish_reason: reason }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }) as OpenAiChunk;
 
 /** The translated events of a whole stream, checked against the block lifecycle. */
-function translate(chunks: OpenAiChunk[]): UpstreamEvent[] {
+function translate(chunks: OpenAiChunk[]): EventView[] {
   const translator = createChunkTranslator();
-  const events = [...chunks.flatMap((chunk) => translator.translate(chunk)), ...translator.end()];
+  const events = viewsOf([...chunks.flatMap((chunk) => translator.translate(chunk)), ...translator.end()]);
   expectWellFormedBlocks(events, { toolCallsMayOverlap: true });
   return events;
 }
 
 /** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
-function blockTrace(events: UpstreamEvent[]): string[] {
+function blockTrace(events: EventView[]): string[] {
   return events.flatMap((event) => {
     switch (event.type) {
       case "block_start":
@@ -61,8 +61,8 @@ describe("OpenAI-compatible stream translation", () => {
     ]);
     const starts = events.filter((e) => e.type === "block_start");
     expect(starts).toEqual([
-      { type: "block_start", index: 0, blockType: BlockType.TOOL_CALL, toolCallId: "call_a", toolName: "weather" },
-      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, toolCallId: "call_b", toolName: "time" },
+      { type: "block_start", index: 0, blockType: BlockType.TOOL_CALL, id: "call_a", toolCallId: "call_a", toolName: "weather" },
+      { type: "block_start", index: 1, blockType: BlockType.TOOL_CALL, id: "call_b", toolCallId: "call_b", toolName: "time" },
     ]);
     const argumentsOf = (index: number) =>
       events.flatMap((e) => (e.type === "block_delta" && e.index === index ? [e.text] : [])).join("");
@@ -158,9 +158,9 @@ describe("OpenAI-compatible stream translation", () => {
 
   it("an answer cut before its finish still leaves no block open once ended", () => {
     const translator = createChunkTranslator();
-    const events = [contentDelta("Hel"), toolDelta(0, { id: "call_a", name: "weather" })].flatMap((chunk) => translator.translate(chunk));
+    const events = viewsOf([contentDelta("Hel"), toolDelta(0, { id: "call_a", name: "weather" })].flatMap((chunk) => translator.translate(chunk)));
     expect(translator.complete()).toBe(false);
     expectWellFormedBlocks(events, { toolCallsMayOverlap: true, truncated: true });
-    expectWellFormedBlocks([...events, ...translator.end()], { toolCallsMayOverlap: true });
+    expectWellFormedBlocks([...events, ...viewsOf(translator.end())], { toolCallsMayOverlap: true });
   });
 });
