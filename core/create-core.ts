@@ -9,16 +9,12 @@ import type { InferenceService } from "../gen/router/v1/inference_pb.js";
 import { createAccounts, type Accounts } from "./accounts/accounts.ts";
 import type { AccountStores } from "./accounts/store.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
-import type { ProviderProtocol, RouterConfig } from "./config/schema.ts";
+import type { RouterConfig } from "./config/schema.ts";
 import { createConversations, type Conversations } from "./conversations/conversations.ts";
 import { openConversationStore } from "./conversations/open-store.ts";
 import type { ConversationStore } from "./conversations/store.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
-import { createAnthropicAdapter } from "./providers/anthropic/adapter.ts";
-import { createGeminiAdapter } from "./providers/gemini/adapter.ts";
-import { createOpenAiCompatibleAdapter } from "./providers/openai-compatible/adapter.ts";
-import { createSimulatorAdapter } from "./providers/simulator/adapter.ts";
-import type { ProviderAdapter } from "./providers/types.ts";
+import { capabilitiesOf, createAdapters } from "./providers/registry.ts";
 import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
 import { createConversationService } from "./services/conversations.ts";
@@ -52,17 +48,12 @@ export interface Core {
 }
 
 export async function createCore(deps: CoreDeps): Promise<Core> {
-  const catalogue = createCatalogue(deps.config, deps.env);
+  const catalogue = createCatalogue(deps.config, deps.env, capabilitiesOf);
   const now = deps.now ?? (() => new Date());
   const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
-  const adapters: Record<ProviderProtocol, ProviderAdapter> = {
-    "openai-compatible": createOpenAiCompatibleAdapter(http),
-    anthropic: createAnthropicAdapter(http),
-    gemini: createGeminiAdapter(http),
-    simulator: createSimulatorAdapter(),
-  };
+  const adapters = createAdapters(http);
   const conversationStore = deps.conversationStore ?? (await openConversationStore(deps.env, { now: () => now().getTime(), logger: deps.logger }));
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };

@@ -2,12 +2,16 @@
 // routes that serve it and their prices parsed into exact money.
 import { parseMoney } from "../billing/money.ts";
 import type { TokenPrices } from "../billing/cost.ts";
-import type { ModelConfig, ModelProviderConfig, ProviderConfig, RouterConfig } from "../config/schema.ts";
+import type { ModelConfig, ModelProviderConfig, ProviderConfig, ProviderProtocol, RouterConfig } from "../config/schema.ts";
+import type { ProtocolCapabilities } from "../providers/capabilities.ts";
+import { capabilitiesOf as registeredCapabilities } from "../providers/registry.ts";
 
 export interface ProviderRoute {
   model: ModelConfig;
   provider: ProviderConfig;
   route: ModelProviderConfig;
+  /** What the provider's protocol can carry: routing decides by this, never by the protocol's name. */
+  capabilities: ProtocolCapabilities;
   prices: TokenPrices;
   /** Usable now: active, and the provider's key is present (the simulator needs none). */
   enabled: boolean;
@@ -31,11 +35,17 @@ export interface Catalogue {
 
 export type Environment = Record<string, string | undefined>;
 
-export function createCatalogue(config: RouterConfig, env: Environment): Catalogue {
+/** A protocol's descriptor by name; the core passes the provider registry's. */
+export type CapabilitiesOf = (protocol: ProviderProtocol) => ProtocolCapabilities;
+
+export function createCatalogue(config: RouterConfig, env: Environment, capabilitiesOf: CapabilitiesOf = registeredCapabilities): Catalogue {
   const providers = new Map(config.providers.map((p) => [p.id, p]));
   const models = config.models.map((model) => ({
     config: model,
-    routes: sortCheapestFirst(model.providers.map((route) => toRoute(model, providers.get(route.provider)!, route, env))),
+    routes: sortCheapestFirst(model.providers.map((route) => {
+      const provider = providers.get(route.provider)!;
+      return toRoute(model, provider, route, capabilitiesOf(provider.protocol), env);
+    })),
   }));
   const byId = new Map(models.map((m) => [m.config.id, m]));
   return {
@@ -46,7 +56,7 @@ export function createCatalogue(config: RouterConfig, env: Environment): Catalog
   };
 }
 
-function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProviderConfig, env: Environment): ProviderRoute {
+function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProviderConfig, capabilities: ProtocolCapabilities, env: Environment): ProviderRoute {
   const prompt = parseMoney(route.pricing.prompt);
   const apiKey = provider.api_key_env ? (env[provider.api_key_env] ?? "") : "";
   // A provider that names no key variable (a local server, the simulator) needs none.
@@ -55,6 +65,7 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
     model,
     provider,
     route,
+    capabilities,
     prices: {
       prompt,
       completion: parseMoney(route.pricing.completion),
@@ -62,11 +73,11 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
       // Without a cache price, cached tokens cost what prompt tokens cost: never a silent discount.
       inputCacheRead: route.pricing.input_cache_read ? parseMoney(route.pricing.input_cache_read) : prompt,
       inputCacheWrite: route.pricing.input_cache_write ? parseMoney(route.pricing.input_cache_write) : prompt,
-      // Only Anthropic reports 1-hour writes; its rate for them is twice the prompt price.
+      // A protocol that reports hour-long writes says their usual rate; others' are priced as any cache write.
       inputCacheWrite1h: route.pricing.input_cache_write_1h
         ? parseMoney(route.pricing.input_cache_write_1h)
-        : provider.protocol === "anthropic"
-          ? 2n * prompt
+        : capabilities.oneHourCacheWritePriceMultiple !== undefined
+          ? BigInt(capabilities.oneHourCacheWritePriceMultiple) * prompt
           : route.pricing.input_cache_write
             ? parseMoney(route.pricing.input_cache_write)
             : prompt,

@@ -3,6 +3,7 @@
 // it knows nothing of public formats, routing, billing or other protocols.
 import type { GenerateRequest, GenerateResponse } from "../../gen/router/v1/inference_pb.js";
 import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
+import type { ProtocolCapabilities } from "./capabilities.ts";
 
 export interface UpstreamCall {
   /** The request after routing decisions (suffixes resolved, reasoning mapped). */
@@ -19,6 +20,8 @@ export interface UpstreamCall {
 }
 
 export interface ProviderAdapter {
+  /** What the protocol can carry (capabilities.ts); the catalogue gives it to routing on every route. */
+  readonly capabilities: ProtocolCapabilities;
   /**
    * Yields the answer's events, the hub's own (block starts, deltas and stops,
    * annotations, then usage and finish; see block-writer.ts); throws

@@ -9,6 +9,7 @@ import { Code, invalidParameter, routerError } from "../errors.ts";
 import { parseModelReference, type ModelReference } from "./model-id.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
+import type { MediaOutput } from "../providers/capabilities.ts";
 
 export interface Attempt {
   model: CatalogueModel;
@@ -206,25 +207,25 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, media: { ...adapted.media, audioPrompt: "", durationSeconds: undefined } };
     warnings.push(`prompt and duration are not supported by ${route.model.id} on ${route.provider.id} and were ignored`);
   }
-  if (request.messages.some((m) => m.content.some((part) => part.cacheControl)) && !PASSES_CACHE_CONTROL.has(route.provider.protocol)) {
+  if (!route.capabilities.cacheControl && request.messages.some((m) => m.content.some((part) => part.cacheControl))) {
     warnings.push(`cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`);
+  }
+  const passthrough = adapted.passthrough;
+  if (passthrough) {
+    const carried = route.capabilities.passthrough;
+    const dropped = Object.keys(passthrough).filter((field) => !carried.includes(field));
+    if (dropped.length > 0) {
+      adapted = { ...adapted, passthrough: Object.fromEntries(Object.entries(passthrough).filter(([field]) => carried.includes(field))) };
+      for (const field of dropped) warnings.push(unsupportedWarning(field, route));
+    }
   }
   return { request: adapted, warnings };
 }
 
-/** Protocols whose adapters carry the chat media fields of each output modality. */
-const MEDIA_OPTIONS_PROTOCOLS: Record<string, ReadonlySet<string>> = {
-  image: new Set(["gemini"]),
-  audio: new Set(["gemini", "simulator"]),
-};
-
 /** Whether this route generates the modality and its protocol carries the fields that steer it. */
-function generates(route: ProviderRoute, modality: "image" | "audio"): boolean {
-  return MEDIA_OPTIONS_PROTOCOLS[modality].has(route.provider.protocol) && route.model.output_modalities.includes(modality);
+function generates(route: ProviderRoute, modality: MediaOutput): boolean {
+  return route.capabilities.mediaOptions.includes(modality) && route.model.output_modalities.includes(modality);
 }
-
-/** Protocols that take explicit prompt-caching breakpoints. */
-const PASSES_CACHE_CONTROL = new Set(["anthropic"]);
 
 const unsupportedWarning = (name: string, route: ProviderRoute) => `${name} is not supported by ${route.model.id} on ${route.provider.id} and was ignored`;
 

@@ -12,13 +12,6 @@ export interface ResolvedReasoning {
   warnings: string[];
 }
 
-/**
- * Protocols whose thinking is sized by a token budget (Anthropic's
- * `budget_tokens`, Gemini 2.5's `thinkingBudget`) when the route lists no
- * effort levels. OpenAI-compatible routes without a map reason at a fixed effort.
- */
-const BUDGET_PROTOCOLS = new Set(["anthropic", "gemini"]);
-
 /** The spec: low, medium and high are about 20%, 50% and 80% of max_tokens. */
 const EFFORT_SHARE: Record<Exclude<Level, "none">, number> = { minimal: 0.1, low: 0.2, medium: 0.5, high: 0.8 };
 
@@ -27,12 +20,13 @@ export const MIN_REASONING_BUDGET = 1024;
 export const MAX_REASONING_BUDGET = 32000;
 
 /**
- * Routes with an effort map get an effort, budget protocols without one a token
- * budget; anything else reasons at the model's fixed effort.
+ * Routes with an effort map get an effort; without one, a protocol that sizes
+ * thinking by a token budget (its descriptor's `reasoning: "budget"`) gets a
+ * budget, and anything else reasons at the model's fixed effort.
  */
 export function resolveReasoning(request: GenerateRequest, route: ProviderRoute): ResolvedReasoning {
   const hasEffortMap = Object.keys(route.route.reasoning_effort_map ?? {}).length > 0;
-  if (!hasEffortMap && BUDGET_PROTOCOLS.has(route.provider.protocol)) return resolveBudget(request, route);
+  if (!hasEffortMap && route.capabilities.reasoning === "budget") return resolveBudget(request, route);
   return resolveEffort(request, route);
 }
 

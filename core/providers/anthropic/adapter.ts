@@ -1,5 +1,6 @@
 // The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
 // `anthropic-version`, answered by one JSON message or by its SSE event stream.
+import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
@@ -20,8 +21,18 @@ const protocol: HttpProtocol<AnthropicEvent> = {
   translator: createEventTranslator,
 };
 
+export const anthropicCapabilities: ProtocolCapabilities = {
+  reasoning: "budget",
+  cacheControl: true,
+  // Anthropic's rate for hour-long cache writes is twice the prompt price.
+  oneHourCacheWritePriceMultiple: 2,
+  mediaOptions: [],
+  passthrough: ["user"],
+  parallelToolCalls: true,
+};
+
 export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
-  return { stream: (call) => exchange(http, call, protocol), warningsFor: anthropicWarnings };
+  return { capabilities: anthropicCapabilities, stream: (call) => exchange(http, call, protocol), warningsFor: anthropicWarnings };
 }
 
 /** A stream event (named by `event`), or the whole message of a JSON answer. */

@@ -1,6 +1,7 @@
 // The Google Gemini API (generativelanguage.googleapis.com/v1beta):
 // POST {base_url}/models/{model}:generateContent for one JSON answer, and
 // :streamGenerateContent?alt=sse for Server-Sent Events, key in `x-goog-api-key`.
+import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
@@ -18,8 +19,17 @@ const protocol: HttpProtocol<GeminiResponse> = {
   translator: createResponseTranslator,
 };
 
+export const geminiCapabilities: ProtocolCapabilities = {
+  // Gemini 2.5 takes a thinkingBudget; Gemini 3 routes map efforts to thinkingLevel.
+  reasoning: "budget",
+  cacheControl: false,
+  mediaOptions: ["image", "audio"],
+  passthrough: [],
+  parallelToolCalls: false,
+};
+
 export function createGeminiAdapter(http: HttpClient): ProviderAdapter {
-  return { stream: (call) => exchange(http, call, protocol), warningsFor: geminiWarnings };
+  return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol), warningsFor: geminiWarnings };
 }
 
 /** `{base_url}/models/{model}:method`; the model id may carry Google's `models/` prefix. */

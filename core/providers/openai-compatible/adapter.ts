@@ -1,12 +1,21 @@
 // The OpenAI chat-completions protocol, spoken by OpenAI and by every vendor
 // configured as `openai-compatible` (their differences are quirk flags).
 import type { ProviderConfig } from "../../config/schema.ts";
+import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { mapError } from "./map-error.ts";
 import { chunkSchema, createChunkTranslator, type OpenAiChunk } from "./parse-stream.ts";
+
+export const openAiCompatibleCapabilities: ProtocolCapabilities = {
+  reasoning: "effort",
+  cacheControl: false,
+  mediaOptions: [],
+  passthrough: ["user"],
+  parallelToolCalls: true,
+};
 
 export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter {
   const urls = new WeakMap<ProviderConfig, URL>();
@@ -25,7 +34,7 @@ export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter
     parse: (data) => (data === "[DONE]" ? undefined : parseChunk(data)),
     translator: createChunkTranslator,
   };
-  return { stream: (call) => exchange(http, call, protocol) };
+  return { capabilities: openAiCompatibleCapabilities, stream: (call) => exchange(http, call, protocol) };
 }
 
 function parseChunk(data: string): OpenAiChunk {

@@ -11,13 +11,23 @@ import {
   type GenerateResponse,
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
+import type { ProtocolCapabilities } from "../capabilities.ts";
 import { BlockWriter, dataDelta, textDelta, type UsageInit } from "../block-writer.ts";
 import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall } from "../types.ts";
 import { AUDIO_TOKENS_PER_SECOND, generateClip } from "./audio-clip.ts";
 import { behaviourOf, SLOW_CHUNK_DELAY_MS } from "./behaviours.ts";
 
+/** The simulator reads nothing but its messages, tools, sampling limits and audio options. */
+export const simulatorCapabilities: ProtocolCapabilities = {
+  reasoning: "effort",
+  cacheControl: false,
+  mediaOptions: ["audio"],
+  passthrough: [],
+  parallelToolCalls: true,
+};
+
 export function createSimulatorAdapter(): ProviderAdapter {
-  return { stream: simulate };
+  return { capabilities: simulatorCapabilities, stream: simulate };
 }
 
 async function* simulate(call: UpstreamCall): AsyncGenerator<GenerateResponse> {

@@ -7,6 +7,7 @@ import { createAccounts, type Accounts } from "../../../core/accounts/accounts.t
 import { createMemoryAccountStores } from "../../../core/accounts/memory-store.ts";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
 import { parseConfig } from "../../../core/config/load.ts";
+import { simulatorCapabilities } from "../../../core/providers/simulator/adapter.ts";
 import { BlockWriter } from "../../../core/providers/block-writer.ts";
 import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../core/providers/types.ts";
 import { runInference } from "../../../core/routing/run-inference.ts";
@@ -54,6 +55,7 @@ interface Script {
 
 function scriptedAdapter(script: () => Script): ProviderAdapter {
   return {
+    capabilities: simulatorCapabilities,
     async *stream(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
       const { text, end } = script();
       const blocks = new BlockWriter();

@@ -1,0 +1,50 @@
+// What an upstream protocol can carry, as data. Each adapter declares its
+// protocol's descriptor; the catalogue attaches it to every route of a provider
+// speaking that protocol, and routing reads it there. Shared code never asks a
+// protocol's name: it asks its descriptor.
+
+/** The chat media options, by the output modality they steer. */
+export type MediaOutput = "image" | "audio";
+
+export interface ProtocolCapabilities {
+  /**
+   * How the protocol sizes thinking on a route whose `reasoning_effort_map`
+   * is empty (a route with a map always gets one of the map's levels):
+   * - `budget`: a token budget (Anthropic `budget_tokens`, Gemini 2.5
+   *   `thinkingBudget`); routing turns an effort into a share of the completion limit;
+   * - `effort`: effort levels only (OpenAI `reasoning_effort`); without a map
+   *   the model reasons at its fixed effort, and routing says so in a warning.
+   */
+  readonly reasoning: "budget" | "effort";
+  /**
+   * Whether explicit prompt-caching breakpoints (`cache_control` on content
+   * parts) reach the upstream. Elsewhere the provider caches by itself and
+   * routing warns that the breakpoints were not sent.
+   */
+  readonly cacheControl: boolean;
+  /**
+   * The price of a cache write kept an hour, as a whole multiple of the prompt
+   * price, used when the route's pricing names no `input_cache_write_1h`.
+   * Set only by protocols that report hour-long writes (Anthropic: 2x); unset,
+   * they are priced as other cache writes.
+   */
+  readonly oneHourCacheWritePriceMultiple?: number;
+  /**
+   * The output modalities whose chat media options the protocol carries:
+   * `image` takes `aspectRatio`, `audio` takes the audio `prompt` and `duration`.
+   * Routing drops them, with a warning, on a route whose protocol does not
+   * carry them or whose model does not generate that modality.
+   */
+  readonly mediaOptions: readonly MediaOutput[];
+  /**
+   * The pass-through fields (`GenerateRequest.passthrough`, such as OpenAI's
+   * `user`) the protocol sends on. Routing drops the others, with a warning.
+   */
+  readonly passthrough: readonly string[];
+  /**
+   * Whether the protocol can limit the model to one tool call per turn
+   * (`parallel_tool_calls: false`). Where it cannot, the adapter's converter
+   * leaves the field out and returns a warning.
+   */
+  readonly parallelToolCalls: boolean;
+}

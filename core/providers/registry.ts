@@ -1,0 +1,34 @@
+// Every upstream protocol the core speaks, one line each: its descriptor and
+// the factory of its adapter. Adding a protocol is a folder under
+// core/providers/ plus one line here (docs/architecture.md).
+import type { ProviderProtocol } from "../config/schema.ts";
+import { anthropicCapabilities, createAnthropicAdapter } from "./anthropic/adapter.ts";
+import type { ProtocolCapabilities } from "./capabilities.ts";
+import { createGeminiAdapter, geminiCapabilities } from "./gemini/adapter.ts";
+import type { HttpClient } from "./http-client.ts";
+import { createOpenAiCompatibleAdapter, openAiCompatibleCapabilities } from "./openai-compatible/adapter.ts";
+import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapter.ts";
+import type { ProviderAdapter } from "./types.ts";
+
+interface RegisteredProtocol {
+  capabilities: ProtocolCapabilities;
+  createAdapter(http: HttpClient): ProviderAdapter;
+}
+
+const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
+  "openai-compatible": { capabilities: openAiCompatibleCapabilities, createAdapter: createOpenAiCompatibleAdapter },
+  anthropic: { capabilities: anthropicCapabilities, createAdapter: createAnthropicAdapter },
+  gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
+  simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter },
+};
+
+/** A protocol's descriptor, without building its adapter (the catalogue's view). */
+export function capabilitiesOf(protocol: ProviderProtocol): ProtocolCapabilities {
+  return PROTOCOLS[protocol].capabilities;
+}
+
+/** One adapter per protocol, sharing the core's HTTP client. */
+export function createAdapters(http: HttpClient): Record<ProviderProtocol, ProviderAdapter> {
+  const entries = Object.entries(PROTOCOLS) as [ProviderProtocol, RegisteredProtocol][];
+  return Object.fromEntries(entries.map(([name, protocol]) => [name, protocol.createAdapter(http)])) as Record<ProviderProtocol, ProviderAdapter>;
+}
