@@ -173,6 +173,20 @@ describe("Anthropic stream translation", () => {
     expect(viewOf(json.end()[0]!)).toEqual({ type: "usage", usage: { inputTokens: 310, cachedInputTokens: 0, cacheWriteTokens: 300, cacheWrite1hTokens: 100, outputTokens: 1, reasoningTokens: 0 } });
   });
 
+  it("keeps the provider's usage object, later reports updating earlier ones", () => {
+    const { translator } = translateAll([STREAM[0], { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9, server_tool_use: { web_search_requests: 1 } } }, { type: "message_stop" }]);
+    expect(viewOf(translator.end()[0]!, { withRaw: true })).toMatchObject({
+      usage: { raw: { input_tokens: 472, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 9, server_tool_use: { web_search_requests: 1 } } },
+    });
+  });
+
+  it("the stop sequence that ended the answer reaches Finish, streamed or whole", () => {
+    const { translator } = translateAll([STREAM[0], { type: "message_delta", delta: { stop_reason: "stop_sequence", stop_sequence: "###" }, usage: { output_tokens: 1 } }, { type: "message_stop" }]);
+    expect(viewOf(translator.end().at(-1)!)).toEqual({ type: "finish", reason: FinishReason.STOP, rawReason: "stop_sequence", stopSequence: "###" });
+    const { translator: json } = translateMessage({ content: [{ type: "text", text: "Hi" }], stop_reason: "stop_sequence", stop_sequence: "END", usage: { input_tokens: 1, output_tokens: 1 } });
+    expect(viewOf(json.end().at(-1)!)).toMatchObject({ stopSequence: "END" });
+  });
+
   it("keeps reasoning tokens at 0 when output_tokens_details is absent or null", () => {
     const { translator } = translateAll([STREAM[0], { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9, output_tokens_details: null } }, { type: "message_stop" }]);
     expect(viewOf(translator.end()[0]!)).toMatchObject({ usage: { outputTokens: 9, reasoningTokens: 0 } });

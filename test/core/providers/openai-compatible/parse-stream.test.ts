@@ -5,8 +5,8 @@
 // side, text and reasoning never beside anything.
 import { describe, expect, it } from "vitest";
 import { createChunkTranslator, type OpenAiChunk } from "../../../../core/providers/openai-compatible/parse-stream.ts";
-import { viewsOf, type EventView } from "../../../support/event-view.ts";
-import { BlockType } from "../../../../gen/router/v1/inference_pb.js";
+import { viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
+import { BlockType, Modality } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
 const toolDelta = (index: number, fields: { id?: string; name?: string; arguments?: string }): OpenAiChunk =>
@@ -163,4 +163,56 @@ describe("OpenAI-compatible stream translation", () => {
     expectWellFormedBlocks(events, { toolCallsMayOverlap: true, truncated: true });
     expectWellFormedBlocks([...events, ...viewsOf(translator.end())], { toolCallsMayOverlap: true });
   });
+
+  it("a refusal is a refusal block of its own, after the text it follows", () => {
+    const events = translate([contentDelta("I "), { choices: [{ index: 0, delta: { refusal: "can't help with that." } }] } as OpenAiChunk, finish("stop")]);
+    expect(blockTrace(events)).toEqual(["start 0 TEXT", "delta 0 I ", "stop 0", "start 1 REFUSAL", "delta 1 can't help with that.", "stop 1"]);
+  });
+
+  it("a message's url citations are tied to its text block", () => {
+    const message = {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: "Paris is sunny.",
+            annotations: [{ type: "url_citation", url_citation: { url: "https://w.example", title: "W", start_index: 0, end_index: 15 } }],
+          },
+          finish_reason: "stop",
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    } as OpenAiChunk;
+    expect(translate([message]).filter((e) => e.type === "annotation")).toEqual([
+      { type: "annotation", annotation: { url: "https://w.example", title: "W", startIndex: 0, endIndex: 15, blockIndex: 0 } },
+    ]);
+  });
+
+  it("usage keeps the audio and image token details by modality, and the provider's usage object", () => {
+    const translator = createChunkTranslator();
+    const usage = {
+      prompt_tokens: 120,
+      completion_tokens: 80,
+      total_tokens: 200,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 100 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 60, image_tokens: 0 },
+    };
+    translator.translate({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage } as OpenAiChunk);
+    const end = translator.end().map((event) => viewOf(event, { withRaw: true }));
+    expect(end[0]).toEqual({
+      type: "usage",
+      usage: {
+        inputTokens: 120,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 80,
+        reasoningTokens: 0,
+        inputByModality: [{ modality: Modality.AUDIO, tokens: 100 }],
+        outputByModality: [{ modality: Modality.AUDIO, tokens: 60 }],
+        raw: usage,
+      },
+    });
+  });
 });
+
