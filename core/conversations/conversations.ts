@@ -59,6 +59,10 @@ export interface Conversations {
   close(): Promise<void>;
 }
 
+/** The refusal of a reference to no stored answer of the caller's organisation. */
+export const previousNotFound = (previousId: string, param: string) =>
+  routerError(Code.InvalidArgument, "previous_response_not_found", `Previous response with id '${previousId}' not found.`, { param });
+
 /** The public field that carries the reference, named in errors: the format decides it. */
 export function referenceParam(format: PublicFormat): string {
   if (format === PublicFormat.INTERACTIONS) return "previous_interaction_id";
@@ -117,9 +121,7 @@ export function createConversations(options: ConversationsOptions): Conversation
   async function historyFor(organizationId: string, previousId: string, param = "previous_response_id"): Promise<Message[]> {
     // One more than allowed tells a conversation that is too long from one that is not.
     const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1)) : [];
-    if (chain.length === 0) {
-      throw routerError(Code.InvalidArgument, "previous_response_not_found", `Previous response with id '${previousId}' not found.`, { param });
-    }
+    if (chain.length === 0) throw previousNotFound(previousId, param);
     if (chain.length > MAX_HISTORY_TURNS) {
       throw routerError(
         Code.InvalidArgument,

@@ -16,6 +16,7 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
+import { previousNotFound, referenceParam, type Conversations } from "../conversations/conversations.ts";
 import { costOf } from "../billing/cost.ts";
 import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
@@ -34,6 +35,8 @@ export interface InferenceDeps {
   accounts: Accounts;
   /** One adapter per wire protocol named in the configuration. */
   adapters: Record<string, ProviderAdapter>;
+  /** Stored conversations; absent: none is kept, so none can be continued. */
+  conversations?: Conversations;
   now: () => Date;
   /** Draws router/free's model (a number in [0, 1)); injected so tests can fix it. */
   random: () => number;
@@ -45,6 +48,9 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   if (!apiKey) throw missingApiKey();
   const keyDigest = sha256Hex(apiKey);
   const id = request.requestId || newServiceId(deps.catalogue.idPrefix);
+  // A stored conversation's history goes first, so planning and the hold count it (docs/architecture.md, "Conversations").
+  const received = request;
+  if (request.conversation?.previousId) request = await withHistory(request, keyDigest, deps);
   let plan: Plan;
   try {
     plan = planAttempts(request, deps.catalogue);
@@ -54,6 +60,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     throw error;
   }
   const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
+  const recorder = deps.conversations?.recorder(received, admitted.admission.key.organizationId);
 
   let answering: Answering | undefined;
   let outcome = "client_closed";
@@ -74,8 +81,8 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         maxCompletionTokens: attempt.route.maxCompletionTokens,
         signal,
       };
-      const warnings = [...attempt.warnings, ...(adapter.warningsFor?.(call) ?? [])];
       const events = adapter.stream(call);
+      const warnings = [...attempt.warnings, ...(events.warnings ?? [])];
       const iterator = events[Symbol.asyncIterator]();
       let first: IteratorResult<GenerateResponse>;
       try {
@@ -91,8 +98,10 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
       trace.push(traceEntry(attempt, "ok", ""));
       answering = { attempt, outputCharacters: 0 };
       try {
-        yield startEvent(id, attempt, trace, warnings, admitted, deps.now());
-        yield* relay(id, first, iterator, answering, signal);
+        const start = startEvent(id, attempt, trace, warnings, admitted, deps.now());
+        recorder?.observe(start);
+        yield start;
+        yield* recorder ? recorder.record(relay(id, first, iterator, answering, signal)) : relay(id, first, iterator, answering, signal);
       } finally {
         // Ends the upstream request too when our caller stops reading early.
         await iterator.return?.();
@@ -107,6 +116,13 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   } finally {
     finishRequest({ admitted, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
   }
+}
+
+/** The request with its stored conversation's history first; the key is told before anything about the conversation. */
+async function withHistory(request: GenerateRequest, keyDigest: string, deps: InferenceDeps): Promise<GenerateRequest> {
+  const { organizationId } = await checkKey(deps.accounts, keyDigest);
+  if (!deps.conversations) throw previousNotFound(request.conversation!.previousId, referenceParam(request.format));
+  return deps.conversations.expand(request, organizationId);
 }
 
 interface FinishedRequest {
