@@ -8,6 +8,7 @@ import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 export function encodeChatCompletion(folded: FoldedResponse) {
   const { start } = folded;
   const text = folded.blocks.filter((b) => b.type === BlockType.TEXT).map((b) => b.text).join("");
+  const refusal = folded.blocks.filter((b) => b.type === BlockType.REFUSAL).map((b) => b.text).join("");
   const reasoningBlocks = folded.blocks.filter((b) => b.type === BlockType.REASONING);
   const reasoning = encodeReasoning(reasoningBlocks);
   const toolCalls = folded.blocks
@@ -15,9 +16,9 @@ export function encodeChatCompletion(folded: FoldedResponse) {
     .map((b) => ({ id: b.start.toolCallId, type: "function", function: { name: b.start.toolName, arguments: b.text } }));
   const message: Record<string, unknown> = {
     role: "assistant",
-    // OpenAI's shape: null content when the answer is only tool calls.
-    content: text === "" && toolCalls.length > 0 ? null : text,
-    refusal: null,
+    // OpenAI's shape: null content when the answer is only tool calls or a refusal.
+    content: text === "" && (toolCalls.length > 0 || refusal !== "") ? null : text,
+    refusal: refusal === "" ? null : refusal,
     annotations: folded.annotations.map((annotation) => encodeAnnotation(annotation, text.length)),
   };
   if (reasoning) {

@@ -60,6 +60,8 @@ export function createChunkEncoder(start: ResponseStart): StreamEncoder {
           switch (block.type) {
             case BlockType.TEXT:
               return [delta({ content: text })];
+            case BlockType.REFUSAL:
+              return [delta({ refusal: text })];
             case BlockType.TOOL_CALL:
               return [delta({ tool_calls: [{ index: block.ordinal, function: { arguments: text } }] })];
             default:
