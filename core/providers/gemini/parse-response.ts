@@ -10,7 +10,8 @@
 // - `functionCall`: one whole tool-call block (Gemini never splits a call);
 // - `text`: answer text, consecutive parts (across chunks) continuing one block;
 // - `inlineData` (generated images, music or speech): one whole image or audio block with its bytes;
-// - code-execution parts are not relayed yet.
+// - `executableCode` / `codeExecutionResult`: a whole server tool call (`code_execution`) and its result;
+// - grounding's `webSearchQueries`: a whole server tool call (`web_search`), its sources annotations.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
@@ -27,9 +28,14 @@ const partSchema = z.looseObject({
     .looseObject({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()).nullish() })
     .optional(),
   inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
+  // The code execution tool: the code the model ran, then its result.
+  executableCode: z.looseObject({}).optional(),
+  codeExecutionResult: z.looseObject({}).optional(),
 });
 
 const groundingMetadataSchema = z.looseObject({
+  // The searches Google Search grounding ran for the answer.
+  webSearchQueries: z.array(z.string()).nullish(),
   groundingChunks: z
     .array(
       z.looseObject({
@@ -77,6 +83,10 @@ export function createResponseTranslator(): ResponseTranslator {
   // providers key tool results by id).
   const idPrefix = randomBytes(6).toString("hex");
   let generatedIds = 0;
+  const newId = (kind: string) => `${kind}_${idPrefix}_${++generatedIds}`;
+  // The id of the latest code execution call, which its result answers.
+  let codeCallId = "";
+  let searched = false;
   let hasToolCalls = false;
   let finishRaw: string | undefined;
   let blockReason: string | undefined;
@@ -97,7 +107,17 @@ export function createResponseTranslator(): ResponseTranslator {
     if (part.functionCall) {
       const { id, name, args } = part.functionCall;
       hasToolCalls = true;
-      blocks.wholeBlock(BlockType.TOOL_CALL, { toolCallId: id || `call_${idPrefix}_${++generatedIds}`, toolName: name }, JSON.stringify(args ?? {}));
+      blocks.wholeBlock(BlockType.TOOL_CALL, { toolCallId: id || newId("call"), toolName: name }, JSON.stringify(args ?? {}));
+      return;
+    }
+    if (part.executableCode) {
+      codeCallId = newId("code");
+      blocks.wholeBlock(BlockType.SERVER_TOOL_CALL, { id: codeCallId, serverToolName: "code_execution" }, JSON.stringify(part.executableCode));
+      return;
+    }
+    if (part.codeExecutionResult) {
+      const opening = { serverToolName: "code_execution", serverToolCallId: codeCallId };
+      blocks.wholeBlock(BlockType.SERVER_TOOL_RESULT, opening, JSON.stringify(part.codeExecutionResult));
       return;
     }
     if (part.inlineData) {
@@ -113,6 +133,11 @@ export function createResponseTranslator(): ResponseTranslator {
 
   /** One annotation per cited source and passage; sources no passage cites stand alone. */
   function annotate(metadata: GroundingMetadata) {
+    // Streamed chunks repeat the metadata: the searches are one call.
+    if (!searched && metadata.webSearchQueries?.length) {
+      searched = true;
+      blocks.wholeBlock(BlockType.SERVER_TOOL_CALL, { id: newId("search"), serverToolName: "web_search" }, JSON.stringify({ queries: metadata.webSearchQueries }));
+    }
     const sources = (metadata.groundingChunks ?? []).map((chunk) => chunk.web ?? chunk.retrievedContext);
     const cited = new Set<number>();
     const emit = (citation: AnnotationInit) => {

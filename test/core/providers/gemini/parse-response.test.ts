@@ -336,6 +336,43 @@ describe("a whole JSON answer", () => {
   });
 });
 
+describe("server tools", () => {
+  it("code execution: the code as a server tool call, its result answering it, then the text", () => {
+    const events = translateJson(
+      chunk(
+        [
+          { executableCode: { language: "PYTHON", code: "print(6*7)" } },
+          { codeExecutionResult: { outcome: "OUTCOME_OK", output: "42\n" } },
+          { text: "It is 42." },
+        ],
+        "STOP",
+      ),
+    );
+    const starts = events.flatMap((e) => (e.type === "block_start" ? [e] : []));
+    expect(starts).toEqual([
+      { type: "block_start", index: 0, blockType: BlockType.SERVER_TOOL_CALL, id: expect.stringMatching(/^code_[0-9a-f]{12}_1$/), serverToolName: "code_execution" },
+      { type: "block_start", index: 1, blockType: BlockType.SERVER_TOOL_RESULT, serverToolName: "code_execution", serverToolCallId: (starts[0] as { id: string }).id },
+      { type: "block_start", index: 2, blockType: BlockType.TEXT },
+    ]);
+    const textOf = (index: number) => events.flatMap((e) => (e.type === "block_delta" && e.index === index ? [e.text] : [])).join("");
+    expect(JSON.parse(textOf(0))).toEqual({ language: "PYTHON", code: "print(6*7)" });
+    expect(JSON.parse(textOf(1))).toEqual({ outcome: "OUTCOME_OK", output: "42\n" });
+  });
+
+  it("grounding's searches are one web_search call, however many chunks repeat them", async () => {
+    const grounded = (text: string, finishReason?: string) => ({
+      ...chunk([{ text }], finishReason),
+      candidates: [{ ...chunk([{ text }], finishReason).candidates[0], groundingMetadata: { webSearchQueries: ["paris weather"], groundingChunks: [] } }],
+    });
+    const body = [grounded("Sunny"), grounded(" today.", "STOP")].map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
+    const { events } = await translateSse(body);
+    expectWellFormedBlocks(events);
+    const calls = events.filter((e) => e.type === "block_start" && e.blockType === BlockType.SERVER_TOOL_CALL);
+    expect(calls).toEqual([{ type: "block_start", index: 1, blockType: BlockType.SERVER_TOOL_CALL, id: expect.stringMatching(/^search_/), serverToolName: "web_search" }]);
+    expect(events.find((e) => e.type === "block_delta" && e.index === 1)).toMatchObject({ text: JSON.stringify({ queries: ["paris weather"] }) });
+  });
+});
+
 describe("characterIndex", () => {
   it.each([
     ["abc", 2, 2],
