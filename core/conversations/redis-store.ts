@@ -21,6 +21,8 @@ export interface RedisConversationStoreOptions {
   /** The clock that `expiresAt` is measured against (Redis's own may differ). */
   now?: () => number;
   logger?: { warn(details: object, message: string): void };
+  /** How long a store call waits for Redis before it is unavailable (503); default 2 s. */
+  commandTimeoutMs?: number;
 }
 
 /** Error replies that mean "not now" rather than "wrong command". */
@@ -80,14 +82,28 @@ export async function createRedisConversationStore(options: RedisConversationSto
     throw new StoreUnavailableError("cannot connect to Redis for the conversation store", { cause: error });
   }
 
-  /** Redis being away becomes StoreUnavailableError (503); an error about the command itself passes through. */
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+
+  /**
+   * Redis being away, or connected but frozen past the timeout, becomes
+   * StoreUnavailableError (503); an error about the command itself passes through.
+   */
   async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const work = run();
+    work.catch(() => {}); // its failure is read below, or no longer wanted
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`Redis conversation store: ${operation} got no answer in ${commandTimeoutMs} ms`)), commandTimeoutMs);
+    });
     try {
-      return await run();
+      return await Promise.race([work, timeout]);
     } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
       if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
       const neverSent = error instanceof ClientOfflineError || error instanceof ClientClosedError;
       throw new StoreUnavailableError(`Redis conversation store: ${operation} failed`, { cause: error, mayHaveRun: !neverSent });
+    } finally {
+      clearTimeout(timer);
     }
   }
 

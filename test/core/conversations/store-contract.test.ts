@@ -4,14 +4,15 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
 import { createMemoryConversationStore } from "../../../core/conversations/memory-store.ts";
 import { conversationRedisKeys } from "../../../core/conversations/redis-keys.ts";
 import { createRedisConversationStore } from "../../../core/conversations/redis-store.ts";
 import type { ConversationStore } from "../../../core/conversations/store.ts";
 import { TurnSchema, TurnStatus, type Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { Role } from "../../../gen/router/v1/inference_pb.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.ts";
+import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.ts";
 
 const T0 = Date.UTC(2026, 10, 3, 12, 0, 0);
 const HOUR = 3_600_000;
@@ -177,5 +178,52 @@ describe("conversation store expiry", () => {
       await redis.close();
       await store.close();
     }
+  });
+});
+
+describe("redis conversation store outages", () => {
+  it("answers StoreUnavailableError for every call while Redis is down", async () => {
+    const faulty = await startRedisServer();
+    const store = await createRedisConversationStore({ url: faulty.url, now: () => T0 });
+    try {
+      await store.save(turn("t1"));
+      await faulty.stop();
+      for (const call of [() => store.save(turn("t2")), () => store.get("org-a", "t1"), () => store.chain("org-a", "t1", 5), () => store.delete("org-a", "t1")]) {
+        await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
+      }
+    } finally {
+      await store.close();
+      await faulty.stop();
+    }
+  });
+
+  it("gives up on a frozen Redis exactly at the command timeout", async () => {
+    const frozen = await startRedisServer();
+    const commandTimeoutMs = 200;
+    const store = await createRedisConversationStore({ url: frozen.url, now: () => T0, commandTimeoutMs });
+    try {
+      frozen.freeze();
+      // Only the timers are faked (sockets run for real): nothing but the timeout can end the call.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      let outcome: unknown = "pending";
+      store.chain("org-a", "t1", 5).then(
+        () => (outcome = "answered"),
+        (error: unknown) => (outcome = error),
+      );
+      await vi.advanceTimersByTimeAsync(commandTimeoutMs - 1);
+      expect(outcome).toBe("pending");
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      vi.useRealTimers();
+      frozen.thaw();
+      await store.close();
+      await frozen.stop();
+    }
+  });
+
+  it("fails to start with StoreUnavailableError when Redis cannot be reached", async () => {
+    const port = await freePort();
+    await expect(createRedisConversationStore({ url: `redis://127.0.0.1:${port}` })).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });
