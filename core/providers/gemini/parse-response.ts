@@ -86,7 +86,8 @@ export function createResponseTranslator(): ResponseTranslator {
   const newId = (kind: string) => `${kind}_${idPrefix}_${++generatedIds}`;
   // The id of the latest code execution call, which its result answers.
   let codeCallId = "";
-  let searched = false;
+  // Written as one call at the end, so a search reported mid-answer does not split its text into two blocks.
+  let searchQueries: string[] | undefined;
   let hasToolCalls = false;
   let finishRaw: string | undefined;
   let blockReason: string | undefined;
@@ -133,11 +134,8 @@ export function createResponseTranslator(): ResponseTranslator {
 
   /** One annotation per cited source and passage; sources no passage cites stand alone. */
   function annotate(metadata: GroundingMetadata) {
-    // Streamed chunks repeat the metadata: the searches are one call.
-    if (!searched && metadata.webSearchQueries?.length) {
-      searched = true;
-      blocks.wholeBlock(BlockType.SERVER_TOOL_CALL, { id: newId("search"), serverToolName: "web_search" }, JSON.stringify({ queries: metadata.webSearchQueries }));
-    }
+    // Streamed chunks may repeat the metadata: the latest list of searches wins.
+    if (metadata.webSearchQueries?.length) searchQueries = metadata.webSearchQueries;
     const sources = (metadata.groundingChunks ?? []).map((chunk) => chunk.web ?? chunk.retrievedContext);
     const cited = new Set<number>();
     const emit = (citation: AnnotationInit) => {
@@ -184,6 +182,7 @@ export function createResponseTranslator(): ResponseTranslator {
     complete: () => (finishRaw !== undefined || blockReason !== undefined) && usage !== undefined,
     end() {
       const raw = finishRaw ?? "STOP";
+      if (searchQueries) blocks.wholeBlock(BlockType.SERVER_TOOL_CALL, { id: newId("search"), serverToolName: "web_search" }, JSON.stringify({ queries: searchQueries }));
       const finish = finishRaw === undefined && blockReason !== undefined ? blockedPromptFinish(blockReason) : { reason: mapFinishReason(raw, hasToolCalls), rawReason: raw };
       blocks.end(usage && convertUsage(usage), finish);
       return blocks.take();

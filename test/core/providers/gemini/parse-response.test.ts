@@ -359,17 +359,19 @@ describe("server tools", () => {
     expect(JSON.parse(textOf(1))).toEqual({ outcome: "OUTCOME_OK", output: "42\n" });
   });
 
-  it("grounding's searches are one web_search call, however many chunks repeat them", async () => {
+  it("grounding's searches are one web_search call after the answer's text, however many chunks repeat them", async () => {
     const grounded = (text: string, finishReason?: string) => ({
       ...chunk([{ text }], finishReason),
       candidates: [{ ...chunk([{ text }], finishReason).candidates[0], groundingMetadata: { webSearchQueries: ["paris weather"], groundingChunks: [] } }],
     });
-    const body = [grounded("Sunny"), grounded(" today.", "STOP")].map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
+    const body = [grounded("Sunny"), grounded(" today", "STOP")].map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
     const { events } = await translateSse(body);
     expectWellFormedBlocks(events);
     const calls = events.filter((e) => e.type === "block_start" && e.blockType === BlockType.SERVER_TOOL_CALL);
     expect(calls).toEqual([{ type: "block_start", index: 1, blockType: BlockType.SERVER_TOOL_CALL, id: expect.stringMatching(/^search_/), serverToolName: "web_search" }]);
     expect(events.find((e) => e.type === "block_delta" && e.index === 1)).toMatchObject({ text: JSON.stringify({ queries: ["paris weather"] }) });
+    // The text stays one block.
+    expect(events.filter((e) => e.type === "block_start" && e.blockType === BlockType.TEXT)).toHaveLength(1);
   });
 });
 
