@@ -92,6 +92,13 @@ describe("conversations through the core", () => {
     expect(refused.detail?.reason).toBe("invalid_api_key");
   });
 
+  it("keeps nothing of an answer whose caller left before it finished", async () => {
+    const request = create(GenerateRequestSchema, { caller: { apiKey: TEST_KEY }, format: PublicFormat.RESPONSES, model: "simulator/echo", stream: true, requestId: "resp_left", messages: [user("a long story please")] });
+    for await (const event of client.inference.generate(request)) if (event.event.case === "blockDelta") break;
+    await Promise.all([core.conversations.idle(), core.accounts.idle()]);
+    expect((await failure(turn("resp_left"))).detail?.reason).toBe("turn_not_found");
+  });
+
   it.each([
     ["store: false", { store: false, requestId: "resp_unkept" }],
     ["chat completions by default", { format: PublicFormat.CHAT_COMPLETIONS, requestId: "chat_unkept" }],
