@@ -8,7 +8,7 @@ import { toUpstreamError } from "./http-client.ts";
 import { readServerSentEvents } from "./read-sse.ts";
 import { retryAfterSecondsOf } from "./retry-after.ts";
 import type { GenerateResponse } from "../../gen/router/v1/inference_pb.js";
-import { UpstreamError, upstreamHttpError, type UpstreamCall } from "./types.ts";
+import { UpstreamError, upstreamHttpError, type ConvertedRequest, type UpstreamCall, type UpstreamStream } from "./types.ts";
 
 /** Turns a protocol's answer pieces into hub events, remembering what it has seen. */
 export interface Translator<Chunk> {
@@ -23,7 +23,8 @@ export interface HttpProtocol<Chunk> {
   url(call: UpstreamCall): URL;
   /** Authentication and protocol headers (content-type and accept are set here). */
   headers(call: UpstreamCall): Record<string, string>;
-  body(call: UpstreamCall): unknown;
+  /** The request body and what it leaves out (a convert-request.ts); throws UpstreamError for a request the protocol cannot carry. */
+  convertRequest(call: UpstreamCall): ConvertedRequest;
   /** The error of a non-2xx answer, from its status and body text. */
   errorOf(status: number, bodyText: string): UpstreamError;
   /** One SSE event's data (`event` is its name), or the whole JSON answer; undefined skips it (keep-alives, `[DONE]`). */
@@ -31,10 +32,29 @@ export interface HttpProtocol<Chunk> {
   translator(): Translator<Chunk>;
 }
 
-export async function* exchange<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>): AsyncGenerator<GenerateResponse> {
+/**
+ * Builds the body at once, so its warnings come with the stream; the request is
+ * sent when the stream is first read. A request the protocol cannot carry fails
+ * on that first read, where routing handles every upstream error.
+ */
+export function exchange<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>): UpstreamStream {
+  let converted: ConvertedRequest;
+  try {
+    converted = protocol.convertRequest(call);
+  } catch (error) {
+    return failed(error);
+  }
+  return Object.assign(send(http, call, protocol, converted.body), { warnings: converted.warnings });
+}
+
+async function* failed(error: unknown): AsyncGenerator<GenerateResponse> {
+  throw error;
+}
+
+async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>, body: unknown): AsyncGenerator<GenerateResponse> {
   const { provider, signal } = call;
   const headers = { accept: call.stream ? "text/event-stream" : "application/json", ...protocol.headers(call) };
-  const response = await http.post(protocol.url(call), headers, JSON.stringify(protocol.body(call)), {
+  const response = await http.post(protocol.url(call), headers, JSON.stringify(body), {
     signal,
     // A JSON answer comes only after the whole generation; a stream starts at once.
     headersTimeoutMs: call.stream ? provider.timeout_ms : provider.request_timeout_ms,

@@ -1,7 +1,8 @@
 // The contract between the router and one upstream protocol. An adapter turns a
 // normalised request into upstream bytes and the upstream answer into events;
 // it knows nothing of public formats, routing, billing or other protocols.
-import type { GenerateRequest, GenerateResponse } from "../../gen/router/v1/inference_pb.js";
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { GenerateRequest, GenerateResponse, Warning } from "../../gen/router/v1/inference_pb.js";
 import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
 import type { ProtocolCapabilities } from "./capabilities.ts";
 
@@ -27,13 +28,23 @@ export interface ProviderAdapter {
    * annotations, then usage and finish; see block-writer.ts); throws
    * UpstreamError when the upstream fails.
    */
-  stream(call: UpstreamCall): AsyncIterable<GenerateResponse>;
-  /**
-   * What this protocol will leave out or change of the call, in words (for
-   * example: Anthropic takes no temperature while thinking). The adapter
-   * drops those fields itself; routing shows the words in the answer's warnings.
-   */
-  warningsFor?(call: UpstreamCall): string[];
+  stream(call: UpstreamCall): UpstreamStream;
+}
+
+/**
+ * The events of one call, and what the adapter left out of the request or
+ * changed in it (for example: Anthropic takes no temperature while thinking).
+ * The warnings are known as soon as stream() returns, since the body is built
+ * then; routing shows them on the answer. Absent: nothing was left out.
+ */
+export interface UpstreamStream extends AsyncIterable<GenerateResponse> {
+  readonly warnings?: readonly Warning[];
+}
+
+/** A protocol's request body, and the warnings of what it could not carry: decided once, where the body is built. */
+export interface ConvertedRequest {
+  body: JsonObject;
+  warnings: Warning[];
 }
 
 /**

@@ -81,8 +81,8 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         maxCompletionTokens: attempt.route.maxCompletionTokens,
         signal,
       };
-      const warnings = [...attempt.warnings, ...(adapter.warningsFor?.(call) ?? [])];
       const events = adapter.stream(call);
+      const warnings = [...attempt.warnings, ...(events.warnings ?? [])];
       const iterator = events[Symbol.asyncIterator]();
       let first: IteratorResult<GenerateResponse>;
       try {

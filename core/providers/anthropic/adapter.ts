@@ -7,7 +7,6 @@ import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { anthropicErrorMessage, mapError } from "./map-error.ts";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
-import { anthropicWarnings } from "./warnings.ts";
 
 /** The API version every request names (the current stable one). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -15,7 +14,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 const protocol: HttpProtocol<AnthropicEvent> = {
   url: ({ provider }: UpstreamCall) => new URL(`${provider.base_url!.replace(/\/+$/, "")}/messages`),
   headers: ({ apiKey }): Record<string, string> => ({ "anthropic-version": ANTHROPIC_VERSION, ...(apiKey ? { "x-api-key": apiKey } : {}) }),
-  body: convertRequest,
+  convertRequest,
   errorOf: mapError,
   parse,
   translator: createEventTranslator,
@@ -32,7 +31,7 @@ export const anthropicCapabilities: ProtocolCapabilities = {
 };
 
 export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
-  return { capabilities: anthropicCapabilities, stream: (call) => exchange(http, call, protocol), warningsFor: anthropicWarnings };
+  return { capabilities: anthropicCapabilities, stream: (call) => exchange(http, call, protocol) };
 }
 
 /** A stream event (named by `event`), or the whole message of a JSON answer. */

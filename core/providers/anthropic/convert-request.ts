@@ -1,4 +1,5 @@
-// GenerateRequest -> the body of POST {base_url}/messages (Anthropic Messages API).
+// GenerateRequest -> the body of POST {base_url}/messages (Anthropic Messages API),
+// with a warning for each field the protocol cannot carry, decided where the body is built.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import {
   ResponseFormat_Type,
@@ -8,9 +9,12 @@ import {
   type ContentPart,
   type GenerateRequest,
   type Message,
+  type SamplingParams,
+  type Warning,
 } from "../../../gen/router/v1/inference_pb.js";
+import { warning } from "../../warnings.ts";
 import { parseDataUri } from "../data-uri.ts";
-import { UpstreamError, type UpstreamCall } from "../types.ts";
+import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../types.ts";
 
 /** Anthropic has no JSON mode without a schema: a json_object request gets this instruction instead. */
 export const JSON_OBJECT_INSTRUCTION = "Respond with a single JSON object and nothing else.";
@@ -21,24 +25,45 @@ export const MIN_TOP_P_WHILE_THINKING = 0.95;
 /** Anthropic's temperature runs from 0 to 1 (the chat format's from 0 to 2); higher values are sent as 1. */
 export const MAX_TEMPERATURE = 1;
 
-export function convertRequest(call: UpstreamCall): JsonObject {
+export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const { request, route } = call;
+  const warnings: Warning[] = [];
+  const thinking = decideThinking(call, warnings);
+  const sampling = convertSampling(request.sampling, thinking !== undefined, warnings);
+  const system = convertSystem(request, warnings);
   const body: JsonObject = {
     model: route.provider_model_id,
     // Required by the protocol.
     max_tokens: request.sampling?.maxTokens ?? call.maxCompletionTokens,
-    messages: convertMessages(request.messages),
+    messages: convertMessages(request.messages, warnings),
   };
-  const system = convertSystem(request);
   if (system.length > 0) body.system = system;
-  Object.assign(body, convertSampling(call), convertThinking(call), convertTools(request));
-  const outputConfig = convertOutputConfig(call);
+  Object.assign(body, sampling, convertThinking(call, thinking), convertTools(request));
+  const outputConfig = convertOutputConfig(call, thinking);
   if (outputConfig) body.output_config = outputConfig;
   const user = request.passthrough?.user;
   if (typeof user === "string") body.metadata = { user_id: user };
   if (call.stream) body.stream = true;
-  return body;
+  return { body, warnings };
 }
+
+const notCarried = (param: string, what = param) => warning("unsupported_parameter", param, `${what} is not supported by the Anthropic protocol and was ignored`);
+
+/** The thinking that can be sent (see thinkingMode), with a warning when the request asked for thinking that cannot. */
+function decideThinking(call: UpstreamCall, warnings: Warning[]): ThinkingMode | undefined {
+  const requested = requestedThinking(call);
+  const mode = thinkingMode(call);
+  if (requested && !mode) {
+    warnings.push(
+      forcesToolUse(call.request)
+        ? warning("unsupported_parameter", "reasoning", "reasoning was not sent: Anthropic does not allow thinking when tool_choice forces tool use (required or a named tool); the tool choice was kept")
+        : warning("unsupported_parameter", "reasoning", "reasoning was not sent: with a thinking budget Anthropic wants the tool-calling turn this tool result answers to open with its signed thinking, which the conversation did not carry"),
+    );
+  }
+  return mode;
+}
+
+type ThinkingMode = "budget" | "adaptive";
 
 /**
  * Thinking is on when routing left a budget or an effort the route maps, unless
@@ -46,7 +71,7 @@ export function convertRequest(call: UpstreamCall): JsonObject {
  * `any` or `tool` ("Thinking may not be enabled when tool_choice forces tool
  * use"), so the forced choice is kept and thinking left out (warnings say so).
  */
-export function thinkingMode(call: UpstreamCall): "budget" | "adaptive" | undefined {
+export function thinkingMode(call: UpstreamCall): ThinkingMode | undefined {
   if (forcesToolUse(call.request)) return undefined;
   const mode = requestedThinking(call);
   return mode === "budget" && toolLoopLacksThinking(call.request) ? undefined : mode;
@@ -74,7 +99,7 @@ export function toolLoopLacksThinking(request: GenerateRequest): boolean {
 }
 
 /** The thinking the request asks for, whether or not it can be sent. */
-export function requestedThinking(call: UpstreamCall): "budget" | "adaptive" | undefined {
+export function requestedThinking(call: UpstreamCall): ThinkingMode | undefined {
   const reasoning = call.request.reasoning;
   if (!reasoning || reasoning.enabled === false) return undefined;
   if (reasoning.maxTokens !== undefined) return "budget";
@@ -93,8 +118,8 @@ function upstreamEffort({ request, route }: UpstreamCall): string | undefined {
   return effort ? route.reasoning_effort_map?.[effort] : undefined;
 }
 
-function convertThinking(call: UpstreamCall): JsonObject {
-  switch (thinkingMode(call)) {
+function convertThinking(call: UpstreamCall, thinking: ThinkingMode | undefined): JsonObject {
+  switch (thinking) {
     case "budget":
       return { thinking: { type: "enabled", budget_tokens: call.request.reasoning!.maxTokens! } };
     case "adaptive":
@@ -105,21 +130,39 @@ function convertThinking(call: UpstreamCall): JsonObject {
   }
 }
 
-function convertSampling(call: UpstreamCall): JsonObject {
-  const sampling = call.request.sampling;
+/** Temperature, top_k, top_p and stop sequences; Anthropic has no seed or penalties, and refuses some fields while thinking. */
+function convertSampling(sampling: SamplingParams | undefined, thinking: boolean, warnings: Warning[]): JsonObject {
   if (!sampling) return {};
-  const thinking = thinkingMode(call) !== undefined;
+  if (sampling.seed !== undefined) warnings.push(notCarried("seed"));
+  if (sampling.frequencyPenalty !== undefined) warnings.push(notCarried("frequency_penalty"));
+  if (sampling.presencePenalty !== undefined) warnings.push(notCarried("presence_penalty"));
+  if (sampling.repetitionPenalty !== undefined) warnings.push(notCarried("repetition_penalty"));
+  const refusedWhileThinking = (param: string, what = param) => warnings.push(warning("unsupported_parameter", param, `${what} is not accepted by Anthropic while thinking and was ignored`));
   const out: JsonObject = {};
-  if (!thinking && sampling.temperature !== undefined) out.temperature = Math.min(sampling.temperature, MAX_TEMPERATURE);
-  if (!thinking && sampling.topK !== undefined) out.top_k = sampling.topK;
-  if (sampling.topP !== undefined && (!thinking || sampling.topP >= MIN_TOP_P_WHILE_THINKING)) out.top_p = sampling.topP;
+  if (sampling.temperature !== undefined) {
+    if (thinking) refusedWhileThinking("temperature");
+    else {
+      out.temperature = Math.min(sampling.temperature, MAX_TEMPERATURE);
+      if (sampling.temperature > MAX_TEMPERATURE) {
+        warnings.push(warning("adjusted_parameter", "temperature", `temperature ${sampling.temperature} is above Anthropic's maximum of ${MAX_TEMPERATURE} and was sent as ${MAX_TEMPERATURE}`));
+      }
+    }
+  }
+  if (sampling.topK !== undefined) {
+    if (thinking) refusedWhileThinking("top_k");
+    else out.top_k = sampling.topK;
+  }
+  if (sampling.topP !== undefined) {
+    if (thinking && sampling.topP < MIN_TOP_P_WHILE_THINKING) refusedWhileThinking("top_p", `top_p below ${MIN_TOP_P_WHILE_THINKING}`);
+    else out.top_p = sampling.topP;
+  }
   if (sampling.stop.length > 0) out.stop_sequences = sampling.stop;
   return out;
 }
 
-function convertOutputConfig(call: UpstreamCall): JsonObject | undefined {
+function convertOutputConfig(call: UpstreamCall, thinking: ThinkingMode | undefined): JsonObject | undefined {
   const config: JsonObject = {};
-  const effort = thinkingMode(call) === "adaptive" ? upstreamEffort(call) : undefined;
+  const effort = thinking === "adaptive" ? upstreamEffort(call) : undefined;
   if (effort) config.effort = effort;
   const format = call.request.responseFormat;
   if (format?.type === ResponseFormat_Type.JSON_SCHEMA) {
@@ -165,36 +208,52 @@ function convertTools(request: GenerateRequest): JsonObject {
 const isSystem = (message: Message) => message.role === Role.SYSTEM || message.role === Role.DEVELOPER;
 
 /** System and developer text, block by block so cache breakpoints stay where they were. */
-function convertSystem(request: GenerateRequest): JsonObject[] {
+function convertSystem(request: GenerateRequest, warnings: Warning[]): JsonObject[] {
   const blocks = request.messages
     .filter(isSystem)
     .flatMap((message) => message.content.flatMap((part) => (part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [])));
-  if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) blocks.push({ type: "text", text: JSON_OBJECT_INSTRUCTION });
+  if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) {
+    blocks.push({ type: "text", text: JSON_OBJECT_INSTRUCTION });
+    warnings.push(warning("adjusted_parameter", "response_format", "Anthropic has no json_object mode: the system prompt asks for a single JSON object instead"));
+  }
   return blocks;
 }
+
+/** What the message conversion leaves out, noted where it is decided and said once each, in this order. */
+const CONTENT_DROPS = {
+  audio: notCarried("messages", "audio input"),
+  fileId: notCarried("messages", "a file given only by file_id"),
+  unsignedReasoning: warning("unsupported_parameter", "messages", "earlier reasoning without an Anthropic signature cannot be sent back to Anthropic and was left out"),
+  names: warning("unsupported_parameter", "messages", "message author names are not supported by the Anthropic protocol and were ignored"),
+};
+type ContentDrop = keyof typeof CONTENT_DROPS;
 
 /**
  * User, assistant and tool turns in order. Tool results travel in a user turn,
  * and consecutive turns of one role are merged: Anthropic wants every result of
  * a tool-use turn in the one user message that follows it.
  */
-function convertMessages(messages: Message[]): JsonObject[] {
+function convertMessages(messages: Message[], warnings: Warning[]): JsonObject[] {
   const turns: { role: "user" | "assistant"; content: JsonObject[] }[] = [];
+  const drops = new Set<ContentDrop>();
+  const userBlocks = (part: ContentPart) => userBlocksOf(part, drops);
   for (const message of messages) {
+    if (message.name) drops.add("names");
     if (isSystem(message)) continue;
     const role = message.role === Role.ASSISTANT ? "assistant" : "user";
-    const content = role === "assistant" ? assistantBlocks(message) : message.content.flatMap(userBlocks);
+    const content = role === "assistant" ? assistantBlocks(message, drops) : message.content.flatMap(userBlocks);
     // An empty turn is refused upstream; it carries nothing anyway.
     if (content.length === 0) continue;
     const last = turns.at(-1);
     if (last?.role === role) last.content.push(...content);
     else turns.push({ role, content });
   }
+  for (const [drop, dropWarning] of Object.entries(CONTENT_DROPS)) if (drops.has(drop as ContentDrop)) warnings.push(dropWarning);
   return turns;
 }
 
 /** Earlier reasoning first (Anthropic checks its signature), then text, then tool calls. */
-function assistantBlocks(message: Message): JsonObject[] {
+function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[] {
   const reasoning: JsonObject[] = [];
   const rest: JsonObject[] = [];
   for (const part of message.content) {
@@ -204,19 +263,20 @@ function assistantBlocks(message: Message): JsonObject[] {
         if (redactedData) reasoning.push({ type: "redacted_thinking", data: redactedData });
         // Thinking without its signature is refused; another provider's reasoning has none and stays out.
         else if (signature) reasoning.push({ type: "thinking", thinking: text, signature });
+        else drops.add("unsignedReasoning");
         break;
       }
       case "toolCall":
         rest.push(withCacheControl({ type: "tool_use", id: part.part.value.id, name: part.part.value.name, input: parseArguments(part.part.value.name, part.part.value.arguments) }, part.cacheControl));
         break;
       default:
-        rest.push(...userBlocks(part));
+        rest.push(...userBlocksOf(part, drops));
     }
   }
   return [...reasoning, ...rest];
 }
 
-function userBlocks(part: ContentPart): JsonObject[] {
+function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] {
   const cache = part.cacheControl;
   switch (part.part.case) {
     case "text":
@@ -225,17 +285,22 @@ function userBlocks(part: ContentPart): JsonObject[] {
       return [withCacheControl({ type: "image", source: mediaSource(part.part.value.url) }, cache)];
     case "file": {
       const document = documentBlock(part.part.value.fileData, part.part.value.mimeType, part.part.value.filename);
+      if (!document) drops.add("fileId");
       return document ? [withCacheControl(document, cache)] : [];
     }
     case "toolResult": {
       const { toolCallId, content, isError } = part.part.value;
-      const blocks = content.flatMap(userBlocks);
+      const blocks = content.flatMap((inner) => userBlocksOf(inner, drops));
       // A lone text result is sent as a string, the protocol's plain form.
       const resultContent: JsonValue = blocks.length === 1 && blocks[0].type === "text" && !blocks[0].cache_control ? blocks[0].text! : blocks;
       return [withCacheControl({ type: "tool_result", tool_use_id: toolCallId, content: resultContent, ...(isError ? { is_error: true } : {}) }, cache)];
     }
+    case "audio":
+      // Anthropic has no audio block.
+      drops.add("audio");
+      return [];
     default:
-      // Audio has no Anthropic block (named in warnings); tool calls and reasoning belong to assistant turns.
+      // Tool calls and reasoning belong to assistant turns.
       return [];
   }
 }

@@ -8,12 +8,11 @@ import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { googleErrorMessage, mapError } from "./map-error.ts";
 import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-response.ts";
-import { geminiWarnings } from "./warnings.ts";
 
 const protocol: HttpProtocol<GeminiResponse> = {
   url: methodUrl,
   headers: ({ apiKey }): Record<string, string> => (apiKey ? { "x-goog-api-key": apiKey } : {}),
-  body: convertRequest,
+  convertRequest,
   errorOf: mapError,
   parse: parseResponse,
   translator: createResponseTranslator,
@@ -29,7 +28,7 @@ export const geminiCapabilities: ProtocolCapabilities = {
 };
 
 export function createGeminiAdapter(http: HttpClient): ProviderAdapter {
-  return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol), warningsFor: geminiWarnings };
+  return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol) };
 }
 
 /** `{base_url}/models/{model}:method`; the model id may carry Google's `models/` prefix. */

@@ -11,8 +11,10 @@
 // - Gemini takes no reasoning as input; a reasoning part's signature goes back
 //   on the part it came with, which parse-response emitted just after it.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { Role, type ContentPart, type Message, type ToolResultPart } from "../../../gen/router/v1/inference_pb.js";
+import { Role, type ContentPart, type Message, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
+import { warning } from "../../warnings.ts";
 import { UpstreamError } from "../types.ts";
+import { notCarried } from "./not-carried.ts";
 import { parseDataUri } from "../data-uri.ts";
 import { audioMimeType, mimeTypeFromName } from "./media-types.ts";
 
@@ -31,7 +33,21 @@ export interface GeminiContents {
 
 type GeminiRole = "user" | "model";
 
-export function convertMessages(messages: Message[]): GeminiContents {
+/** What the conversion leaves out, noted where it is decided and said once each, in this order. */
+const CONTENT_DROPS = {
+  names: notCarried("messages", "message author names", true),
+  systemMedia: warning("unsupported_parameter", "messages", "non-text content of system messages is not supported by the Gemini protocol and was left out"),
+  reasoningText: warning("adjusted_parameter", "messages", "Gemini takes no reasoning as input: earlier reasoning text was left out (its thought signatures were kept)"),
+  imageDetail: notCarried("messages", "image detail"),
+  imageUrl: warning("unsupported_parameter", "messages", "images must be data URIs or http(s)/gs URLs for the Gemini protocol; others were left out"),
+};
+type ContentDrop = keyof typeof CONTENT_DROPS;
+type Drops = Set<ContentDrop>;
+
+/** The contents, with a warning for each kind of content left out. */
+export function convertMessages(messages: Message[], warnings: Warning[]): GeminiContents {
+  const drops: Drops = new Set();
+  const inputPart = (part: ContentPart) => inputPartOf(part, drops);
   const systemParts: JsonObject[] = [];
   const contents: { role: GeminiRole; parts: JsonObject[] }[] = [];
   const toolNames = new Map<string, string>();
@@ -42,26 +58,29 @@ export function convertMessages(messages: Message[]): GeminiContents {
     else contents.push({ role, parts });
   };
   for (const message of messages) {
+    if (message.name) drops.add("names");
     switch (message.role) {
       case Role.SYSTEM:
       case Role.DEVELOPER:
         for (const part of message.content) {
-          if (part.part.case === "text" && part.part.value.text) systemParts.push({ text: part.part.value.text });
+          if (part.part.case !== "text") drops.add("systemMedia");
+          else if (part.part.value.text) systemParts.push({ text: part.part.value.text });
         }
         break;
       case Role.ASSISTANT:
         for (const part of message.content) {
           if (part.part.case === "toolCall") toolNames.set(part.part.value.id, part.part.value.name);
         }
-        append("model", modelParts(message.content));
+        append("model", modelParts(message.content, drops));
         break;
       case Role.TOOL:
-        append("user", message.content.flatMap((part) => (part.part.case === "toolResult" ? toolResultParts(part.part.value, toolNames) : [])));
+        append("user", message.content.flatMap((part) => (part.part.case === "toolResult" ? toolResultParts(part.part.value, toolNames, drops) : [])));
         break;
       default:
         append("user", message.content.flatMap(inputPart));
     }
   }
+  for (const [drop, dropWarning] of Object.entries(CONTENT_DROPS)) if (drops.has(drop as ContentDrop)) warnings.push(dropWarning);
   return {
     ...(systemParts.length > 0 ? { systemInstruction: { parts: systemParts } } : {}),
     contents: contents as unknown as JsonObject[],
@@ -69,26 +88,34 @@ export function convertMessages(messages: Message[]): GeminiContents {
 }
 
 /** Text and media a user (or a tool result) sends. */
-function inputPart(part: ContentPart): JsonObject[] {
+function inputPartOf(part: ContentPart, drops: Drops): JsonObject[] {
   switch (part.part.case) {
     case "text":
       return part.part.value.text ? [{ text: part.part.value.text }] : [];
     case "image":
-      return imagePart(part.part.value.url);
+      if (part.part.value.detail && part.part.value.detail !== "auto") drops.add("imageDetail");
+      return imagePart(part.part.value.url, drops);
     case "audio":
       return [{ inlineData: { mimeType: audioMimeType(part.part.value.format), data: part.part.value.data } }];
     case "file":
       return filePart(part.part.value);
+    case "reasoning":
+      // Gemini takes no reasoning as input (an assistant turn keeps its signatures, see modelParts).
+      if (part.part.value.text || part.part.value.redactedData) drops.add("reasoningText");
+      return [];
     default:
       return [];
   }
 }
 
 /** Data URIs travel inline; web (and Cloud Storage) URLs are fetched by Google. */
-function imagePart(url: string): JsonObject[] {
+function imagePart(url: string, drops: Drops): JsonObject[] {
   const inline = parseDataUri(url);
   if (inline) return [{ inlineData: inline }];
-  if (!isFetchableUri(url)) return [];
+  if (!isFetchableUri(url)) {
+    drops.add("imageUrl");
+    return [];
+  }
   const mimeType = mimeTypeFromName(url);
   return [{ fileData: { ...(mimeType ? { mimeType } : {}), fileUri: url } }];
 }
@@ -117,7 +144,7 @@ function filePart(file: { filename: string; fileData: string; fileId: string; mi
  * when none follows, as a trailing signature, to the previous one); the first
  * function call of the turn gets the bypass value when it has no signature.
  */
-function modelParts(content: ContentPart[]): JsonObject[] {
+function modelParts(content: ContentPart[], drops: Drops): JsonObject[] {
   const parts: JsonObject[] = [];
   let pendingSignature: string | undefined;
   const signLast = (signature: string) => {
@@ -126,13 +153,14 @@ function modelParts(content: ContentPart[]): JsonObject[] {
   };
   for (const part of content) {
     if (part.part.case === "reasoning") {
+      if (part.part.value.text || part.part.value.redactedData) drops.add("reasoningText");
       const signature = part.part.value.signature;
       if (!isGeminiSignature(signature)) continue;
       if (pendingSignature) signLast(pendingSignature);
       pendingSignature = signature;
       continue;
     }
-    const converted = part.part.case === "toolCall" ? [functionCallPart(part.part.value.name, part.part.value.arguments)] : inputPart(part);
+    const converted = part.part.case === "toolCall" ? [functionCallPart(part.part.value.name, part.part.value.arguments)] : inputPartOf(part, drops);
     if (converted.length === 0) continue;
     if (pendingSignature) converted[0].thoughtSignature = pendingSignature;
     pendingSignature = undefined;
@@ -165,7 +193,7 @@ function argumentsObject(text: string): JsonObject {
  * is `output` for the result and `error` for a failure; a result that is already a
  * JSON object is sent as it is. Media in the result follow as parts of the same turn.
  */
-function toolResultParts(result: ToolResultPart, toolNames: Map<string, string>): JsonObject[] {
+function toolResultParts(result: ToolResultPart, toolNames: Map<string, string>, drops: Drops): JsonObject[] {
   const name = toolNames.get(result.toolCallId);
   if (name === undefined) {
     throw new UpstreamError(`tool result ${result.toolCallId} answers no earlier tool call`, { retryable: false, reason: "invalid_request" });
@@ -175,7 +203,7 @@ function toolResultParts(result: ToolResultPart, toolNames: Map<string, string>)
   let response: JsonObject;
   if (result.isError) response = { error: isObject(parsed) ? parsed : text };
   else response = isObject(parsed) ? parsed : { output: text };
-  const media = result.content.filter((part) => part.part.case !== "text").flatMap(inputPart);
+  const media = result.content.filter((part) => part.part.case !== "text").flatMap((part) => inputPartOf(part, drops));
   return [{ functionResponse: { name, response } }, ...media];
 }
 

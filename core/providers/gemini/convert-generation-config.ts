@@ -1,10 +1,10 @@
 // GenerateRequest sampling, response format, reasoning and media -> generationConfig.
 import type { JsonObject } from "@bufbuild/protobuf";
-import { ResponseFormat_Type } from "../../../gen/router/v1/inference_pb.js";
+import { ResponseFormat_Type, type Warning } from "../../../gen/router/v1/inference_pb.js";
 import type { UpstreamCall } from "../types.ts";
 import { convertThinking } from "./convert-thinking.ts";
 
-export function convertGenerationConfig(call: UpstreamCall): JsonObject | undefined {
+export function convertGenerationConfig(call: UpstreamCall, warnings: Warning[]): JsonObject | undefined {
   const { request } = call;
   const config: JsonObject = {};
   const sampling = request.sampling;
@@ -27,7 +27,7 @@ export function convertGenerationConfig(call: UpstreamCall): JsonObject | undefi
     // would need a lossy conversion.
     if (format.type === ResponseFormat_Type.JSON_SCHEMA && format.schema) config.responseJsonSchema = format.schema;
   }
-  const thinking = convertThinking(call);
+  const thinking = convertThinking(call, warnings);
   if (thinking) config.thinkingConfig = thinking;
   const aspectRatio = request.media?.aspectRatio;
   if (aspectRatio) {

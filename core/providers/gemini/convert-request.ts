@@ -1,17 +1,34 @@
 // GenerateRequest -> the body of POST {base_url}/models/{model}:generateContent
-// (and :streamGenerateContent, which takes the same body).
+// (and :streamGenerateContent, which takes the same body), with a warning for
+// each field the protocol cannot carry, decided where the body is built.
 import { create, type JsonObject } from "@bufbuild/protobuf";
-import { MessageSchema, Role, ToolChoice_Mode, type GenerateRequest, type MediaOptions, type Message } from "../../../gen/router/v1/inference_pb.js";
-import type { UpstreamCall } from "../types.ts";
+import { MessageSchema, Role, ToolChoice_Mode, type GenerateRequest, type MediaOptions, type Message, type Warning } from "../../../gen/router/v1/inference_pb.js";
+import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 import { convertMessages } from "./convert-contents.ts";
 import { convertGenerationConfig } from "./convert-generation-config.ts";
+import { notCarried } from "./not-carried.ts";
 
-export function convertRequest(call: UpstreamCall): JsonObject {
+export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const { request } = call;
+  const warnings: Warning[] = [];
+  // Gemini has no repetition penalty (generationConfig has presence and frequency ones).
+  if (request.sampling?.repetitionPenalty !== undefined) warnings.push(notCarried("repetition_penalty"));
+  const tools = convertTools(request, warnings);
+  const generationConfig = convertGenerationConfig(call, warnings);
   const audioPrompt = audioPromptMessage(request.media);
-  const { systemInstruction, contents } = convertMessages(audioPrompt ? [...request.messages, audioPrompt] : request.messages);
+  const { systemInstruction, contents } = convertMessages(audioPrompt ? [...request.messages, audioPrompt] : request.messages, warnings);
   const body: JsonObject = { contents };
   if (systemInstruction) body.systemInstruction = systemInstruction;
+  Object.assign(body, tools);
+  if (generationConfig) body.generationConfig = generationConfig;
+  return { body, warnings };
+}
+
+/** Function declarations and the tool choice; Gemini has no strict schemas and cannot limit a turn to one call. */
+function convertTools(request: GenerateRequest, warnings: Warning[]): JsonObject {
+  const body: JsonObject = {};
+  if (request.tools.some((tool) => tool.strict)) warnings.push(notCarried("tools", "strict tool schemas", true));
+  if (request.tools.length > 0 && request.parallelToolCalls === false) warnings.push(notCarried("parallel_tool_calls", "parallel_tool_calls: false"));
   if (request.tools.length > 0) {
     body.tools = [
       {
@@ -26,8 +43,6 @@ export function convertRequest(call: UpstreamCall): JsonObject {
     const functionCallingConfig = convertToolChoice(request);
     if (functionCallingConfig) body.toolConfig = { functionCallingConfig };
   }
-  const generationConfig = convertGenerationConfig(call);
-  if (generationConfig) body.generationConfig = generationConfig;
   return body;
 }
 

@@ -7,6 +7,8 @@
 // Flash-Lite; 2.5 Pro (budget 128..32768) and the Gemini 3 Pro models cannot
 // stop thinking and refuse 0, so they get their lowest budget.
 import type { JsonObject } from "@bufbuild/protobuf";
+import type { Warning } from "../../../gen/router/v1/inference_pb.js";
+import { warning } from "../../warnings.ts";
 import type { UpstreamCall } from "../types.ts";
 
 const ALWAYS_THINKS = /^(models\/)?gemini-(2\.5|3(\.\d+)?)-pro/;
@@ -33,15 +35,29 @@ export function fitThinkingBudget(modelId: string, budget: number): number {
   return range ? Math.min(Math.max(budget, range.min), range.max) : budget;
 }
 
-/** The thinkingConfig, or undefined when the caller asked nothing of reasoning. */
-export function convertThinking(call: UpstreamCall): JsonObject | undefined {
+/** The thinkingConfig, or undefined when the caller asked nothing of reasoning; a budget the model cannot take is said in warnings. */
+export function convertThinking(call: UpstreamCall, warnings: Warning[]): JsonObject | undefined {
   const reasoning = call.request.reasoning;
   if (!reasoning) return undefined;
   const effort = reasoning.effort as keyof NonNullable<UpstreamCall["route"]["reasoning_effort_map"]>;
   const level = reasoning.effort ? call.route.reasoning_effort_map?.[effort] : undefined;
   const showThoughts = reasoning.enabled !== false;
   if (level) return showThoughts ? { thinkingLevel: level, includeThoughts: true } : { thinkingLevel: level };
-  if (reasoning.maxTokens !== undefined) return { thinkingBudget: fitThinkingBudget(call.route.provider_model_id, reasoning.maxTokens), includeThoughts: true };
-  if (!showThoughts) return { thinkingBudget: alwaysThinks(call.route.provider_model_id) ? LOWEST_THINKING_BUDGET : 0 };
+  const model = call.route.provider_model_id;
+  if (reasoning.maxTokens !== undefined) {
+    const budget = fitThinkingBudget(model, reasoning.maxTokens);
+    if (budget !== reasoning.maxTokens) {
+      const side = budget < reasoning.maxTokens ? "above" : "below";
+      warnings.push(
+        warning("adjusted_parameter", "reasoning", `a thinking budget of ${reasoning.maxTokens} tokens is ${side} ${model}'s ${side === "above" ? "maximum" : "minimum"}; ${budget} was sent`),
+      );
+    }
+    return { thinkingBudget: budget, includeThoughts: true };
+  }
+  if (!showThoughts && alwaysThinks(model)) {
+    warnings.push(warning("adjusted_parameter", "reasoning", `reasoning cannot be turned off on ${model}; its lowest thinking budget (${LOWEST_THINKING_BUDGET}) was used`));
+    return { thinkingBudget: LOWEST_THINKING_BUDGET };
+  }
+  if (!showThoughts) return { thinkingBudget: 0 };
   return { includeThoughts: true };
 }

@@ -29,7 +29,7 @@ export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter
       return url;
     },
     headers: ({ apiKey }): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-    body: convertRequest,
+    convertRequest,
     errorOf: mapError,
     parse: (data) => (data === "[DONE]" ? undefined : parseChunk(data)),
     translator: createChunkTranslator,

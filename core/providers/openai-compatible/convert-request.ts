@@ -8,7 +8,7 @@ import {
   type GenerateRequest,
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
-import type { UpstreamCall } from "../types.ts";
+import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 
 const ROLE_NAMES: Record<Role, string> = {
   [Role.UNSPECIFIED]: "user",
@@ -19,7 +19,8 @@ const ROLE_NAMES: Record<Role, string> = {
   [Role.TOOL]: "tool",
 };
 
-export function convertRequest(call: UpstreamCall): JsonObject {
+/** The protocol carries every field routing leaves in the request, so nothing is left out here. */
+export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const { request, route, provider } = call;
   const sampling = request.sampling;
   const body: JsonObject = {
@@ -63,7 +64,7 @@ export function convertRequest(call: UpstreamCall): JsonObject {
     // Without it the stream carries no usage, and the answer could not be priced.
     body.stream_options = { include_usage: true };
   }
-  return body;
+  return { body, warnings: [] };
 }
 
 function setIfDefined(body: JsonObject, key: string, value: number | undefined) {

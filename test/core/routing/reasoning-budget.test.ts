@@ -80,10 +80,10 @@ function sentThinking(protocol: BudgetProtocol, resolved: GenerateRequest, route
     signal: new AbortController().signal,
   };
   if (protocol === "anthropic") {
-    const body = convertAnthropicRequest(call) as { max_tokens: number; thinking?: { budget_tokens?: number } };
+    const body = convertAnthropicRequest(call).body as { max_tokens: number; thinking?: { budget_tokens?: number } };
     return { maxTokens: body.max_tokens, budget: body.thinking?.budget_tokens };
   }
-  const config = (convertGeminiRequest(call) as { generationConfig: { maxOutputTokens?: number; thinkingConfig?: { thinkingBudget?: number } } }).generationConfig;
+  const config = (convertGeminiRequest(call).body as { generationConfig: { maxOutputTokens?: number; thinkingConfig?: { thinkingBudget?: number } } }).generationConfig;
   return { maxTokens: config.maxOutputTokens ?? route.maxCompletionTokens, budget: config.thinkingConfig?.thinkingBudget };
 }
 

@@ -110,7 +110,7 @@ describe.each([false, true])("Anthropic adapter and what the Messages API refuse
     const events = await collect(upstreamCall);
     expect(upstream.requests.at(-1)!.body).not.toHaveProperty("thinking");
     expect(events.at(-1)).toMatchObject({ type: "finish", rawReason: "end_turn" });
-    expect(adapter.warningsFor!(upstreamCall)).toContain(
+    expect(adapter.stream(upstreamCall).warnings?.map((w) => w.message)).toContain(
       "reasoning was not sent: with a thinking budget Anthropic wants the tool-calling turn this tool result answers to open with its signed thinking, which the conversation did not carry",
     );
   });
@@ -123,6 +123,22 @@ describe.each([false, true])("Anthropic adapter and what the Messages API refuse
   it("relays the reported thinking tokens as reasoning tokens", async () => {
     const events = await collect(call("thinking-usage", stream));
     expect(events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 10, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 3 } });
+  });
+});
+
+describe("a request the protocol cannot carry", () => {
+  it("fails on the first read, not retryable, and nothing is sent", async () => {
+    const base = call("claude-test", false);
+    const messages = [
+      { role: Role.USER, content: [{ part: { case: "text" as const, value: { text: "Hi" } } }] },
+      { role: Role.ASSISTANT, content: [{ part: { case: "toolCall" as const, value: { id: "t", name: "w", arguments: "not json" } } }] },
+    ];
+    const sentBefore = upstream.requests.length;
+    const events = adapter.stream({ ...base, request: create(GenerateRequestSchema, { messages }) });
+    const error = await failure({ ...base, request: create(GenerateRequestSchema, { messages }) });
+    expect(error).toMatchObject({ retryable: false });
+    expect(events.warnings ?? []).toEqual([]);
+    expect(upstream.requests.length).toBe(sentBefore);
   });
 });
 

@@ -2,8 +2,7 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
-import { JSON_OBJECT_INSTRUCTION, convertRequest } from "../../../../core/providers/anthropic/convert-request.ts";
-import { anthropicWarnings } from "../../../../core/providers/anthropic/warnings.ts";
+import { JSON_OBJECT_INSTRUCTION, convertRequest as convert } from "../../../../core/providers/anthropic/convert-request.ts";
 import { UpstreamError, type UpstreamCall } from "../../../../core/providers/types.ts";
 import { GenerateRequestSchema, ResponseFormat_Type, Role, ToolChoice_Mode } from "../../../../gen/router/v1/inference_pb.js";
 
@@ -22,6 +21,10 @@ function call(request: RequestInit, route: Record<string, unknown> = {}, stream 
     signal: new AbortController().signal,
   };
 }
+
+/** The body the converter builds, and the words of the warnings it returns with it. */
+const convertRequest = (upstreamCall: UpstreamCall) => convert(upstreamCall).body;
+const warningsOf = (upstreamCall: UpstreamCall) => convert(upstreamCall).warnings.map((w) => w.message);
 
 describe("Anthropic request conversion", () => {
   it("moves system and developer text to `system`, keeping cache breakpoints, and requires max_tokens", () => {
@@ -142,7 +145,7 @@ describe("Anthropic request conversion", () => {
     const upstreamCall = call(request);
     expect(convertRequest(upstreamCall)).toMatchObject({ max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 }, top_p: 0.99, stop_sequences: ["END"] });
     expect(convertRequest(upstreamCall)).not.toHaveProperty("temperature");
-    expect(anthropicWarnings(upstreamCall)).toEqual([
+    expect(warningsOf(upstreamCall)).toEqual([
       "temperature is not accepted by Anthropic while thinking and was ignored",
       "top_k is not accepted by Anthropic while thinking and was ignored",
     ]);
@@ -158,7 +161,7 @@ describe("Anthropic request conversion", () => {
     ])("keeps thinking with tool_choice mode %s", (mode, name, expected) => {
       const upstreamCall = call({ messages: [user(text("x"))], tools, toolChoice: { mode, name }, sampling: { maxTokens: 4096 }, reasoning: budget });
       expect(convertRequest(upstreamCall)).toMatchObject({ thinking: { type: "enabled", budget_tokens: 2048 }, tool_choice: expected });
-      expect(anthropicWarnings(upstreamCall)).toEqual([]);
+      expect(warningsOf(upstreamCall)).toEqual([]);
     });
 
     it.each([
@@ -171,7 +174,7 @@ describe("Anthropic request conversion", () => {
       expect(body).not.toHaveProperty("thinking");
       // Not thinking, so the sampling fields thinking refuses go as asked.
       expect(body.temperature).toBe(0.2);
-      expect(anthropicWarnings(upstreamCall)).toEqual([
+      expect(warningsOf(upstreamCall)).toEqual([
         "reasoning was not sent: Anthropic does not allow thinking when tool_choice forces tool use (required or a named tool); the tool choice was kept",
       ]);
     });
@@ -190,7 +193,7 @@ describe("Anthropic request conversion", () => {
       const body = convertRequest(upstreamCall);
       expect(body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 2048 } });
       expect(body).not.toHaveProperty("tool_choice");
-      expect(anthropicWarnings(upstreamCall)).toEqual([]);
+      expect(warningsOf(upstreamCall)).toEqual([]);
     });
   });
 
@@ -202,13 +205,13 @@ describe("Anthropic request conversion", () => {
   ])("sends temperature %s (the chat format allows up to 2, Anthropic up to 1) as %s", (temperature, sent, warnings) => {
     const upstreamCall = call({ messages: [user(text("x"))], sampling: { temperature } });
     expect(convertRequest(upstreamCall).temperature).toBe(sent);
-    expect(anthropicWarnings(upstreamCall)).toEqual(warnings);
+    expect(warningsOf(upstreamCall)).toEqual(warnings);
   });
 
   it("names a temperature above 1 only once while thinking, where none is sent", () => {
     const upstreamCall = call({ messages: [user(text("x"))], sampling: { maxTokens: 4096, temperature: 1.5 }, reasoning: { maxTokens: 2048 } });
     expect(convertRequest(upstreamCall)).not.toHaveProperty("temperature");
-    expect(anthropicWarnings(upstreamCall)).toEqual(["temperature is not accepted by Anthropic while thinking and was ignored"]);
+    expect(warningsOf(upstreamCall)).toEqual(["temperature is not accepted by Anthropic while thinking and was ignored"]);
   });
 
   it("uses adaptive thinking with the mapped effort where the route has an effort map", () => {
@@ -228,11 +231,11 @@ describe("Anthropic request conversion", () => {
     expect(withSchema.output_config).toEqual({ format: { type: "json_schema", schema } });
     const jsonObject = call({ messages: [user(text("x"))], responseFormat: { type: ResponseFormat_Type.JSON_OBJECT } });
     expect(convertRequest(jsonObject).system).toEqual([{ type: "text", text: JSON_OBJECT_INSTRUCTION }]);
-    expect(anthropicWarnings(jsonObject)).toEqual(["Anthropic has no json_object mode: the system prompt asks for a single JSON object instead"]);
+    expect(warningsOf(jsonObject)).toEqual(["Anthropic has no json_object mode: the system prompt asks for a single JSON object instead"]);
   });
 
   it("names what the protocol cannot carry", () => {
-    const warnings = anthropicWarnings(
+    const warnings = warningsOf(
       call({
         messages: [{ role: Role.USER, name: "ann", content: [{ part: { case: "audio", value: { data: "UklG", format: "wav" } } }] }],
         sampling: { seed: 1n, frequencyPenalty: 0.1, presencePenalty: 0.1 },
@@ -244,6 +247,22 @@ describe("Anthropic request conversion", () => {
       "presence_penalty is not supported by the Anthropic protocol and was ignored",
       "audio input is not supported by the Anthropic protocol and was ignored",
       "message author names are not supported by the Anthropic protocol and were ignored",
+    ]);
+  });
+
+  it("types each warning: what was left out is unsupported_parameter, what was changed adjusted_parameter, each naming its parameter", () => {
+    const { warnings } = convert(
+      call({
+        messages: [{ role: Role.USER, content: [{ part: { case: "audio", value: { data: "UklG", format: "wav" } } }] }],
+        sampling: { seed: 1n, temperature: 1.5 },
+        responseFormat: { type: ResponseFormat_Type.JSON_OBJECT },
+      }),
+    );
+    expect(warnings.map((w) => [w.code, w.param])).toEqual([
+      ["unsupported_parameter", "seed"],
+      ["adjusted_parameter", "temperature"],
+      ["adjusted_parameter", "response_format"],
+      ["unsupported_parameter", "messages"],
     ]);
   });
 

@@ -196,13 +196,13 @@ describe("thinking budgets the model takes", () => {
     const upstreamCall = call("gemini-2.5-flash", { request: { reasoning: { maxTokens: 32000 } } });
     await collect(upstreamCall);
     expect(upstream.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 24576, includeThoughts: true });
-    expect(adapter.warningsFor!(upstreamCall)).toContain("a thinking budget of 32000 tokens is above gemini-2.5-flash's maximum; 24576 was sent");
+    expect(adapter.stream(upstreamCall).warnings?.map((w) => w.message)).toContain("a thinking budget of 32000 tokens is above gemini-2.5-flash's maximum; 24576 was sent");
   });
 
   it("raises a budget below a 2.5 Pro model's minimum (128) to it", async () => {
     const upstreamCall = call("gemini-2.5-pro", { request: { reasoning: { maxTokens: 100 } } });
     await collect(upstreamCall);
     expect(upstream.requests[0].body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128, includeThoughts: true });
-    expect(adapter.warningsFor!(upstreamCall)).toContain("a thinking budget of 100 tokens is below gemini-2.5-pro's minimum; 128 was sent");
+    expect(adapter.stream(upstreamCall).warnings?.map((w) => w.message)).toContain("a thinking budget of 100 tokens is below gemini-2.5-pro's minimum; 128 was sent");
   });
 });

@@ -1,10 +1,9 @@
-// The Gemini request body, field by field, and what warningsFor says was left out.
+// The Gemini request body, field by field, and the warnings it comes with of what was left out.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema, type ModelProviderConfig, type ProviderConfig } from "../../../../core/config/schema.ts";
 import { SIGNATURE_BYPASS } from "../../../../core/providers/gemini/convert-contents.ts";
-import { convertRequest } from "../../../../core/providers/gemini/convert-request.ts";
-import { geminiWarnings } from "../../../../core/providers/gemini/warnings.ts";
+import { convertRequest as convert } from "../../../../core/providers/gemini/convert-request.ts";
 import { UpstreamError, type UpstreamCall } from "../../../../core/providers/types.ts";
 import {
   ContentPartSchema,
@@ -15,6 +14,10 @@ import {
 } from "../../../../gen/router/v1/inference_pb.js";
 
 type RequestInit = MessageInitShape<typeof GenerateRequestSchema>;
+
+/** The body the converter builds, and the words of the warnings it returns with it. */
+const convertRequest = (upstreamCall: UpstreamCall) => convert(upstreamCall).body;
+const warningsOf = (upstreamCall: UpstreamCall) => convert(upstreamCall).warnings.map((w) => w.message);
 type PartInit = MessageInitShape<typeof ContentPartSchema>;
 
 // Parsed, so the schema's defaults fill whatever this test does not care about.
@@ -309,14 +312,22 @@ describe("convertRequest", () => {
   });
 });
 
-describe("warningsFor", () => {
+describe("warnings", () => {
+  it("are typed: a budget brought into range is adjusted_parameter on reasoning, a field without a place unsupported_parameter", () => {
+    const { warnings } = convert(call({ messages: [hi], sampling: { repetitionPenalty: 1.1 }, reasoning: { maxTokens: 40000 } }, { provider_model_id: "gemini-2.5-flash" }));
+    expect(warnings.map((w) => [w.code, w.param])).toEqual([
+      ["unsupported_parameter", "repetition_penalty"],
+      ["adjusted_parameter", "reasoning"],
+    ]);
+  });
+
   it("is quiet when everything is carried", () => {
-    expect(geminiWarnings(call({ messages: [hi], sampling: { temperature: 1, seed: 1n } }))).toEqual([]);
+    expect(warningsOf(call({ messages: [hi], sampling: { temperature: 1, seed: 1n } }))).toEqual([]);
   });
 
   it("names each field the protocol cannot carry", () => {
     const cached = (part: PartInit): PartInit => ({ ...part, cacheControl: { type: "ephemeral" } }) as PartInit;
-    const warnings = geminiWarnings(
+    const warnings = warningsOf(
       call(
         {
           messages: [

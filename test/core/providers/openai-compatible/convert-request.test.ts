@@ -4,10 +4,12 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
-import { convertRequest } from "../../../../core/providers/openai-compatible/convert-request.ts";
+import { convertRequest as convert } from "../../../../core/providers/openai-compatible/convert-request.ts";
 import type { UpstreamCall } from "../../../../core/providers/types.ts";
 import { GenerateRequestSchema, Role, ToolChoice_Mode } from "../../../../gen/router/v1/inference_pb.js";
 
+/** The body the converter builds (this protocol leaves nothing out, so it returns no warnings). */
+const convertRequest = (upstreamCall: UpstreamCall) => convert(upstreamCall).body;
 const text = (value: string) => ({ part: { case: "text" as const, value: { text: value } } });
 
 function callWith(quirks: Record<string, string>, reasoning: Record<string, unknown> | undefined, effortMap?: Record<string, string>): UpstreamCall {
