@@ -16,7 +16,7 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import { fromStore } from "../accounts/refusals.ts";
 import { Code, routerError } from "../errors.ts";
-import { createOutputFold } from "./fold-output.ts";
+import { createOutputFold, type OutputFold } from "./fold-output.ts";
 import type { ConversationStore } from "./store.ts";
 
 /**
@@ -95,11 +95,11 @@ export function createConversations(options: ConversationsOptions): Conversation
     start: ResponseStart;
     usage: Usage | undefined;
     reason: FinishReason;
-    output: Message[];
+    fold: OutputFold;
   }
 
   /** The turn of a finished answer: the request's own messages in, the folded blocks out. */
-  function finishedTurn({ request, organizationId, start, usage, reason, output }: Finished): Turn {
+  function finishedTurn({ request, organizationId, start, usage, reason, fold }: Finished): Turn {
     const finishedAt = now().getTime();
     return create(TurnSchema, {
       id: start.id,
@@ -110,7 +110,8 @@ export function createConversations(options: ConversationsOptions): Conversation
       status: reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED,
       finishReason: reason,
       input: request.messages,
-      output,
+      output: fold.messages(),
+      outputBlocks: fold.blocks(),
       usage,
       createdAt: timestampFromMs(Number(start.created) * 1000),
       completedAt: timestampFromMs(finishedAt),
@@ -163,11 +164,14 @@ export function createConversations(options: ConversationsOptions): Conversation
           case "blockDelta":
             fold.delta(event.event.value);
             break;
+          case "annotation":
+            fold.annotate(event.event.value);
+            break;
           case "usage":
             usage = event.event.value;
             break;
           case "finish":
-            if (start) save(finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, output: fold.messages() }));
+            if (start) save(finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, fold }));
         }
       };
       return {

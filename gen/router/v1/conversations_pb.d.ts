@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Caller, FinishReason, Message as Message$1, Usage } from "./inference_pb.js";
+import type { Annotation, BlockType, Caller, FinishReason, Message as Message$1, Usage } from "./inference_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -104,6 +104,15 @@ export declare type Turn = Message<"router.v1.Turn"> & {
    * @generated from field: google.protobuf.Timestamp expires_at = 14;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * What the stream said about each part of the output that the hub's
+   * message types do not hold: one entry per part of output[0].content, in
+   * the same order.
+   *
+   * @generated from field: repeated router.v1.OutputBlock output_blocks = 15;
+   */
+  outputBlocks: OutputBlock[];
 };
 
 /**
@@ -111,6 +120,41 @@ export declare type Turn = Message<"router.v1.Turn"> & {
  * Use `create(TurnSchema)` to create a new message.
  */
 export declare const TurnSchema: GenMessage<Turn>;
+
+/**
+ * OutputBlock describes one part of a turn's output as it was streamed.
+ *
+ * @generated from message router.v1.OutputBlock
+ */
+export declare type OutputBlock = Message<"router.v1.OutputBlock"> & {
+  /**
+   * The block's stable id in the stream (BlockStart.id), e.g. for the
+   * Responses output item ids.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The block's type: BLOCK_TYPE_REFUSAL tells a refusal, kept as text.
+   *
+   * @generated from field: router.v1.BlockType type = 2;
+   */
+  type: BlockType;
+
+  /**
+   * Sources the block's text cites.
+   *
+   * @generated from field: repeated router.v1.Annotation annotations = 3;
+   */
+  annotations: Annotation[];
+};
+
+/**
+ * Describes the message router.v1.OutputBlock.
+ * Use `create(OutputBlockSchema)` to create a new message.
+ */
+export declare const OutputBlockSchema: GenMessage<OutputBlock>;
 
 /**
  * @generated from message router.v1.GetTurnRequest

@@ -40,20 +40,23 @@ const event = (value: MessageInitShape<typeof GenerateResponseSchema>["event"]) 
 function answer(id: string, finish = FinishReason.TOOL_CALLS): GenerateResponse[] {
   return [
     event({ case: "start", value: { id, modelId: "anthropic/claude", model: "claude", provider: "anthropic", created: BigInt(T0 / 1000) } }),
-    event({ case: "blockStart", value: { index: 0, type: BlockType.REASONING } }),
+    event({ case: "blockStart", value: { index: 0, type: BlockType.REASONING, id: `${id}_0` } }),
     event({ case: "blockDelta", value: { index: 0, text: "Let me ", signature: "", redactedData: "" } }),
     event({ case: "blockDelta", value: { index: 0, text: "think.", signature: "sig-abc", redactedData: "" } }),
     event({ case: "blockStop", value: { index: 0 } }),
-    event({ case: "blockStart", value: { index: 1, type: BlockType.REASONING } }),
+    event({ case: "blockStart", value: { index: 1, type: BlockType.REASONING, id: `${id}_1` } }),
     event({ case: "blockDelta", value: { index: 1, text: "", signature: "", redactedData: "opaque==" } }),
-    event({ case: "blockStart", value: { index: 2, type: BlockType.TEXT } }),
+    event({ case: "blockStart", value: { index: 2, type: BlockType.TEXT, id: `${id}_2` } }),
     event({ case: "blockDelta", value: { index: 2, text: "Looking ", signature: "", redactedData: "" } }),
     event({ case: "blockDelta", value: { index: 2, text: "it up.", signature: "", redactedData: "" } }),
+    event({ case: "annotation", value: { url: "https://example.com/a", title: "A", blockIndex: 2 } }),
     event({ case: "blockStart", value: { index: 3, type: BlockType.IMAGE, mimeType: "image/png" } }),
     event({ case: "blockDelta", value: { index: 3, text: "", data: new Uint8Array([1, 2]) } }),
-    event({ case: "blockStart", value: { index: 4, type: BlockType.TOOL_CALL, toolCallId: "call_1", toolName: "lookup" } }),
+    event({ case: "blockStart", value: { index: 4, type: BlockType.TOOL_CALL, toolCallId: "call_1", toolName: "lookup", id: "call_1" } }),
     event({ case: "blockDelta", value: { index: 4, text: '{"q":', signature: "", redactedData: "" } }),
     event({ case: "blockDelta", value: { index: 4, text: '"x"}', signature: "", redactedData: "" } }),
+    // No block named: the last text block's.
+    event({ case: "annotation", value: { url: "https://example.com/b", title: "B" } }),
     event({ case: "usage", value: { inputTokens: 10, outputTokens: 20, cost: "0.001" } }),
     event({ case: "finish", value: { reason: finish, rawReason: "tool_use" } }),
   ];
@@ -100,6 +103,13 @@ describe("recorder", () => {
       { case: "text", value: expect.objectContaining({ text: "Looking it up." }) },
       { case: "toolCall", value: expect.objectContaining({ id: "call_1", name: "lookup", arguments: '{"q":"x"}' }) },
     ]);
+    // Beside each part: its stream id, its type and the sources it cites.
+    expect(turn!.outputBlocks.map((b) => [b.id, BlockType[b.type], b.annotations.map((a) => a.url)])).toEqual([
+      ["resp_1_0", "REASONING", []],
+      ["resp_1_1", "REASONING", []],
+      ["resp_1_2", "TEXT", ["https://example.com/a", "https://example.com/b"]],
+      ["call_1", "TOOL_CALL", []],
+    ]);
     expect(timestampMs(turn!.createdAt!)).toBe(T0);
     expect(timestampMs(turn!.expiresAt!)).toBe(T0 + TTL_SECONDS * 1000);
   });
@@ -126,7 +136,9 @@ describe("recorder", () => {
       event({ case: "blockDelta", value: { index: 0, text: "I can't help with that.", signature: "", redactedData: "" } }),
       event({ case: "finish", value: { reason: FinishReason.STOP } }),
     ]);
-    expect((await store.get("org-a", "resp_r"))!.output[0].content[0].part).toEqual({ case: "text", value: expect.objectContaining({ text: "I can't help with that." }) });
+    const stored = await store.get("org-a", "resp_r");
+    expect(stored!.output[0].content[0].part).toEqual({ case: "text", value: expect.objectContaining({ text: "I can't help with that." }) });
+    expect(stored!.outputBlocks[0].type).toBe(BlockType.REFUSAL);
   });
 
   it("marks an answer cut by its token limit incomplete", async () => {
