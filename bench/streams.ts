@@ -16,6 +16,7 @@
 // Options: --rounds N (4)  --streams N (1000)  --ramp-ms MS (1000)  --tokens N (12)
 //   --token-interval-ms MS (250)  --candidate DIR  --log-level L (silent)  --quick (2 rounds)
 // Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { json } from "node:stream/consumers";
 import { performance } from "node:perf_hooks";
@@ -62,6 +63,25 @@ const phaseLimitMs = settings.rampMs + streamMs + 20_000;
 type PathName = "direct" | "floor" | "gateway" | "candidate";
 const CANDIDATE_ROOT = flags.candidate ? path.resolve(flags.candidate) : undefined;
 const PATHS: PathName[] = CANDIDATE_ROOT ? ["direct", "floor", "gateway", "candidate"] : ["direct", "floor", "gateway"];
+
+// This process keeps a warm connection per stream for every path; Node cannot raise its own limit.
+const descriptorsNeeded = PATHS.length * settings.streams + 200;
+const descriptorLimit = openFileLimit();
+if (descriptorLimit !== undefined && descriptorLimit < descriptorsNeeded) {
+  process.stderr.write(`--streams ${settings.streams} needs about ${descriptorsNeeded} open files and the limit is ${descriptorLimit}: run \`ulimit -n ${descriptorsNeeded}\` first.\n`);
+  process.exit(1);
+}
+
+/** The soft limit of open files of this process (Linux /proc/self/limits; undefined elsewhere or unlimited). */
+function openFileLimit(): number | undefined {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    return Number.isFinite(soft) ? soft : undefined;
+  } catch {
+    return undefined;
+  }
+}
 const DEV_KEY = "sk-rtr-bench-0123456789abcdef";
 const MODEL_ID = "bench/stream";
 
