@@ -2,10 +2,11 @@
 // `model` then each of `models`, and for each the providers allowed by the
 // caller's preferences, cheapest first unless `provider.order` says otherwise.
 import { create } from "@bufbuild/protobuf";
-import { ReasoningOptionsSchema, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+import { ReasoningOptionsSchema, type GenerateRequest, type Warning } from "../../gen/router/v1/inference_pb.js";
 import { supportedParametersOf, type Catalogue, type CatalogueModel, type ProviderRoute } from "../catalogue/catalogue.ts";
 import { noFreeModelAvailable } from "../accounts/refusals.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
+import { warning } from "../warnings.ts";
 import { parseModelReference, type ModelReference } from "./model-id.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
@@ -17,7 +18,7 @@ export interface Attempt {
   /** The request as this provider gets it (suffix effects applied, unsupported options dropped). */
   request: GenerateRequest;
   free: boolean;
-  warnings: string[];
+  warnings: Warning[];
 }
 
 /** A route left out before dispatch because it lacks a capability the request needs. */
@@ -99,7 +100,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
  * any route), in catalogue order; the account store then picks one uniformly
  * among those with quota left. It takes no suffix (rule 3).
  */
-function freeRouterAttempts(requested: string, request: GenerateRequest, catalogue: Catalogue, requirements: Requirement[], requestWarnings: string[]): Attempt[] {
+function freeRouterAttempts(requested: string, request: GenerateRequest, catalogue: Catalogue, requirements: Requirement[], requestWarnings: Warning[]): Attempt[] {
   if (requested !== FREE_ROUTER_ID) {
     throw routerError(Code.InvalidArgument, "invalid_request_error", `${FREE_ROUTER_ID} takes no suffix.`, { param: "model" });
   }
@@ -171,14 +172,14 @@ function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: bool
 /** Shallow copies: the request is shared between attempts and never mutated. */
 function adaptRequest(request: GenerateRequest, reference: ModelReference, route: ProviderRoute) {
   let adapted = request;
-  const warnings: string[] = [];
+  const warnings: Warning[] = [];
   if (reference.suffix === "thinking" && !adapted.reasoning) {
     adapted = { ...adapted, reasoning: create(ReasoningOptionsSchema, { effort: "high" }) };
   }
   if (adapted.reasoning && !supportedParametersOf(route).includes("reasoning")) {
     // decisions.md: a model without reasoning support drops it, with a warning.
     adapted = { ...adapted, reasoning: undefined };
-    warnings.push(`reasoning is not supported by ${route.model.id} on ${route.provider.id} and was ignored`);
+    warnings.push(unsupportedWarning("reasoning", route));
   } else if (adapted.reasoning) {
     const resolved = resolveReasoning(adapted, route);
     adapted = { ...adapted, reasoning: resolved.reasoning };
@@ -205,10 +206,10 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
   }
   if (adapted.media && (adapted.media.audioPrompt || adapted.media.durationSeconds !== undefined) && !generates(route, "audio")) {
     adapted = { ...adapted, media: { ...adapted.media, audioPrompt: "", durationSeconds: undefined } };
-    warnings.push(`prompt and duration are not supported by ${route.model.id} on ${route.provider.id} and were ignored`);
+    warnings.push(warning("unsupported_parameter", "prompt", `prompt and duration are not supported by ${route.model.id} on ${route.provider.id} and were ignored`));
   }
   if (!route.capabilities.cacheControl && request.messages.some((m) => m.content.some((part) => part.cacheControl))) {
-    warnings.push(`cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`);
+    warnings.push(warning("unsupported_parameter", "cache_control", `cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`));
   }
   const passthrough = adapted.passthrough;
   if (passthrough) {
@@ -227,7 +228,8 @@ function generates(route: ProviderRoute, modality: MediaOutput): boolean {
   return route.capabilities.mediaOptions.includes(modality) && route.model.output_modalities.includes(modality);
 }
 
-const unsupportedWarning = (name: string, route: ProviderRoute) => `${name} is not supported by ${route.model.id} on ${route.provider.id} and was ignored`;
+const unsupportedWarning = (name: string, route: ProviderRoute) =>
+  warning("unsupported_parameter", name, `${name} is not supported by ${route.model.id} on ${route.provider.id} and was ignored`);
 
 /**
  * Optional sampling fields, each sent only where the route's supported_parameters
@@ -256,9 +258,9 @@ function unsupportedSampling(request: GenerateRequest, route: ProviderRoute) {
 }
 
 /** Accepted fields whose feature is not built yet: said, never silently dropped. */
-function notServedYet(request: GenerateRequest): string[] {
-  const warnings: string[] = [];
-  if (request.cache) warnings.push("the semantic cache is not available yet; the request was not cached");
+function notServedYet(request: GenerateRequest): Warning[] {
+  const warnings: Warning[] = [];
+  if (request.cache) warnings.push(warning("unavailable_feature", "cache", "the semantic cache is not available yet; the request was not cached"));
   return warnings;
 }
 

@@ -1,15 +1,16 @@
 // Resolves a request's reasoning options against what one provider offers
 // (its reasoningEffortMap), saying in words whatever had to change.
 import { create } from "@bufbuild/protobuf";
-import { ReasoningOptionsSchema, type GenerateRequest, type ReasoningOptions } from "../../gen/router/v1/inference_pb.js";
+import { ReasoningOptionsSchema, type GenerateRequest, type ReasoningOptions, type Warning } from "../../gen/router/v1/inference_pb.js";
 import type { ProviderRoute } from "../catalogue/catalogue.ts";
+import { warning } from "../warnings.ts";
 
 const LEVELS = ["none", "minimal", "low", "medium", "high"] as const;
 type Level = (typeof LEVELS)[number];
 
 export interface ResolvedReasoning {
   reasoning: ReasoningOptions | undefined;
-  warnings: string[];
+  warnings: Warning[];
 }
 
 /** The spec: low, medium and high are about 20%, 50% and 80% of max_tokens. */
@@ -48,7 +49,7 @@ function resolveBudget(request: GenerateRequest, route: ProviderRoute): Resolved
   if (budget < MIN_REASONING_BUDGET) {
     return {
       reasoning: create(ReasoningOptionsSchema, { exclude: requested.exclude, enabled: false }),
-      warnings: [`max_tokens ${limit} leaves no room for a reasoning budget of at least ${MIN_REASONING_BUDGET} on ${route.model.id}; reasoning was turned off`],
+      warnings: [adjusted(`max_tokens ${limit} leaves no room for a reasoning budget of at least ${MIN_REASONING_BUDGET} on ${route.model.id}; reasoning was turned off`)],
     };
   }
   return { reasoning: create(ReasoningOptionsSchema, { maxTokens: budget, exclude: requested.exclude, enabled: true }), warnings: [] };
@@ -67,11 +68,11 @@ function resolveEffort(request: GenerateRequest, route: ProviderRoute): Resolved
   const offered = LEVELS.filter((level) => map[level] !== undefined);
   if (!requested || offered.length === 0) {
     const warnings = requested?.effort || requested?.maxTokens !== undefined
-      ? [`${route.model.id} on ${route.provider.id} reasons at a fixed effort; the requested effort was not applied`]
+      ? [warning("unsupported_parameter", "reasoning", `${route.model.id} on ${route.provider.id} reasons at a fixed effort; the requested effort was not applied`)]
       : [];
     return { reasoning: requested, warnings };
   }
-  const warnings: string[] = [];
+  const warnings: Warning[] = [];
   let wanted: Level;
   if (requested.enabled === false) {
     wanted = "none";
@@ -80,20 +81,24 @@ function resolveEffort(request: GenerateRequest, route: ProviderRoute): Resolved
   } else if (requested.maxTokens !== undefined) {
     const budget = request.sampling?.maxTokens ?? route.maxCompletionTokens;
     wanted = effortForShare(requested.maxTokens / budget);
-    warnings.push(`reasoning.max_tokens ${requested.maxTokens} was sent to ${route.provider.id} as effort "${wanted}"`);
+    warnings.push(adjusted(`reasoning.max_tokens ${requested.maxTokens} was sent to ${route.provider.id} as effort "${wanted}"`));
   } else {
     return { reasoning: requested, warnings };
   }
   const effort = nearestOffered(wanted, offered);
   if (effort !== wanted) {
     warnings.push(
-      wanted === "none" && effort !== "none"
-        ? `reasoning cannot be turned off on ${route.model.id}; effort "${effort}" was used`
-        : `effort "${wanted}" is not offered by ${route.model.id} on ${route.provider.id}; "${effort}" was used`,
+      adjusted(
+        wanted === "none" && effort !== "none"
+          ? `reasoning cannot be turned off on ${route.model.id}; effort "${effort}" was used`
+          : `effort "${wanted}" is not offered by ${route.model.id} on ${route.provider.id}; "${effort}" was used`,
+      ),
     );
   }
   return { reasoning: create(ReasoningOptionsSchema, { ...requested, effort, maxTokens: undefined }), warnings };
 }
+
+const adjusted = (message: string) => warning("adjusted_parameter", "reasoning", message);
 
 function effortForShare(share: number): Level {
   if (share <= 0.35) return "low";

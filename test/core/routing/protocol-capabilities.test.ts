@@ -42,13 +42,15 @@ function catalogueWith(capabilities: ProtocolCapabilities, pricing: Record<strin
 
 type RequestInit = MessageInitShape<typeof GenerateRequestSchema>;
 
-function plan(capabilities: ProtocolCapabilities, init: RequestInit = {}): Attempt {
+/** The attempt planned for the request, its warnings as words (their codes are checked at the end). */
+function plan(capabilities: ProtocolCapabilities, init: RequestInit = {}): Omit<Attempt, "warnings"> & { warnings: string[] } {
   const request = create(GenerateRequestSchema, {
     model: "test/any",
     messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } } }] }],
     ...init,
   });
-  return planAttempts(request, catalogueWith(capabilities)).attempts[0];
+  const attempt = planAttempts(request, catalogueWith(capabilities)).attempts[0];
+  return { ...attempt, warnings: attempt.warnings.map((w) => w.message) };
 }
 
 describe("reasoning by the descriptor", () => {
@@ -103,6 +105,27 @@ describe("pass-through fields by the descriptor", () => {
   });
   it("a request without any leaves the request as it is", () => {
     expect(plan(NOTHING).request.passthrough).toBeUndefined();
+  });
+});
+
+describe("routing's warnings", () => {
+  it("are typed, each naming the parameter it concerns", () => {
+    const request = create(GenerateRequestSchema, {
+      model: "test/any",
+      messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } }, cacheControl: { type: "ephemeral" } }] }],
+      sampling: { temperature: 0.5 },
+      passthrough: { user: "u-1" },
+      media: { aspectRatio: "1:1" },
+      cache: {},
+    });
+    const { warnings } = planAttempts(request, catalogueWith(NOTHING)).attempts[0];
+    expect(warnings.map((w) => [w.code, w.param])).toEqual([
+      ["unsupported_parameter", "temperature"],
+      ["unsupported_parameter", "aspectRatio"],
+      ["unsupported_parameter", "cache_control"],
+      ["unsupported_parameter", "user"],
+      ["unavailable_feature", "cache"],
+    ]);
   });
 });
 

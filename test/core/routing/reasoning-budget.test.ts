@@ -144,7 +144,7 @@ describe.each<BudgetProtocol>(["anthropic", "gemini"])("reasoning budget on a %s
     if (expected === "off") {
       expect(resolved.reasoning).toMatchObject({ enabled: false });
       expect(resolved.reasoning?.maxTokens).toBeUndefined();
-      expect(resolved.warnings).toEqual([turnedOffWarning(maxTokens ?? ROUTE_COMPLETION_LIMIT)]);
+      expect(resolved.warnings.map((w) => [w.code, w.param, w.message])).toEqual([["adjusted_parameter", "reasoning", turnedOffWarning(maxTokens ?? ROUTE_COMPLETION_LIMIT)]]);
     } else {
       expect(resolved.reasoning).toMatchObject({ enabled: true, maxTokens: expected, effort: "" });
       expect(resolved.warnings).toEqual([]);
@@ -199,6 +199,6 @@ describe("routes that do not think on a budget", () => {
     const resolved = resolveReasoning(request(4096, { effort: "high" }), route);
     expect(resolved.reasoning).toMatchObject({ effort: "high" });
     expect(resolved.reasoning?.maxTokens).toBeUndefined();
-    expect(resolved.warnings).toEqual(["test/thinker on p reasons at a fixed effort; the requested effort was not applied"]);
+    expect(resolved.warnings.map((w) => w.message)).toEqual(["test/thinker on p reasons at a fixed effort; the requested effort was not applied"]);
   });
 });
