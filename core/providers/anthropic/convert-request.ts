@@ -20,10 +20,10 @@ import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../type
 export const JSON_OBJECT_INSTRUCTION = "Respond with a single JSON object and nothing else.";
 
 /** While thinking, Anthropic takes top_p only from 0.95 to 1 (and no temperature or top_k). */
-export const MIN_TOP_P_WHILE_THINKING = 0.95;
+const MIN_TOP_P_WHILE_THINKING = 0.95;
 
 /** Anthropic's temperature runs from 0 to 1 (the chat format's from 0 to 2); higher values are sent as 1. */
-export const MAX_TEMPERATURE = 1;
+const MAX_TEMPERATURE = 1;
 
 export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const { request, route } = call;
@@ -71,7 +71,7 @@ type ThinkingMode = "budget" | "adaptive";
  * `any` or `tool` ("Thinking may not be enabled when tool_choice forces tool
  * use"), so the forced choice is kept and thinking left out (warnings say so).
  */
-export function thinkingMode(call: UpstreamCall): ThinkingMode | undefined {
+function thinkingMode(call: UpstreamCall): ThinkingMode | undefined {
   if (forcesToolUse(call.request)) return undefined;
   const mode = requestedThinking(call);
   return mode === "budget" && toolLoopLacksThinking(call.request) ? undefined : mode;
@@ -85,7 +85,7 @@ export function thinkingMode(call: UpstreamCall): ThinkingMode | undefined {
  * provider, sends one. Thinking is then left out (warnings say so); adaptive
  * thinking may skip a turn's thinking, so it is not affected.
  */
-export function toolLoopLacksThinking(request: GenerateRequest): boolean {
+function toolLoopLacksThinking(request: GenerateRequest): boolean {
   const turns = request.messages.filter((message) => !isSystem(message));
   let index = turns.length - 1;
   let answersTools = false;
@@ -99,7 +99,7 @@ export function toolLoopLacksThinking(request: GenerateRequest): boolean {
 }
 
 /** The thinking the request asks for, whether or not it can be sent. */
-export function requestedThinking(call: UpstreamCall): ThinkingMode | undefined {
+function requestedThinking(call: UpstreamCall): ThinkingMode | undefined {
   const reasoning = call.request.reasoning;
   if (!reasoning || reasoning.enabled === false) return undefined;
   if (reasoning.maxTokens !== undefined) return "budget";
@@ -108,7 +108,7 @@ export function requestedThinking(call: UpstreamCall): ThinkingMode | undefined 
 }
 
 /** tool_choice `required` or a named tool, sent as Anthropic's `any` or `tool` (only with tools). */
-export function forcesToolUse(request: GenerateRequest): boolean {
+function forcesToolUse(request: GenerateRequest): boolean {
   const mode = request.toolChoice?.mode;
   return request.tools.length > 0 && (mode === ToolChoice_Mode.REQUIRED || mode === ToolChoice_Mode.NAMED);
 }

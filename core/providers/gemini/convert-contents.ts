@@ -120,7 +120,7 @@ function imagePart(url: string, drops: Drops): JsonObject[] {
   return [{ fileData: { ...(mimeType ? { mimeType } : {}), fileUri: url } }];
 }
 
-export function isFetchableUri(url: string): boolean {
+function isFetchableUri(url: string): boolean {
   return /^(https?|gs):\/\//i.test(url);
 }
 

@@ -12,9 +12,9 @@ import { warning } from "../../warnings.ts";
 import type { UpstreamCall } from "../types.ts";
 
 const ALWAYS_THINKS = /^(models\/)?gemini-(2\.5|3(\.\d+)?)-pro/;
-export const LOWEST_THINKING_BUDGET = 128;
+const LOWEST_THINKING_BUDGET = 128;
 
-export function alwaysThinks(modelId: string): boolean {
+function alwaysThinks(modelId: string): boolean {
   return ALWAYS_THINKS.test(modelId);
 }
 
@@ -30,7 +30,7 @@ const BUDGET_RANGES: { model: RegExp; min: number; max: number }[] = [
 ];
 
 /** The budget the model takes nearest to the one asked (as asked for models without a documented range). */
-export function fitThinkingBudget(modelId: string, budget: number): number {
+function fitThinkingBudget(modelId: string, budget: number): number {
   const range = BUDGET_RANGES.find((candidate) => candidate.model.test(modelId));
   return range ? Math.min(Math.max(budget, range.min), range.max) : budget;
 }
