@@ -161,11 +161,11 @@ function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: bool
   if (preferences && preferences.order.length > 0) {
     const named = preferences.order.flatMap((id) => routes.filter((r) => r.provider.id === id));
     const others = routes.filter((r) => !preferences.order.includes(r.provider.id));
-    // With fallbacks off, only the named providers are tried (docs/routing.md).
     routes = preferences.allowFallbacks === false ? named : [...named, ...others];
-  } else if (preferences?.allowFallbacks === false && preferences.only.length === 0) {
-    routes = routes.slice(0, 1);
   }
+  // decisions.md: fallbacks off means no backup provider: the first of `order`
+  // that serves the model, else the cheapest (of `only`, when given).
+  if (preferences?.allowFallbacks === false) routes = routes.slice(0, 1);
   return routes;
 }
 

@@ -183,8 +183,28 @@ describe("answers that are not what they claim", () => {
 });
 
 describe("more provider preferences", () => {
-  it("allow_fallbacks: false with only: every named provider is tried", async () => {
+  it("allow_fallbacks: false with only: the cheapest named provider alone, no backup", async () => {
     const response = await post({ model: "test/fail-503", provider: { only: ["cheap", "dear"], allow_fallbacks: false } });
+    expect(response.status).toBe(502);
+    expect(response.headers.get("x-router-trace")).toBe("test/fail-503@cheap;error;http_503");
+    expect(upstreamCalls()).toEqual(["fail-503 Bearer cheap-secret"]);
+  });
+
+  it("allow_fallbacks: false with order: the first provider of order alone, no backup", async () => {
+    const response = await post({ model: "test/fail-503", provider: { order: ["cheap", "dear"], allow_fallbacks: false } });
+    expect(response.status).toBe(502);
+    expect(response.headers.get("x-router-trace")).toBe("test/fail-503@cheap;error;http_503");
+    expect(upstreamCalls()).toEqual(["fail-503 Bearer cheap-secret"]);
+  });
+
+  it("allow_fallbacks: false with order naming the dear provider first: it alone is tried", async () => {
+    const response = await post({ model: "test/ok", provider: { order: ["dear", "cheap"], allow_fallbacks: false } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-router-trace")).toBe("test/ok@dear;ok");
+  });
+
+  it("order with fallbacks on: the named providers first, then the backup", async () => {
+    const response = await post({ model: "test/fail-503", provider: { order: ["cheap"] } });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-router-trace")).toBe("test/fail-503@cheap;error;http_503, test/fail-503@dear;ok");
   });
