@@ -7,8 +7,9 @@
 // client keeps reconnecting in the background and service resumes by itself.
 // A Redis that comes back empty is seeded again with the configuration (see
 // reseedIfLost), so configured keys are never refused as unknown for it.
-import { ClientClosedError, ClientOfflineError, createClient, ErrorReply } from "redis";
+import { createClient } from "redis";
 import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
+import { createRedisGuard } from "./redis-guard.ts";
 import { redisKeys } from "./redis-keys.ts";
 import { accountScripts, type AdmitPayload, type AdmitReply, type ScriptRefusal, type ScriptWindow } from "./redis-scripts.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
@@ -16,9 +17,6 @@ import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord,
 import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
-/** Error replies that mean "not now" rather than "wrong command". */
-const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|OOM)\b/;
-
 export interface StoreLogger {
   warn(details: object, message: string): void;
   info(details: object, message: string): void;
@@ -130,33 +128,7 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
     throw new StoreUnavailableError("cannot connect to Redis for the account stores", { cause: error });
   }
 
-  /**
-   * Redis being away (no connection, loading, busy, a read-only replica)
-   * becomes StoreUnavailableError (503, retried); an error reply about the
-   * command itself is a bug and passes through as it is (500, never retried).
-   */
-  async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    // A Redis that is connected but frozen never answers: give up after a while
-    // (the command may still run later; settling an admission is idempotent, and
-    // a lost admission is released: core/accounts/admit.ts).
-    const work = run();
-    work.catch(() => {}); // its failure is read below, or no longer wanted
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`Redis account store: ${operation} got no answer in ${commandTimeoutMs} ms`)), commandTimeoutMs);
-    });
-    try {
-      return await Promise.race([work, timeout]);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
-      // Refused by the client before sending (not connected): Redis never saw the command.
-      const neverSent = error instanceof ClientOfflineError || error instanceof ClientClosedError;
-      throw new StoreUnavailableError(`Redis account store: ${operation} failed`, { cause: error, mayHaveRun: !neverSent });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const guarded = createRedisGuard("account store", commandTimeoutMs);
 
 
   const readKey = async (digest: string): Promise<KeyRecord | undefined> => {

@@ -8,8 +8,9 @@
 // reconnecting in the background.
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { ClientClosedError, ClientOfflineError, createClient, defineScript, ErrorReply, type CommandParser } from "redis";
+import { createClient, defineScript, type CommandParser } from "redis";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
+import { createRedisGuard } from "../accounts/redis-guard.ts";
 import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import { conversationRedisKeys } from "./redis-keys.ts";
 import type { ConversationStore } from "./store.ts";
@@ -25,8 +26,6 @@ export interface RedisConversationStoreOptions {
   commandTimeoutMs?: number;
 }
 
-/** Error replies that mean "not now" rather than "wrong command". */
-const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|OOM)\b/;
 /** At startup Redis gets this many attempts (about 2 s) before creation fails. */
 const STARTUP_ATTEMPTS = 10;
 
@@ -82,30 +81,7 @@ export async function createRedisConversationStore(options: RedisConversationSto
     throw new StoreUnavailableError("cannot connect to Redis for the conversation store", { cause: error });
   }
 
-  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
-
-  /**
-   * Redis being away, or connected but frozen past the timeout, becomes
-   * StoreUnavailableError (503); an error about the command itself passes through.
-   */
-  async function guarded<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    const work = run();
-    work.catch(() => {}); // its failure is read below, or no longer wanted
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`Redis conversation store: ${operation} got no answer in ${commandTimeoutMs} ms`)), commandTimeoutMs);
-    });
-    try {
-      return await Promise.race([work, timeout]);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
-      const neverSent = error instanceof ClientOfflineError || error instanceof ClientClosedError;
-      throw new StoreUnavailableError(`Redis conversation store: ${operation} failed`, { cause: error, mayHaveRun: !neverSent });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  const guarded = createRedisGuard("conversation store", options.commandTimeoutMs ?? 2_000);
 
   const parse = (json: string) => fromJsonString(TurnSchema, json);
 
