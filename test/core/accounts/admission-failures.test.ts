@@ -7,7 +7,7 @@ import { admitRequest } from "../../../core/routing/inference-charge.ts";
 import { createMemoryAccountStores } from "../../../core/accounts/memory-store.ts";
 import { createSettlementQueue } from "../../../core/accounts/settlement-queue.ts";
 import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
-import type { AccountStores, AdmissionStore, Settlement } from "../../../core/accounts/store.ts";
+import type { AdmissionStore, Settlement } from "../../../core/accounts/store.ts";
 import { sha256Hex } from "../../../core/auth/keys.ts";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
 import { parseConfig } from "../../../core/config/load.ts";
@@ -15,6 +15,7 @@ import { ConnectError, errorDetailOf } from "../../../core/errors.ts";
 import { planAttempts } from "../../../core/routing/plan.ts";
 import { create } from "@bufbuild/protobuf";
 import { GenerateRequestSchema, Role } from "../../../gen/router/v1/inference_pb.js";
+import { losingAdmissionReplies } from "../../support/lost-admission-reply.ts";
 
 const config = parseConfig(
   JSON.stringify({
@@ -35,17 +36,7 @@ describe("admission when the store's reply is lost", () => {
     const memory = createMemoryAccountStores();
     let replyLost = true;
     // The script runs (the hold is taken) but its reply never arrives.
-    const stores: AccountStores = {
-      ...memory,
-      admission: {
-        ...memory.admission,
-        admit: async (request) => {
-          const admission = await memory.admission.admit(request);
-          if (replyLost) throw new StoreUnavailableError("connection lost");
-          return admission;
-        },
-      },
-    };
+    const stores = losingAdmissionReplies(memory, () => replyLost);
     const accounts = await createAccounts({ organizations: config.organizations, env: {}, stores });
     const before = await memory.credits.balance("org");
     const request = create(GenerateRequestSchema, { model: "sim/echo", messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "hi" } } }] }] });

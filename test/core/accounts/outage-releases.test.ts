@@ -6,33 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRedisAccountStores } from "../../../core/accounts/redis-store.ts";
 import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
 import type { AccountStores } from "../../../core/accounts/store.ts";
-import { parseConfig } from "../../../core/config/load.ts";
 import { startGateway, type Gateway } from "../../support/harness.ts";
+import { chatWithKey, paidSimulatorConfig } from "../../support/paid-simulator.ts";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.ts";
 
 const KEY = "sk-outage-releases";
-const CONFIG = parseConfig(
-  JSON.stringify({
-    providers: [{ id: "simulator", label: "Simulator", protocol: "simulator" }],
-    models: [
-      {
-        id: "sim/paid", name: "Paid", created: 1700000000, creator: "sim", context_length: 8192, max_completion_tokens: 100,
-        input_modalities: ["text"], output_modalities: ["text"], supported_parameters: ["max_tokens"],
-        providers: [{ provider: "simulator", provider_model_id: "echo", pricing: { prompt: "0.000001", completion: "0.000001" } }],
-      },
-    ],
-    organizations: [{ id: "org_paid", name: "Paid", credits: "10", keys: [{ id: "key_paid", env: "OUTAGE_KEY" }] }],
-  }),
-);
-
-async function chat(gateway: Gateway) {
-  const response = await fetch(`${gateway.apiUrl}/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "sim/paid", max_tokens: 3, messages: [{ role: "user", content: "hi" }] }),
-  });
-  return { status: response.status, json: (await response.json()) as { error?: { code: string } } };
-}
+const CONFIG = paidSimulatorConfig({ keyEnv: "OUTAGE_KEY", credits: "10", pricing: { prompt: "0.000001", completion: "0.000001" } });
+const chat = (gateway: Gateway) => chatWithKey(gateway, KEY);
 
 describe("requests refused while Redis is down", { timeout: 30_000 }, () => {
   let redis: RedisServer;

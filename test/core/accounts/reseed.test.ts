@@ -8,38 +8,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRedisAccountStores } from "../../../core/accounts/redis-store.ts";
 import type { AccountStores, AdmissionRequest, SeedOrganization } from "../../../core/accounts/store.ts";
 import { sha256Hex } from "../../../core/auth/keys.ts";
-import { parseConfig } from "../../../core/config/load.ts";
 import { startGateway, type Gateway } from "../../support/harness.ts";
+import { chatWithKey, paidSimulatorConfig } from "../../support/paid-simulator.ts";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.ts";
 
 const KEY = "sk-reseed";
 /** sim/paid: max_tokens 3 at 0.000000001 per completion token holds 3 nano-dollars. */
-const CONFIG = parseConfig(
-  JSON.stringify({
-    providers: [{ id: "simulator", label: "Simulator", protocol: "simulator" }],
-    models: [
-      {
-        id: "sim/paid", name: "Paid", created: 1700000000, creator: "sim", context_length: 8192, max_completion_tokens: 100,
-        input_modalities: ["text"], output_modalities: ["text"], supported_parameters: ["max_tokens"],
-        providers: [{ provider: "simulator", provider_model_id: "echo", pricing: { prompt: "0", completion: "0.000000001" } }],
-      },
-    ],
-    organizations: [{ id: "org_paid", name: "Paid", credits: "0.000001", keys: [{ id: "key_paid", env: "RESEED_KEY" }] }],
-  }),
-);
+const CONFIG = paidSimulatorConfig({ keyEnv: "RESEED_KEY", credits: "0.000001", pricing: { prompt: "0", completion: "0.000000001" } });
 const STARTING_NANOS = 1_000n;
 
-interface Answer {
-  status: number;
-  json: { error?: { code: string } };
-}
-
-async function send(gateway: Gateway, path: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(`${gateway.apiUrl}${path}`, { ...init, headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" } });
-  return { status: response.status, json: (await response.json()) as Answer["json"] };
-}
-const chat = (gateway: Gateway, model = "sim/paid") =>
-  send(gateway, "/chat/completions", { method: "POST", body: JSON.stringify({ model, max_tokens: 3, messages: [{ role: "user", content: "hi" }] }) });
+const chat = (gateway: Gateway, model?: string) => chatWithKey(gateway, KEY, model);
 
 describe("a gateway whose Redis restarts empty", { timeout: 30_000 }, () => {
   let redis: RedisServer;

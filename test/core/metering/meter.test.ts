@@ -4,12 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { createAccounts, type Accounts } from "../../../core/accounts/accounts.ts";
 import { createMemoryAccountStores } from "../../../core/accounts/memory-store.ts";
-import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
 import type { AccountStores } from "../../../core/accounts/store.ts";
 import { sha256Hex } from "../../../core/auth/keys.ts";
 import { parseConfig } from "../../../core/config/load.ts";
 import { ConnectError, errorDetailOf } from "../../../core/errors.ts";
 import { admit, type ChargeInput, type UsageDetails } from "../../../core/metering/meter.ts";
+import { losingAdmissionReplies } from "../../support/lost-admission-reply.ts";
 
 const KEY = "sk-meter";
 const ORG = "org_meter";
@@ -153,17 +153,7 @@ describe("a lost reply to the admission", () => {
   it("is 503 state_unavailable, and what the store took is released once it answers again", async () => {
     const memory = createMemoryAccountStores();
     let replyLost = true;
-    const accounts = await accountsWith({
-      ...memory,
-      admission: {
-        ...memory.admission,
-        admit: async (request) => {
-          const admission = await memory.admission.admit(request);
-          if (replyLost) throw new StoreUnavailableError("connection lost");
-          return admission;
-        },
-      },
-    });
+    const accounts = await accountsWith(losingAdmissionReplies(memory, () => replyLost));
     const failure = await admitted(accounts, { kind: "credits", holdNanos: 5_000n }).catch((error: unknown) => error);
     expect(reasonOf(failure)).toBe("state_unavailable");
     replyLost = false;
