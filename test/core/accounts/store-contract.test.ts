@@ -23,6 +23,7 @@ import {
 } from "../../../core/accounts/store.ts";
 import { DAY_MS, MINUTE_MS } from "../../../core/accounts/windows.ts";
 import { settlesBefore } from "../../support/hang-guard.ts";
+import { outcomeAtTimeout } from "../../support/held-clock.ts";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.ts";
 
 /** 2026-11-03T12:00:00Z: a minute boundary, twelve hours before midnight. */
@@ -685,26 +686,14 @@ describe("Redis account stores only", () => {
     try {
       await stores.seed([organization("org-a", { initialCreditsNanos: 100n, keys: [key("sk-a")] })]);
       frozen.freeze();
-      // The store's clock is held (only setTimeout is faked; sockets run for
-      // real): the frozen Redis never answers, so nothing but the command
-      // timeout can end the call, and it must end exactly then.
-      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-      let outcome: "pending" | "answered" | unknown = "pending";
-      stores.admission.admit(request("sk-a", { charge: credits(10n) })).then(
-        () => (outcome = "answered"),
-        (error: unknown) => (outcome = error),
-      );
-      await vi.advanceTimersByTimeAsync(commandTimeoutMs - 1);
-      expect(outcome).toBe("pending");
-      await vi.advanceTimersByTimeAsync(1);
+      // The store's clock is held: the call must end exactly at the command timeout.
+      const outcome = await outcomeAtTimeout(() => stores.admission.admit(request("sk-a", { charge: credits(10n) })), commandTimeoutMs);
       expect(outcome).toBeInstanceOf(StoreUnavailableError);
       expect((outcome as Error).message).toContain(`got no answer in ${commandTimeoutMs} ms`);
-      vi.useRealTimers();
       frozen.thaw();
       // The admission queued on the connection ran once Redis thawed: its hold is taken until released.
       await vi.waitFor(async () => expect(await stores.credits.balance("org-a")).toBe(90n), { timeout: 5_000, interval: 20 });
     } finally {
-      vi.useRealTimers();
       frozen.thaw();
       await stores.close();
       await frozen.stop();

@@ -4,7 +4,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
 import { createMemoryConversationStore } from "../../../core/conversations/memory-store.ts";
 import { conversationRedisKeys } from "../../../core/conversations/redis-keys.ts";
@@ -12,6 +12,7 @@ import { createRedisConversationStore } from "../../../core/conversations/redis-
 import type { ConversationStore } from "../../../core/conversations/store.ts";
 import { TurnSchema, TurnStatus, type Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { Role } from "../../../gen/router/v1/inference_pb.js";
+import { outcomeAtTimeout } from "../../support/held-clock.ts";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.ts";
 
 const T0 = Date.UTC(2026, 10, 3, 12, 0, 0);
@@ -203,19 +204,8 @@ describe("redis conversation store outages", () => {
     const store = await createRedisConversationStore({ url: frozen.url, now: () => T0, commandTimeoutMs });
     try {
       frozen.freeze();
-      // Only the timers are faked (sockets run for real): nothing but the timeout can end the call.
-      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-      let outcome: unknown = "pending";
-      store.chain("org-a", "t1", 5).then(
-        () => (outcome = "answered"),
-        (error: unknown) => (outcome = error),
-      );
-      await vi.advanceTimersByTimeAsync(commandTimeoutMs - 1);
-      expect(outcome).toBe("pending");
-      await vi.advanceTimersByTimeAsync(1);
-      expect(outcome).toBeInstanceOf(StoreUnavailableError);
+      expect(await outcomeAtTimeout(() => store.chain("org-a", "t1", 5), commandTimeoutMs)).toBeInstanceOf(StoreUnavailableError);
     } finally {
-      vi.useRealTimers();
       frozen.thaw();
       await store.close();
       await frozen.stop();
