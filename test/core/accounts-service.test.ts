@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { create, fromBinary, toBinary, toJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { create, toJsonString } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -29,8 +29,8 @@ import {
   type GetBalanceResponse,
   type TopUpResponse,
 } from "../../gen/router/v1/accounts_pb.js";
+import { bufCurl, grpcMethod } from "../support/grpc-js.ts";
 
-const buf = fileURLToPath(new URL("../../node_modules/.bin/buf", import.meta.url));
 const adminScript = fileURLToPath(new URL("../../scripts/admin.ts", import.meta.url));
 const run = promisify(execFile);
 
@@ -433,19 +433,6 @@ describe("an unavailable store", () => {
   });
 });
 
-/** A grpc-js method definition that (de)serializes with protobuf-es schemas. */
-function grpcMethod<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O) {
-  return {
-    path,
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
-    requestDeserialize: (bytes: Buffer) => fromBinary(input, bytes),
-    responseSerialize: (message: MessageShape<O>) => Buffer.from(toBinary(output, message)),
-    responseDeserialize: (bytes: Buffer) => fromBinary(output, bytes),
-  };
-}
-
 const AccountClient = grpc.makeGenericClientConstructor(
   {
     TopUp: grpcMethod("/router.v1.AccountService/TopUp", TopUpRequestSchema, TopUpResponseSchema),
@@ -489,8 +476,6 @@ describe("from a grpc-js client", () => {
 });
 
 describe("buf curl", () => {
-  const bufCurl = (...args: string[]) => run(buf, ["curl", "--http2-prior-knowledge", "--protocol", "grpc", ...args], { timeout: 30_000 });
-
   it("finds the service through reflection, and health reports it SERVING", async () => {
     const { stdout } = await bufCurl("--list-services", server.url);
     expect(stdout.trim().split("\n")).toContain("router.v1.AccountService");

@@ -1,11 +1,8 @@
 // The core server as an internal service sees it: a plain @grpc/grpc-js client
 // (with the generated protobuf-es schemas as serializers), and `buf curl`
 // calling it schema-less through server reflection.
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { anyUnpack, AnySchema } from "@bufbuild/protobuf/wkt";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import * as grpc from "@grpc/grpc-js";
@@ -28,34 +25,19 @@ import {
   Role,
   type GenerateResponse,
 } from "../../gen/router/v1/inference_pb.js";
+import { bufCurl, grpcMethod, rejection } from "../support/grpc-js.ts";
 import { DISABLED_KEY, TEST_ENV, TEST_KEY, testConfig } from "../support/harness.ts";
-
-const buf = fileURLToPath(new URL("../../node_modules/.bin/buf", import.meta.url));
-const run = promisify(execFile);
-
-/** A grpc-js method definition that (de)serializes with protobuf-es schemas. */
-function method<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O, responseStream: boolean) {
-  return {
-    path,
-    requestStream: false,
-    responseStream,
-    requestSerialize: (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
-    requestDeserialize: (bytes: Buffer) => fromBinary(input, bytes),
-    responseSerialize: (message: MessageShape<O>) => Buffer.from(toBinary(output, message)),
-    responseDeserialize: (bytes: Buffer) => fromBinary(output, bytes),
-  };
-}
 
 const CatalogueClient = grpc.makeGenericClientConstructor(
   {
-    ListModels: method("/router.v1.CatalogueService/ListModels", ListModelsRequestSchema, ListModelsResponseSchema, false),
-    GetModel: method("/router.v1.CatalogueService/GetModel", GetModelRequestSchema, GetModelResponseSchema, false),
+    ListModels: grpcMethod("/router.v1.CatalogueService/ListModels", ListModelsRequestSchema, ListModelsResponseSchema),
+    GetModel: grpcMethod("/router.v1.CatalogueService/GetModel", GetModelRequestSchema, GetModelResponseSchema),
   },
   "CatalogueService",
 );
 
 const InferenceClient = grpc.makeGenericClientConstructor(
-  { Generate: method("/router.v1.InferenceService/Generate", GenerateRequestSchema, GenerateResponseSchema, true) },
+  { Generate: grpcMethod("/router.v1.InferenceService/Generate", GenerateRequestSchema, GenerateResponseSchema, true) },
   "InferenceService",
 );
 
@@ -72,15 +54,6 @@ async function generate(client: grpc.Client, request: MessageInitShape<typeof Ge
   const events: GenerateResponse[] = [];
   for await (const event of start(create(GenerateRequestSchema, request))) events.push(event as GenerateResponse);
   return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as grpc.ServiceError;
-  }
-  throw new Error("the call succeeded");
 }
 
 /**
@@ -235,19 +208,7 @@ describe("buf curl", () => {
       messages: [{ role: "ROLE_USER", content: [{ text: { text: "hello there" } }] }],
       stream: true,
     };
-    const { stdout } = await run(
-      buf,
-      [
-        "curl",
-        "--http2-prior-knowledge",
-        "--protocol",
-        "grpc",
-        "--data",
-        JSON.stringify(body),
-        `${server.url}/router.v1.InferenceService/Generate`,
-      ],
-      { timeout: 30_000 },
-    );
+    const { stdout } = await bufCurl("--data", JSON.stringify(body), `${server.url}/router.v1.InferenceService/Generate`);
     // One JSON document per streamed message, pretty-printed back to back.
     const events = parseConcatenatedJson(stdout);
     const keys = events.map((e) => Object.keys(e)[0]);
@@ -263,11 +224,7 @@ describe("buf curl", () => {
 
   it("reports a bad key as unauthenticated", async () => {
     const body = { caller: { apiKey: "sk-wrong" }, model: "simulator/echo" };
-    const failure = await run(
-      buf,
-      ["curl", "--http2-prior-knowledge", "--protocol", "grpc", "--data", JSON.stringify(body), `${server.url}/router.v1.InferenceService/Generate`],
-      { timeout: 30_000 },
-    ).then(
+    const failure = await bufCurl("--data", JSON.stringify(body), `${server.url}/router.v1.InferenceService/Generate`).then(
       () => undefined,
       (error: { code: number; stdout: string; stderr: string }) => error,
     );

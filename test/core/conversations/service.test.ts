@@ -2,10 +2,7 @@
 // generated protobuf-es schemas as serializers), `buf curl` through reflection,
 // and the gateway's in-process client. Turns are put in the core's store
 // directly; how answers get there is run-inference's test.
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,30 +24,17 @@ import {
   type ListItemsResponse,
 } from "../../../gen/router/v1/conversations_pb.js";
 import { Role } from "../../../gen/router/v1/inference_pb.js";
+import { bufCurl, grpcMethod, rejection } from "../../support/grpc-js.ts";
 import { TEST_ENV, TEST_KEY, testConfig } from "../../support/harness.ts";
 
-const buf = fileURLToPath(new URL("../../../node_modules/.bin/buf", import.meta.url));
-const run = promisify(execFile);
 const OTHER_KEY = "sk-other-org-key";
 const T0 = Date.UTC(2026, 10, 3, 12, 0, 0);
 
-function method<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O) {
-  return {
-    path,
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
-    requestDeserialize: (bytes: Buffer) => fromBinary(input, bytes),
-    responseSerialize: (message: MessageShape<O>) => Buffer.from(toBinary(output, message)),
-    responseDeserialize: (bytes: Buffer) => fromBinary(output, bytes),
-  };
-}
-
 const ConversationClient = grpc.makeGenericClientConstructor(
   {
-    GetTurn: method("/router.v1.ConversationService/GetTurn", GetTurnRequestSchema, GetTurnResponseSchema),
-    ListItems: method("/router.v1.ConversationService/ListItems", ListItemsRequestSchema, ListItemsResponseSchema),
-    DeleteTurn: method("/router.v1.ConversationService/DeleteTurn", DeleteTurnRequestSchema, DeleteTurnResponseSchema),
+    GetTurn: grpcMethod("/router.v1.ConversationService/GetTurn", GetTurnRequestSchema, GetTurnResponseSchema),
+    ListItems: grpcMethod("/router.v1.ConversationService/ListItems", ListItemsRequestSchema, ListItemsResponseSchema),
+    DeleteTurn: grpcMethod("/router.v1.ConversationService/DeleteTurn", DeleteTurnRequestSchema, DeleteTurnResponseSchema),
   },
   "ConversationService",
 );
@@ -58,15 +42,6 @@ const ConversationClient = grpc.makeGenericClientConstructor(
 function unary<Res>(name: string, request: object): Promise<Res> {
   const call = (client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, r: Res) => void) => void>)[name].bind(client);
   return new Promise((resolve, reject) => call(request, (error, response) => (error ? reject(error) : resolve(response))));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as grpc.ServiceError;
-  }
-  throw new Error("the call succeeded");
 }
 
 const caller = (apiKey = TEST_KEY) => ({ apiKey });
@@ -180,20 +155,12 @@ describe("ConversationService from a grpc-js client", () => {
 
 describe("ConversationService elsewhere", () => {
   it("is listed and callable by buf curl through reflection", async () => {
-    const { stdout: services } = await run(buf, ["curl", "--http2-prior-knowledge", "--protocol", "grpc", "--list-services", server.url], { timeout: 30_000 });
+    const { stdout: services } = await bufCurl("--list-services", server.url);
     expect(services.split("\n")).toContain("router.v1.ConversationService");
-    const { stdout } = await run(
-      buf,
-      [
-        "curl",
-        "--http2-prior-knowledge",
-        "--protocol",
-        "grpc",
-        "--data",
-        JSON.stringify({ caller: { apiKey: TEST_KEY }, id: "resp_five", limit: 1, order: "LIST_ORDER_ASC" }),
-        `${server.url}/router.v1.ConversationService/ListItems`,
-      ],
-      { timeout: 30_000 },
+    const { stdout } = await bufCurl(
+      "--data",
+      JSON.stringify({ caller: { apiKey: TEST_KEY }, id: "resp_five", limit: 1, order: "LIST_ORDER_ASC" }),
+      `${server.url}/router.v1.ConversationService/ListItems`,
     );
     expect(JSON.parse(stdout)).toMatchObject({ items: [{ id: "resp_five_0", message: { role: "ROLE_USER" } }], hasMore: true });
   });

@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
 import { once } from "node:events";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, createClient } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
@@ -27,9 +24,7 @@ import {
 } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
 import type { ServerReflectionResponse } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
 import { CatalogueService, ModelSchema } from "../../../gen/router/v1/catalogue_pb.js";
-
-const buf = fileURLToPath(new URL("../../../node_modules/.bin/buf", import.meta.url));
-const run = promisify(execFile);
+import { bufCurl, grpcMethod } from "../../support/grpc-js.ts";
 
 const CATALOGUE = "router.v1.CatalogueService";
 
@@ -82,10 +77,6 @@ afterAll(async () => {
   await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
 });
 
-function bufCurl(...args: string[]) {
-  return run(buf, ["curl", "--http2-prior-knowledge", "--protocol", "grpc", ...args], { timeout: 30_000 });
-}
-
 describe("buf curl through server reflection", () => {
   it("lists the registered services, health and reflection", async () => {
     const { stdout } = await bufCurl("--list-services", baseUrl);
@@ -137,19 +128,6 @@ describe("reflection stream", () => {
     expect(answers[5]).toMatchObject({ case: "errorResponse", value: { errorCode: Code.NotFound } });
   });
 });
-
-/** A grpc-js method definition that (de)serializes with protobuf-es schemas. */
-function grpcMethod<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O) {
-  return {
-    path,
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (m: MessageShape<I>) => Buffer.from(toBinary(input, m)),
-    requestDeserialize: (b: Buffer) => fromBinary(input, b),
-    responseSerialize: (m: MessageShape<O>) => Buffer.from(toBinary(output, m)),
-    responseDeserialize: (b: Buffer) => fromBinary(output, b),
-  };
-}
 
 describe("health", () => {
   it("answers Check from a grpc-js client", async () => {
