@@ -11,24 +11,19 @@ import { createSimulatorAdapter } from "../../../core/providers/simulator/adapte
 import { runInference } from "../../../core/routing/run-inference.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { BlockType, CallerSchema, GenerateRequestSchema, MessageSchema, Role, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
+import { testTextModel } from "../../support/test-model.ts";
 
 const API_KEY = "sk-relay-events";
 
 const config = parseConfig(
   JSON.stringify({
     providers: [{ id: "sim", label: "Sim", protocol: "simulator" }],
-    models: ["echo", "tool-call", "reasoning"].map((id) => ({
-      id: `test/${id}`,
-      name: id,
-      created: 1,
-      creator: "test",
-      context_length: 8192,
-      max_completion_tokens: 1000,
-      input_modalities: ["text"],
-      output_modalities: ["text"],
-      supported_parameters: ["max_tokens", "stop", "tools", "tool_choice", "reasoning"],
-      providers: [{ provider: "sim", provider_model_id: id, pricing: { prompt: "0.000001", completion: "0.000002" } }],
-    })),
+    models: ["echo", "tool-call", "reasoning"].map((id) =>
+      testTextModel(id, {
+        supported_parameters: ["max_tokens", "stop", "tools", "tool_choice", "reasoning"],
+        providers: [{ provider: "sim", provider_model_id: id, pricing: { prompt: "0.000001", completion: "0.000002" } }],
+      }),
+    ),
     organizations: [{ id: "org_relay", name: "Relay", credits: "10", keys: [{ id: "key_relay", env: "RELAY_KEY" }] }],
   }),
 );

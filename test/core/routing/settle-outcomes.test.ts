@@ -12,6 +12,7 @@ import { BlockWriter } from "../../../core/providers/block-writer.ts";
 import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../core/providers/types.ts";
 import { runInference } from "../../../core/routing/run-inference.ts";
 import { BlockType, FinishReason, GenerateRequestSchema, Role, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
+import { testTextModel } from "../../support/test-model.ts";
 
 const API_KEY = "sk-settle-outcomes";
 const ORG = "org_settle";
@@ -24,25 +25,19 @@ const START_BALANCE = 10_000_000_000n; // 10 USD in nano-dollars
 const config = parseConfig(
   JSON.stringify({
     providers: [{ id: "scripted", label: "Scripted", protocol: "simulator" }],
-    models: ["paid", "free"].map((id) => ({
-      id: `test/${id}`,
-      name: id,
-      created: 1,
-      creator: "test",
-      context_length: 8192,
-      max_completion_tokens: 1000,
-      input_modalities: ["text"],
-      output_modalities: ["text"],
-      supported_parameters: ["max_tokens"],
-      providers: [
-        {
-          provider: "scripted",
-          provider_model_id: id,
-          pricing: { prompt: "0.000001", completion: "0.000002", request: "0.00001" },
-          ...(id === "free" ? { free: { enabled: true, daily_quota: 1 } } : {}),
-        },
-      ],
-    })),
+    models: ["paid", "free"].map((id) =>
+      testTextModel(id, {
+        supported_parameters: ["max_tokens"],
+        providers: [
+          {
+            provider: "scripted",
+            provider_model_id: id,
+            pricing: { prompt: "0.000001", completion: "0.000002", request: "0.00001" },
+            ...(id === "free" ? { free: { enabled: true, daily_quota: 1 } } : {}),
+          },
+        ],
+      }),
+    ),
     organizations: [{ id: ORG, name: "Settle", credits: "10", keys: [{ id: "key_settle", env: "SETTLE_KEY" }] }],
   }),
 );
