@@ -1,21 +1,11 @@
 // The hub's events (router.v1.GenerateResponse) in a compact form for
 // assertions: one `type` per event and only the fields that are set, so a
 // fixture's expected events read like the stream they describe.
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { BlockType, FinishReason, GenerateResponse, ModalityTokens } from "../../gen/router/v1/inference_pb.js";
+import type { AnnotationInit, BlockOpening, UsageInit } from "../../core/providers/block-writer.ts";
+import { BlockType, type FinishReason, type GenerateResponse, type ModalityTokens } from "../../gen/router/v1/inference_pb.js";
 
 export type EventView =
-  | {
-      type: "block_start";
-      index: number;
-      blockType: BlockType;
-      id?: string;
-      toolCallId?: string;
-      toolName?: string;
-      mimeType?: string;
-      serverToolName?: string;
-      serverToolCallId?: string;
-    }
+  | ({ type: "block_start"; index: number; blockType: BlockType } & BlockOpening)
   | { type: "block_delta"; index: number; text: string; signature?: string; redactedData?: string; data?: Uint8Array }
   | { type: "block_stop"; index: number }
   | { type: "usage"; usage: UsageView }
@@ -23,26 +13,13 @@ export type EventView =
   | { type: "annotation"; annotation: AnnotationView }
   | { type: "other"; event: GenerateResponse };
 
-export interface UsageView {
-  inputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens?: number;
-  outputTokens: number;
-  reasoningTokens: number;
+/** Usage as the BlockWriter is given it, with plain modality counts. */
+export type UsageView = Omit<UsageInit, "inputByModality" | "outputByModality"> & {
   inputByModality?: Array<{ modality: ModalityTokens["modality"]; tokens: number }>;
   outputByModality?: Array<{ modality: ModalityTokens["modality"]; tokens: number }>;
-  raw?: JsonObject;
-}
+};
 
-export interface AnnotationView {
-  url: string;
-  title: string;
-  startIndex?: number;
-  endIndex?: number;
-  content?: string;
-  blockIndex?: number;
-}
+export type AnnotationView = AnnotationInit;
 
 /** Fields with a value; empty strings and undefined are left out. */
 function setFields<T extends object>(fields: T): Partial<T> {
@@ -90,3 +67,25 @@ export function viewOf(response: GenerateResponse, options: { withRaw?: boolean 
 }
 
 export const viewsOf = (events: GenerateResponse[]): EventView[] => events.map((event) => viewOf(event));
+
+/**
+ * Block events in a compact form: "start 0 TEXT", "start 1 TOOL_CALL get_weather",
+ * "delta 0 Hi" (then " sig:<signature>", " redacted:<data>" when set; media
+ * bytes as "<n bytes>"), "stop 0". Other events are left out.
+ */
+export function blockTrace(events: EventView[]): string[] {
+  return events.flatMap((event) => {
+    switch (event.type) {
+      case "block_start":
+        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
+      case "block_delta":
+        return [
+          `delta ${event.index} ${event.data ? `<${event.data.length} bytes>` : event.text}${event.signature ? ` sig:${event.signature}` : ""}${event.redactedData ? ` redacted:${event.redactedData}` : ""}`,
+        ];
+      case "block_stop":
+        return [`stop ${event.index}`];
+      default:
+        return [];
+    }
+  });
+}

@@ -3,7 +3,7 @@
 // (test/support/block-lifecycle.ts): one block open at a time, each closed once.
 import { describe, expect, it } from "vitest";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema } from "../../../../core/providers/anthropic/parse-stream.ts";
-import { viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
+import { blockTrace, viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
@@ -71,22 +71,6 @@ const END_WITH = (stopReason: string) => [
   { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 9 } },
   { type: "message_stop" },
 ];
-
-/** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
-function blockTrace(events: EventView[]): string[] {
-  return events.flatMap((event) => {
-    switch (event.type) {
-      case "block_start":
-        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
-      case "block_delta":
-        return [`delta ${event.index} ${event.text}${event.signature ? ` sig:${event.signature}` : ""}${event.redactedData ? ` redacted:${event.redactedData}` : ""}`];
-      case "block_stop":
-        return [`stop ${event.index}`];
-      default:
-        return [];
-    }
-  });
-}
 
 describe("Anthropic stream translation", () => {
   it("turns thinking, a web search with its results, text with citations and a tool call into hub blocks", () => {

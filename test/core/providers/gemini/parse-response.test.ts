@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { characterIndex, createResponseTranslator, responseSchema } from "../../../../core/providers/gemini/parse-response.ts";
 import { readServerSentEvents } from "../../../../core/providers/read-sse.ts";
-import { viewsOf, type EventView } from "../../../support/event-view.ts";
+import { blockTrace, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, FinishReason, Modality } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
@@ -41,22 +41,6 @@ const chunk = (parts: unknown[], finishReason?: string) => ({
   candidates: [{ content: { parts, role: "model" }, index: 0, ...(finishReason && { finishReason }) }],
   usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 5, totalTokenCount: 10 },
 });
-
-/** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
-function blockTrace(events: EventView[]): string[] {
-  return events.flatMap((event) => {
-    switch (event.type) {
-      case "block_start":
-        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
-      case "block_delta":
-        return [`delta ${event.index} ${event.data ? `<${event.data.length} bytes>` : event.text}${event.signature ? ` sig:${event.signature}` : ""}`];
-      case "block_stop":
-        return [`stop ${event.index}`];
-      default:
-        return [];
-    }
-  });
-}
 
 const usage25 = (final: boolean) => ({
   promptTokenCount: 9,

@@ -5,7 +5,7 @@
 // side, text and reasoning never beside anything.
 import { describe, expect, it } from "vitest";
 import { createChunkTranslator, type OpenAiChunk } from "../../../../core/providers/openai-compatible/parse-stream.ts";
-import { viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
+import { blockTrace, viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, Modality } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
 
@@ -31,22 +31,6 @@ function translate(chunks: OpenAiChunk[]): EventView[] {
   const events = viewsOf([...chunks.flatMap((chunk) => translator.translate(chunk)), ...translator.end()]);
   expectWellFormedBlocks(events, { toolCallsMayOverlap: true });
   return events;
-}
-
-/** Block events in a compact form: "start 0 TEXT", "delta 0 Hi", "stop 0". */
-function blockTrace(events: EventView[]): string[] {
-  return events.flatMap((event) => {
-    switch (event.type) {
-      case "block_start":
-        return [`start ${event.index} ${BlockType[event.blockType]}${event.toolName ? ` ${event.toolName}` : ""}`];
-      case "block_delta":
-        return [`delta ${event.index} ${event.text}`];
-      case "block_stop":
-        return [`stop ${event.index}`];
-      default:
-        return [];
-    }
-  });
 }
 
 describe("OpenAI-compatible stream translation", () => {
