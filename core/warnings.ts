@@ -17,24 +17,3 @@ export type WarningCode =
 export function warning(code: WarningCode, param: string, message: string): Warning {
   return create(WarningSchema, { code, param, message });
 }
-
-// `<param> is not supported by <model> on <provider> and was ignored`, the
-// wording of routing's unsupported-parameter warnings.
-const UNSUPPORTED = /^(\S+) is not supported by /;
-
-/**
- * A warning still written as words (routing and the adapters' `warnings.ts`
- * until they make typed ones), given a code and, when the wording names it, the
- * parameter.
- */
-export function toWarning(text: string): Warning {
-  const unsupported = UNSUPPORTED.exec(text);
-  if (unsupported) return warning("unsupported_parameter", unsupported[1]!, text);
-  if (text.startsWith("the semantic cache")) return warning("unavailable_feature", "cache", text);
-  return warning("adjusted_parameter", "", text);
-}
-
-/** Typed warnings from a mix of typed ones and words (see toWarning). */
-export function toWarnings(warnings: ReadonlyArray<string | Warning>): Warning[] {
-  return warnings.map((w) => (typeof w === "string" ? toWarning(w) : w));
-}

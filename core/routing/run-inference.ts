@@ -22,7 +22,6 @@ import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
-import { toWarnings } from "../warnings.ts";
 import type { ProviderAdapter, UpstreamCall } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { sha256Hex } from "../auth/keys.ts";
@@ -217,7 +216,7 @@ async function* relay(
 
 const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
 
-function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: ReadonlyArray<string | Warning>, admitted: AdmittedRequest, now: Date): GenerateResponse {
+function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: Warning[], admitted: AdmittedRequest, now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {
     event: {
       case: "start",
@@ -228,8 +227,7 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         provider: attempt.route.provider.id,
         created: BigInt(Math.floor(now.getTime() / 1000)),
         attempts: trace,
-        // Routing and the adapters may still say their warnings in words.
-        warnings: toWarnings(warnings),
+        warnings,
         free: attempt.free,
         requestsWindow: admitted.requestsWindow,
         tokensWindow: admitted.tokensWindow,
