@@ -40,6 +40,16 @@ export interface BlockTrackerOptions {
    * so a long stream holds only its open blocks (media bytes included).
    */
   keepStoppedBlocks?: boolean;
+  /**
+   * What a block gathers: "all" (the default; the fold, and an encoder that
+   * reads a block whole at its stop) gathers text, signature, redacted
+   * reasoning, media bytes and annotations; "media" gathers only media bytes
+   * (an encoder that sends each delta's text as it comes and needs a block
+   * whole only for its media, as chat's stream does): text, signature and
+   * redactedData stay empty and annotations are not gathered, so a long open
+   * block holds none of its text. Start, type and ordinal are always kept.
+   */
+  gather?: "all" | "media";
 }
 
 export function createBlockTracker(options: BlockTrackerOptions = {}): BlockTracker {
@@ -47,6 +57,7 @@ export function createBlockTracker(options: BlockTrackerOptions = {}): BlockTrac
   const blocks: TrackedBlock[] = [];
   // Blocks started so far, by type (indexed by the BlockType number).
   const startedByType: number[] = [];
+  const gatherAll = (options.gather ?? "all") === "all";
   return {
     blocks,
     track({ event }) {
@@ -63,11 +74,13 @@ export function createBlockTracker(options: BlockTrackerOptions = {}): BlockTrac
         case "blockDelta": {
           const block = open.get(event.value.index);
           if (!block) return undefined;
-          const { text, signature, redactedData, data } = event.value;
-          // Appending builds a rope in V8: cheaper per delta than gathering pieces and joining at the stop.
-          block.text += text;
-          block.signature += signature;
-          block.redactedData += redactedData;
+          const { data } = event.value;
+          if (gatherAll) {
+            // Appending builds a rope in V8: cheaper per delta than gathering pieces and joining at the stop.
+            block.text += event.value.text;
+            block.signature += event.value.signature;
+            block.redactedData += event.value.redactedData;
+          }
           if (data.length > 0) block.data.push(data);
           return block;
         }
@@ -80,7 +93,7 @@ export function createBlockTracker(options: BlockTrackerOptions = {}): BlockTrac
         }
         case "annotation": {
           const { blockIndex } = event.value;
-          if (blockIndex !== undefined) (open.get(blockIndex) ?? blocks.findLast((b) => b.start.index === blockIndex))?.annotations.push(event.value);
+          if (gatherAll && blockIndex !== undefined) (open.get(blockIndex) ?? blocks.findLast((b) => b.start.index === blockIndex))?.annotations.push(event.value);
           return undefined;
         }
         default:

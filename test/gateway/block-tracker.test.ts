@@ -69,6 +69,25 @@ describe("block tracker", () => {
     expect(tracker.blocks).toEqual([]);
   });
 
+  it("with gather: media (chat's stream) keeps ordinals and media bytes but no text, signature or annotations", () => {
+    const tracker = createBlockTracker({ gather: "media" });
+    const stopped = answer.flatMap((response) => {
+      const block = tracker.track(response);
+      return response.event.case === "blockStop" && block ? [block] : [];
+    });
+    expect(stopped.map((b) => [b.start.index, b.type, b.ordinal, b.text, b.signature, b.redactedData, b.annotations.length])).toEqual([
+      [0, BlockType.REASONING, 0, "", "", "", 0],
+      [1, BlockType.TOOL_CALL, 0, "", "", "", 0],
+      [2, BlockType.TOOL_CALL, 1, "", "", "", 0],
+      [3, BlockType.TEXT, 0, "", "", "", 0],
+      [4, BlockType.IMAGE, 0, "", "", "", 0],
+    ]);
+    expect(Buffer.concat(stopped[4].data)).toEqual(Buffer.from([1, 2, 3]));
+    // An open block holds no text either, delta after delta.
+    tracker.track(start(5, BlockType.TEXT));
+    expect(tracker.track(delta(5, { text: "long answer", redactedData: "x" }))?.text).toBe("");
+  });
+
   it("ignores pieces of a block that is not open (never started, or stopped)", () => {
     const tracker = createBlockTracker();
     expect(tracker.track(delta(7, { text: "stray" }))).toBeUndefined();

@@ -22,8 +22,9 @@ export function createChunkEncoder(start: ResponseStart): StreamEncoder {
   const delta = (value: Record<string, unknown>) => chunk([{ index: 0, delta: value, finish_reason: null }]);
   // Tool calls are numbered among themselves in the chat format, and so are
   // reasoning blocks (the `index` of their `reasoning_details` entries): the
-  // tracker's ordinals. Media bytes are sent whole when their block stops.
-  const blocks = createBlockTracker();
+  // tracker's ordinals. Media bytes are sent whole when their block stops. Text
+  // goes out delta by delta, so the tracker gathers only the media bytes.
+  const blocks = createBlockTracker({ gather: "media" });
   let usage: Usage | undefined;
 
   return {
