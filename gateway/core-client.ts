@@ -3,12 +3,13 @@
 // network: stack.md measured that hop); split, they speak Connect over HTTP/2.
 import type { DescMessage, DescService } from "@bufbuild/protobuf";
 import { create, isMessage } from "@bufbuild/protobuf";
-import { createClient, createHandlerContext, type CallOptions, type Client, type ServiceImpl } from "@connectrpc/connect";
+import { createClient, createHandlerContext, type CallOptions, type Client, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
 import type { Core } from "../core/create-core.ts";
+import { Code, ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
 
 export interface CoreClient {
   inference: Client<typeof InferenceService>;
@@ -35,11 +36,52 @@ export function coreUrlProblem(value: string | undefined): string | undefined {
 }
 
 export function createRemoteCoreClient(baseUrl: string): CoreClient {
-  const transport = createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true });
+  const transport = createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, interceptors: [coreUnavailable(baseUrl)] });
   return {
     inference: createClient(InferenceService, transport),
     catalogue: createClient(CatalogueService, transport),
     conversations: createClient(ConversationService, transport),
+  };
+}
+
+/**
+ * Errors the core did not make (no ErrorDetail: refused, reset, not HTTP/2, not
+ * Connect, a wrong path) become core_unavailable, the transport's words kept in
+ * the message for the log; unless our caller went away (the call's signal
+ * aborted), which stays the transport's Canceled. Streams can fail while
+ * their messages are read, so their iteration is wrapped too.
+ */
+function coreUnavailable(baseUrl: string): Interceptor {
+  const translate = (error: unknown, signal: AbortSignal): unknown => {
+    if (signal.aborted) return error;
+    const connectError = ConnectError.from(error);
+    if (errorDetailOf(connectError)) return error;
+    return routerError(Code.Unavailable, "core_unavailable", `the core at ${baseUrl} did not answer: ${connectError.rawMessage}`, {
+      retryAfterSeconds: 1,
+      cause: error,
+    });
+  };
+  return (next) => async (request) => {
+    let response;
+    try {
+      response = await next(request);
+    } catch (error) {
+      throw translate(error, request.signal);
+    }
+    if (!response.stream) return response;
+    const messages = response.message;
+    return {
+      ...response,
+      message: {
+        async *[Symbol.asyncIterator]() {
+          try {
+            yield* messages;
+          } catch (error) {
+            throw translate(error, request.signal);
+          }
+        },
+      },
+    };
   };
 }
 

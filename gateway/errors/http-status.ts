@@ -75,6 +75,8 @@ export function toPublicError(error: unknown): PublicError {
   // transport's (its message names internal addresses) or a bug. Its words
   // stay in the log; the answer says only what the caller can act on.
   if (!detail) return WITHOUT_DETAIL[error.code] ?? INTERNAL;
+  // The remote core client's words for a transport failure: they name the core's address.
+  if (detail.reason === "core_unavailable") return CORE_UNAVAILABLE;
   const reason = detail.reason || "internal_error";
   const mapped = BY_REASON[reason] ?? BY_CODE[error.code] ?? { status: 500, type: "api_error" };
   return {

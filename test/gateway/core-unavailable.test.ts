@@ -2,8 +2,8 @@
 // spec's error shape, never the transport's message (it names the core's
 // internal address); the detail goes to the log only.
 import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import http, { type Server } from "node:http";
+import net, { type AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { pino } from "pino";
@@ -75,6 +75,65 @@ describe("split gateway, core not listening", () => {
   it("the transport's detail is logged", () => {
     expect(logged).toContain("ECONNREFUSED");
     expect(logged).toContain(`127.0.0.1:${closedPort}`);
+  });
+});
+
+// CORE_URL pointed at something that listens but is not the core: a server
+// that closes every connection (a database port), an HTTP/1 server. The
+// transport fails (a cancelled stream, a protocol error): that is the core
+// being unavailable, not a caller who left (499) nor a bug (500).
+describe.each([
+  ["a TCP server that closes every connection", () => net.createServer((socket) => socket.destroy())],
+  ["an HTTP/1 server", () => http.createServer((_request, response) => response.end("not the core"))],
+])("split gateway, CORE_URL at %s", (_name, createTarget) => {
+  let target: net.Server;
+  let server: Server;
+  let gatewayUrl: string;
+  let targetPort: number;
+  let logged = "";
+
+  beforeAll(async () => {
+    target = createTarget();
+    target.listen(0, "127.0.0.1");
+    await once(target, "listening");
+    targetPort = (target.address() as AddressInfo).port;
+    const sink = new Writable({ write: (chunk, _encoding, done) => ((logged += chunk.toString()), done()) });
+    const app = createApp({ core: createRemoteCoreClient(`http://127.0.0.1:${targetPort}`), logger: pino({ level: "warn" }, sink) });
+    server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    (target as Server).closeAllConnections?.();
+    await new Promise((resolve) => target.close(resolve));
+  });
+
+  const chat = (body: object) =>
+    fetch(`${gatewayUrl}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-any-key", "content-type": "application/json" },
+      body: JSON.stringify({ model: "simulator/echo", messages: [{ role: "user", content: "Hello" }], ...body }),
+    });
+
+  it.each([
+    ["a chat completion", () => chat({})],
+    ["a streamed chat completion", () => chat({ stream: true })],
+    ["the catalogue", () => fetch(`${gatewayUrl}/api/v1/models`)],
+  ])("%s gets 503 core_unavailable, logged once as a warning", async (_what, send) => {
+    logged = "";
+    const response = await send();
+    const text = await response.text();
+    expect(response.status).toBe(503);
+    expect(JSON.parse(text)).toEqual(CORE_UNAVAILABLE);
+    expect(text).not.toContain("127.0.0.1");
+    expect(text).not.toContain(String(targetPort));
+    const lines = logged.trim().split("\n").map((line) => JSON.parse(line) as { level: number; code: string; reason: string });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, code: "core_unavailable" });
+    expect(lines[0].reason).toContain(`127.0.0.1:${targetPort}`);
   });
 });
 
