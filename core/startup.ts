@@ -56,9 +56,20 @@ export async function startupToListen(
   return withCredentials(settings, options);
 }
 
+/** pino's levels, the values LOG_LEVEL may take. */
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
 /** The environment and the configuration, checked; nothing printed. */
 function readSettings(env: Record<string, string | undefined>): Startup {
-  const logger = pino({ level: env.LOG_LEVEL ?? "info" });
+  const level = env.LOG_LEVEL || "info";
+  if (!LOG_LEVELS.includes(level)) exitWithError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(level)}`);
+  if (env.REDIS_URL) {
+    const protocol = URL.parse(env.REDIS_URL)?.protocol;
+    if (protocol !== "redis:" && protocol !== "rediss:") {
+      exitWithError(`REDIS_URL must be a redis:// or rediss:// URL (for example redis://127.0.0.1:6379), got ${JSON.stringify(env.REDIS_URL)}`);
+    }
+  }
+  const logger = pino({ level });
   const configPath = env.ROUTER_CONFIG || DEFAULT_CONFIG_PATH;
   let config: RouterConfig;
   try {
