@@ -37,9 +37,15 @@ export function nullMeansAbsent<Schema extends z.ZodType>(schema: Schema) {
 
 function withoutNullFields(value: unknown): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  if (!Object.values(value).includes(null)) return value;
+  if (!hasNullField(value)) return value;
   // fromEntries defines own properties, so even a "__proto__" key stays plain data.
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null));
+}
+
+/** Whether an own enumerable field is null, stopping at the first (no array of the values). */
+function hasNullField(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key) && (value as Record<string, unknown>)[key] === null) return true;
+  return false;
 }
 
 // ---- the JSON's shape, before the schema sees it ----
