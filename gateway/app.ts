@@ -27,8 +27,6 @@ export interface AppDeps {
   formats?: readonly GatewayFormat[];
 }
 
-export const DEFAULT_BODY_LIMIT = BODY_LIMIT;
-
 export function createApp(deps: AppDeps): Koa {
   const logger = deps.logger ?? pino({ level: "silent" });
   const idPrefix = deps.idPrefix ?? "rtr";
@@ -63,7 +61,7 @@ export function createApp(deps: AppDeps): Koa {
     }
   });
 
-  app.use(readJsonBody(deps.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  app.use(readJsonBody(deps.bodyLimit ?? BODY_LIMIT));
 
   const router = new Router();
   for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format), { core: deps.core });
