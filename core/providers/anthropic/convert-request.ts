@@ -219,12 +219,16 @@ function convertSystem(request: GenerateRequest, warnings: Warning[]): JsonObjec
   return blocks;
 }
 
-/** What the message conversion leaves out, noted where it is decided and said once each, in this order. */
+/**
+ * What the message conversion leaves out, noted where it is decided and said once each,
+ * in this order. Each is made per request, so no two requests share (and can
+ * change) one Warning object.
+ */
 const CONTENT_DROPS = {
-  audio: notCarried("messages", "audio input"),
-  fileId: notCarried("messages", "a file given only by file_id"),
-  unsignedReasoning: warning("unsupported_parameter", "messages", "earlier reasoning without an Anthropic signature cannot be sent back to Anthropic and was left out"),
-  names: warning("unsupported_parameter", "messages", "message author names are not supported by the Anthropic protocol and were ignored"),
+  audio: () => notCarried("messages", "audio input"),
+  fileId: () => notCarried("messages", "a file given only by file_id"),
+  unsignedReasoning: () => warning("unsupported_parameter", "messages", "earlier reasoning without an Anthropic signature cannot be sent back to Anthropic and was left out"),
+  names: () => warning("unsupported_parameter", "messages", "message author names are not supported by the Anthropic protocol and were ignored"),
 };
 type ContentDrop = keyof typeof CONTENT_DROPS;
 
@@ -248,7 +252,7 @@ function convertMessages(messages: Message[], warnings: Warning[]): JsonObject[]
     if (last?.role === role) last.content.push(...content);
     else turns.push({ role, content });
   }
-  for (const [drop, dropWarning] of Object.entries(CONTENT_DROPS)) if (drops.has(drop as ContentDrop)) warnings.push(dropWarning);
+  for (const [drop, dropWarning] of Object.entries(CONTENT_DROPS)) if (drops.has(drop as ContentDrop)) warnings.push(dropWarning());
   return turns;
 }
 

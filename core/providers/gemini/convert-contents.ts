@@ -33,13 +33,17 @@ export interface GeminiContents {
 
 type GeminiRole = "user" | "model";
 
-/** What the conversion leaves out, noted where it is decided and said once each, in this order. */
+/**
+ * What the conversion leaves out, noted where it is decided and said once each,
+ * in this order. Each is made per request, so no two requests share (and can
+ * change) one Warning object.
+ */
 const CONTENT_DROPS = {
-  names: notCarried("messages", "message author names", true),
-  systemMedia: warning("unsupported_parameter", "messages", "non-text content of system messages is not supported by the Gemini protocol and was left out"),
-  reasoningText: warning("adjusted_parameter", "messages", "Gemini takes no reasoning as input: earlier reasoning text was left out (its thought signatures were kept)"),
-  imageDetail: notCarried("messages", "image detail"),
-  imageUrl: warning("unsupported_parameter", "messages", "images must be data URIs or http(s)/gs URLs for the Gemini protocol; others were left out"),
+  names: () => notCarried("messages", "message author names", true),
+  systemMedia: () => warning("unsupported_parameter", "messages", "non-text content of system messages is not supported by the Gemini protocol and was left out"),
+  reasoningText: () => warning("adjusted_parameter", "messages", "Gemini takes no reasoning as input: earlier reasoning text was left out (its thought signatures were kept)"),
+  imageDetail: () => notCarried("messages", "image detail"),
+  imageUrl: () => warning("unsupported_parameter", "messages", "images must be data URIs or http(s)/gs URLs for the Gemini protocol; others were left out"),
 };
 type ContentDrop = keyof typeof CONTENT_DROPS;
 type Drops = Set<ContentDrop>;
@@ -80,7 +84,7 @@ export function convertMessages(messages: Message[], warnings: Warning[]): Gemin
         append("user", message.content.flatMap(inputPart));
     }
   }
-  for (const [drop, dropWarning] of Object.entries(CONTENT_DROPS)) if (drops.has(drop as ContentDrop)) warnings.push(dropWarning);
+  for (const [drop, dropWarning] of Object.entries(CONTENT_DROPS)) if (drops.has(drop as ContentDrop)) warnings.push(dropWarning());
   return {
     ...(systemParts.length > 0 ? { systemInstruction: { parts: systemParts } } : {}),
     contents: contents as unknown as JsonObject[],

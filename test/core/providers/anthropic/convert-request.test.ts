@@ -250,6 +250,15 @@ describe("Anthropic request conversion", () => {
     ]);
   });
 
+  it("makes each request's content warnings afresh: changing one leaves the next request's alone", () => {
+    const named = () => call({ messages: [{ role: Role.USER, name: "ann", content: [text("Hi")] }] });
+    const first = convert(named()).warnings;
+    first[0]!.message = "changed";
+    const second = convert(named()).warnings;
+    expect(second[0]).not.toBe(first[0]);
+    expect(second.map((w) => w.message)).toEqual(["message author names are not supported by the Anthropic protocol and were ignored"]);
+  });
+
   it("types each warning: what was left out is unsupported_parameter, what was changed adjusted_parameter, each naming its parameter", () => {
     const { warnings } = convert(
       call({

@@ -325,6 +325,15 @@ describe("warnings", () => {
     expect(warningsOf(call({ messages: [hi], sampling: { temperature: 1, seed: 1n } }))).toEqual([]);
   });
 
+  it("about content are made afresh per request: changing one leaves the next request's alone", () => {
+    const named = () => call({ messages: [{ role: Role.USER, name: "ann", content: [text("Hi")] }] });
+    const first = convert(named()).warnings;
+    first[0]!.message = "changed";
+    const second = convert(named()).warnings;
+    expect(second[0]).not.toBe(first[0]);
+    expect(second.map((w) => w.message)).toEqual(["message author names are not supported by the Gemini protocol and were ignored"]);
+  });
+
   it("names each field the protocol cannot carry", () => {
     const cached = (part: PartInit): PartInit => ({ ...part, cacheControl: { type: "ephemeral" } }) as PartInit;
     const warnings = warningsOf(
