@@ -265,14 +265,19 @@ function notServedYet(request: GenerateRequest): Warning[] {
 }
 
 function describeUnavailable(model: CatalogueModel, request: GenerateRequest): string {
-  const only = request.provider?.only ?? [];
+  const preferences = request.provider;
+  const only = preferences?.only ?? [];
+  // With fallbacks off, `order` restricts routing just as `only` does (orderRoutes).
+  const order = preferences?.allowFallbacks === false ? preferences.order : [];
   const servedBy = model.routes.map((r) => r.provider.id);
-  if (only.length > 0 && !only.some((id) => servedBy.includes(id))) {
-    // The named providers exist (checked first) but none of them serves this model.
-    return `${model.config.id} is not served by ${only.join(", ")} (served by ${[...new Set(servedBy)].join(", ")})`;
+  for (const named of [only, order]) {
+    if (named.length > 0 && !named.some((id) => servedBy.includes(id))) {
+      // The named providers exist (checked first) but none of them serves this model.
+      return `${model.config.id} is not served by ${named.join(", ")} (served by ${[...new Set(servedBy)].join(", ")})`;
+    }
   }
   const missingKeys = model.routes
-    .filter((r) => only.length === 0 || only.includes(r.provider.id))
+    .filter((r) => (only.length === 0 || only.includes(r.provider.id)) && (order.length === 0 || order.includes(r.provider.id)))
     .filter((r) => !r.enabled && r.provider.api_key_env && !r.apiKey)
     .map((r) => r.provider.api_key_env);
   return missingKeys.length > 0

@@ -78,6 +78,21 @@ describe("a provider that exists but cannot serve the model", () => {
     expect(response.headers.get("x-router-provider")).toBe("cheap");
   });
 
+  it("order with allow_fallbacks: false: a provider that does not serve the model is 503 naming who does", async () => {
+    const { status, error } = await post({ model: "test/ok", provider: { order: ["local"], allow_fallbacks: false } });
+    expect(status).toBe(503);
+    expect(error).toMatchObject({ code: "no_provider_available" });
+    expect(error!.message).toContain("test/ok is not served by local (served by cheap, dear)");
+    expect(stack.upstream.requests).toHaveLength(0);
+  });
+
+  it("order with allow_fallbacks: false: a provider without its API key is 503 naming the variable to set", async () => {
+    const { status, error } = await post({ model: "test/unkeyed", provider: { order: ["nokey"], allow_fallbacks: false } });
+    expect(status).toBe(503);
+    expect(error).toMatchObject({ code: "no_provider_available" });
+    expect(error!.message).toContain("NOKEY_KEY");
+  });
+
   it("order: a named provider that does not serve the model is passed over, the others serve", async () => {
     const response = await fetch(`${stack.gateway.apiUrl}/chat/completions`, {
       method: "POST",
