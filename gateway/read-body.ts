@@ -41,8 +41,12 @@ function isBlank(body: unknown): boolean {
   return typeof body === "string" && body.trim() === "";
 }
 
-/** Content codings are case-insensitive (RFC 9110); the inflater only knows lower case. */
+/**
+ * Content codings are case-insensitive (RFC 9110); the inflater only knows lower case.
+ * An empty body (Content-Length: 0) is empty whatever its encoding: nothing to inflate.
+ */
 function normaliseContentEncoding(req: IncomingMessage): void {
+  if (req.headers["content-length"] === "0") delete req.headers["content-encoding"];
   const encoding = req.headers["content-encoding"];
   if (encoding !== undefined) req.headers["content-encoding"] = encoding.trim().toLowerCase() || "identity";
 }

@@ -180,6 +180,12 @@ describe("request edges", () => {
       }
     });
 
+    it.each(["gzip", "deflate", "br", "zstd"])("calls an empty body empty whatever its Content-Encoding (%s)", async (encoding) => {
+      const response = await post("", { "content-type": "application/json", "content-encoding": encoding });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toMatchObject({ code: "invalid_parameter", param: "body", message: "The request body is empty: send a JSON object" });
+    });
+
     it("tells JSON that is not an object so", async () => {
       const response = await post('"hello"', { "content-type": "application/json" });
       expect(response.status).toBe(400);
