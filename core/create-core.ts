@@ -51,10 +51,17 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const catalogue = createCatalogue(deps.config, deps.env, capabilitiesOf);
   const now = deps.now ?? (() => new Date());
   const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
+  let conversationStore: ConversationStore;
+  try {
+    conversationStore = deps.conversationStore ?? (await openConversationStore(deps.env, { now: () => now().getTime(), logger: deps.logger }));
+  } catch (error) {
+    // A start that fails leaves nothing open (the account stores' Redis client).
+    await accounts.close();
+    throw error;
+  }
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
   const adapters = createAdapters(http);
-  const conversationStore = deps.conversationStore ?? (await openConversationStore(deps.env, { now: () => now().getTime(), logger: deps.logger }));
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
   return {

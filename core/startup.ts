@@ -148,6 +148,7 @@ export async function createCoreOrExit(deps: CoreDeps): Promise<Core> {
     return await createCore(deps);
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
-    exitWithError(`Cannot start: the account store at REDIS_URL is unavailable (${error.message})`);
+    // Either store may be the one that could not reach it: the message names neither.
+    exitWithError(`Cannot start: Redis at REDIS_URL is unavailable (${error.message})`);
   }
 }

@@ -5,7 +5,10 @@ import { once } from "node:events";
 import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { describeListenError } from "../core/listen-check.ts";
-import { listenOrExit } from "../core/startup.ts";
+import { createMemoryAccountStores } from "../core/accounts/memory-store.ts";
+import { createCoreOrExit, listenOrExit } from "../core/startup.ts";
+import { TEST_ENV, testConfig } from "./support/harness.ts";
+import { freePort } from "./support/redis-server.ts";
 import { CORE_ENTRY, GATEWAY_ENTRY, spawnEntry, stopAllEntries } from "./support/spawn-entry.ts";
 
 const TIMEOUT = 30_000;
@@ -125,5 +128,27 @@ describe("listenOrExit: a port lost between the check and the listen", () => {
 
   it("passes a successful listen through", async () => {
     expect(await listenOrExit({ host: "127.0.0.1", port: 0, variable: "PORT" }, async () => "server")).toBe("server");
+  });
+});
+
+describe("createCoreOrExit: Redis unreachable for the conversation store", () => {
+  it("names Redis, not the account store, and closes what was already opened", { timeout: TIMEOUT }, async () => {
+    const stores = createMemoryAccountStores();
+    const closeStores = vi.spyOn(stores, "close");
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
+    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
+      throw new Error(`exit ${code}`);
+    });
+    try {
+      const env = { ...TEST_ENV, REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+      await expect(createCoreOrExit({ config: testConfig("http://127.0.0.1:9/v1"), env, stores })).rejects.toThrow("exit 1");
+    } finally {
+      write.mockRestore();
+      exit.mockRestore();
+    }
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(/^Cannot start: Redis at REDIS_URL is unavailable \(.+\)\n$/);
+    expect(closeStores).toHaveBeenCalled();
   });
 });
