@@ -8,6 +8,7 @@ import { createCoreServer } from "../core/server.ts";
 import { closeOnSignals, createCoreOrExit, exitWithError, listenOrExit, startupToListen } from "../core/startup.ts";
 import { createApp } from "./app.ts";
 import { coreUrlProblem, createInProcessCoreClient, createRemoteCoreClient, type CoreClient } from "./core-client.ts";
+import { listenGateway } from "./http-server.ts";
 
 const split = process.argv.includes("--split");
 if (split) {
@@ -31,7 +32,7 @@ if (split) {
 }
 
 const app = createApp({ core, logger, idPrefix: config.id_prefix });
-const server: Server = await listenOrExit({ host, port, variable: "PORT" }, () => listening(app.listen(port, host)));
+const server: Server = await listenOrExit({ host, port, variable: "PORT" }, () => listening(listenGateway(app, port, host)));
 server.keepAliveTimeout = 65_000;
 logger.info({ url: `http://${host}:${(server.address() as AddressInfo).port}` }, split ? "gateway listening (core at CORE_URL)" : "gateway listening");
 closeOnSignals(async () => {

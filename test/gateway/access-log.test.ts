@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { expect, it } from "vitest";
 import { createCore } from "../../core/create-core.ts";
 import { createApp } from "../../gateway/app.ts";
+import { listenGateway } from "../../gateway/http-server.ts";
 import { createInProcessCoreClient } from "../../gateway/core-client.ts";
 import { TEST_ENV, TEST_KEY, testConfig } from "../support/harness.ts";
 
@@ -19,7 +20,7 @@ it("logs each request with its status and request_tags", async () => {
   });
   // The simulator serves here; the upstream URL is never called.
   const core = await createCore({ config: testConfig("http://127.0.0.1:9/v1"), env: TEST_ENV });
-  const server = createApp({ core: createInProcessCoreClient(core), logger: pino({ level: "info" }, sink) }).listen(0, "127.0.0.1");
+  const server = listenGateway(createApp({ core: createInProcessCoreClient(core), logger: pino({ level: "info" }, sink) }), 0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
   const response = await fetch(`http://127.0.0.1:${port}/api/v1/chat/completions`, {

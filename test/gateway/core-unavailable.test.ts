@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../gateway/app.ts";
 import { createRemoteCoreClient } from "../../gateway/core-client.ts";
 import { toPublicError } from "../../gateway/errors/http-status.ts";
+import { listenGateway } from "../../gateway/http-server.ts";
 import { freePort } from "../support/redis-server.ts";
 
 const CORE_UNAVAILABLE = {
@@ -32,7 +33,7 @@ describe("split gateway, core not listening", () => {
     closedPort = await freePort();
     const sink = new Writable({ write: (chunk, _encoding, done) => ((logged += chunk.toString()), done()) });
     const app = createApp({ core: createRemoteCoreClient(`http://127.0.0.1:${closedPort}`), logger: pino({ level: "warn" }, sink) });
-    server = app.listen(0, "127.0.0.1");
+    server = listenGateway(app, 0, "127.0.0.1");
     await once(server, "listening");
     gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -99,7 +100,7 @@ describe.each([
     targetPort = (target.address() as AddressInfo).port;
     const sink = new Writable({ write: (chunk, _encoding, done) => ((logged += chunk.toString()), done()) });
     const app = createApp({ core: createRemoteCoreClient(`http://127.0.0.1:${targetPort}`), logger: pino({ level: "warn" }, sink) });
-    server = app.listen(0, "127.0.0.1");
+    server = listenGateway(app, 0, "127.0.0.1");
     await once(server, "listening");
     gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createCore, type Core } from "../../core/create-core.ts";
 import { Code, routerError } from "../../core/errors.ts";
 import { createApp } from "../../gateway/app.ts";
+import { listenGateway } from "../../gateway/http-server.ts";
 import { createInProcessCoreClient, type CoreClient } from "../../gateway/core-client.ts";
 import { TEST_ENV, TEST_KEY, testConfig } from "../support/harness.ts";
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
       },
     },
   };
-  server = createApp({ core: client, logger: pino({ level: "info" }, sink) }).listen(0, "127.0.0.1");
+  server = listenGateway(createApp({ core: client, logger: pino({ level: "info" }, sink) }), 0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/chat/completions`;
 });

@@ -1,5 +1,7 @@
 // Model suffixes, the reasoning warning, and how the gateway reads bodies
 // (content types, content encodings, limits; docs/requests.md).
+import { once } from "node:events";
+import net from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
@@ -184,6 +186,24 @@ describe("request edges", () => {
       const response = await post("", { "content-type": "application/json", "content-encoding": encoding });
       expect(response.status).toBe(400);
       expect((await json(response)).error).toMatchObject({ code: "invalid_parameter", param: "body", message: "The request body is empty: send a JSON object" });
+    });
+
+    it("answers a request Node cannot parse as HTTP (a bad chunk size) with the spec's JSON 400, then closes", async () => {
+      const { port } = new URL(stack.gateway.url);
+      const socket = net.connect(Number(port), "127.0.0.1");
+      let received = "";
+      socket.setEncoding("utf8").on("data", (text: string) => (received += text));
+      socket.write(
+        "POST /api/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          `Authorization: Bearer ${TEST_KEY}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      );
+      await once(socket, "close");
+      const [head, body] = received.split("\r\n\r\n");
+      expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(head).toMatch(/content-type: application\/json/i);
+      expect(JSON.parse(body)).toEqual({
+        error: { message: "The request could not be parsed as HTTP.", type: "invalid_request_error", param: null, code: "bad_request" },
+      });
     });
 
     it("tells JSON that is not an object so", async () => {

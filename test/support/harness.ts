@@ -9,6 +9,7 @@ import { createCore, type Core, type CoreDeps } from "../../core/create-core.ts"
 import { createCoreServer, type CoreServer } from "../../core/server.ts";
 import { createApp } from "../../gateway/app.ts";
 import { createInProcessCoreClient, createRemoteCoreClient } from "../../gateway/core-client.ts";
+import { listenGateway } from "../../gateway/http-server.ts";
 import { startFakeUpstream, type FakeUpstream } from "./fake-openai-upstream.ts";
 
 export const TEST_KEY = "sk-test-key";
@@ -122,7 +123,7 @@ export async function startGateway(config: RouterConfig, options: GatewayOptions
   const core = await createCore({ config, env: { ...TEST_ENV, ...options.env }, ...options.core });
   const coreServer = options.split ? await createCoreServer(core, { host: "127.0.0.1", port: 0 }) : undefined;
   const client = coreServer ? createRemoteCoreClient(coreServer.url) : createInProcessCoreClient(core);
-  const server: Server = createApp({ core: client }).listen(0, "127.0.0.1");
+  const server: Server = listenGateway(createApp({ core: client }), 0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
