@@ -10,11 +10,13 @@ import {
   PublicFormat,
   type GenerateRequest,
   type GenerateResponse,
+  Role,
   type Message,
   type ResponseStart,
   type Usage,
 } from "../../gen/router/v1/inference_pb.js";
 import { fromStore } from "../accounts/refusals.ts";
+import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import { Code, routerError } from "../errors.ts";
 import { createOutputFold, type OutputFold } from "./fold-output.ts";
 import type { ConversationStore } from "./store.ts";
@@ -31,15 +33,21 @@ export interface ConversationsOptions {
   /** How long a saved turn is kept (configuration: conversations.ttl_seconds). */
   ttlSeconds: number;
   now: () => Date;
-  /** Where a failed save is reported (pino's logger fits); it is never thrown at the caller. */
-  logger?: { error(details: object, message: string): void };
+  /**
+   * Where a failed save is reported (pino's logger fits); it is never thrown
+   * at the caller. An unavailable store is one short warn line per turn (the
+   * store says once per outage why); anything else is a bug, an error.
+   */
+  logger?: { warn(details: object, message: string): void; error(details: object, message: string): void };
 }
 
 export interface TurnRecorder {
-  /** Sees every event the caller is sent, start to finish; the finish saves the turn in the background. */
+  /**
+   * Sees every event of the answer, start to finish, including blocks the
+   * caller is not sent (reasoning withheld by `reasoning.exclude`, which the
+   * next turn's provider may need); the finish saves the turn in the background.
+   */
   observe(event: GenerateResponse): void;
-  /** Passes `events` through, each observed on its way. */
-  record(events: AsyncIterable<GenerateResponse>): AsyncGenerator<GenerateResponse>;
 }
 
 export interface Conversations {
@@ -47,7 +55,9 @@ export interface Conversations {
   /**
    * The messages of the stored conversation ending at `previousId`, oldest
    * first: each turn's input, then its output. An unknown id, an expired one,
-   * or another organisation's is an InvalidArgument naming `param`.
+   * or another organisation's is an InvalidArgument naming `param`, and so is
+   * a conversation one of whose earlier turns is gone (never a part of it).
+   * Every turn read is renewed to expire the TTL from now.
    */
   historyFor(organizationId: string, previousId: string, param?: string): Promise<Message[]>;
   /** The request with its conversation's history before its own messages; the same object when it continues none. */
@@ -83,7 +93,8 @@ export function createConversations(options: ConversationsOptions): Conversation
 
   const save = (turn: Turn) => {
     const done = store.save(turn).catch((error: unknown) => {
-      options.logger?.error({ err: error, turn: turn.id }, "could not store the conversation turn; continuing from it will answer not found");
+      if (error instanceof StoreUnavailableError) options.logger?.warn({ requestId: turn.id, code: "store_unavailable" }, "conversation turn not stored");
+      else options.logger?.error({ err: error, requestId: turn.id }, "could not store the conversation turn; continuing from it will answer not found");
     });
     saving.add(done);
     void done.finally(() => saving.delete(done));
@@ -98,7 +109,7 @@ export function createConversations(options: ConversationsOptions): Conversation
     fold: OutputFold;
   }
 
-  /** The turn of a finished answer: the request's own messages in, the folded blocks out. */
+  /** The turn of a finished answer: the request's own messages in (not its system or developer ones), the folded blocks out. */
   function finishedTurn({ request, organizationId, start, usage, reason, fold }: Finished): Turn {
     const finishedAt = now().getTime();
     return create(TurnSchema, {
@@ -109,7 +120,8 @@ export function createConversations(options: ConversationsOptions): Conversation
       provider: start.provider,
       status: reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED,
       finishReason: reason,
-      input: request.messages,
+      // Each request's own instructions apply: none is replayed into a later turn (as OpenAI does not carry `instructions` over).
+      input: request.messages.filter((message) => message.role !== Role.SYSTEM && message.role !== Role.DEVELOPER),
       output: fold.messages(),
       outputBlocks: fold.blocks(),
       usage,
@@ -121,13 +133,24 @@ export function createConversations(options: ConversationsOptions): Conversation
 
   async function historyFor(organizationId: string, previousId: string, param = "previous_response_id"): Promise<Message[]> {
     // One more than allowed tells a conversation that is too long from one that is not.
-    const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1)) : [];
+    // Read for a continuation: the conversation stays alive as long as it is continued.
+    const renewal = { expiresAt: now().getTime() + ttlMs };
+    const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1, renewal)) : [];
     if (chain.length === 0) throw previousNotFound(previousId, param);
     if (chain.length > MAX_HISTORY_TURNS) {
       throw routerError(
         Code.InvalidArgument,
         "conversation_too_long",
         `The conversation of '${previousId}' is longer than ${MAX_HISTORY_TURNS} turns; start a new one with the input to keep.`,
+        { param },
+      );
+    }
+    // The walk stopped at a missing turn: refused rather than continued with part of the history.
+    if (chain.at(-1)!.previousId !== "") {
+      throw routerError(
+        Code.InvalidArgument,
+        "previous_response_not_found",
+        `An earlier turn of the conversation of '${previousId}' has expired or was deleted; start a new conversation with the input to keep.`,
         { param },
       );
     }
@@ -174,15 +197,7 @@ export function createConversations(options: ConversationsOptions): Conversation
             if (start) save(finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, fold }));
         }
       };
-      return {
-        observe,
-        async *record(events) {
-          for await (const event of events) {
-            observe(event);
-            yield event;
-          }
-        },
-      };
+      return { observe };
     },
 
     async idle() {

@@ -1,48 +1,83 @@
 // The in-memory conversation store: the embedded default (one process). Turns
-// expire at their `expiresAt` by the injected clock, and at most `maxTurns`
-// are kept (the oldest saved go first), so memory stays bounded. Turns read
-// from it are shared objects: callers must not change them.
-import { clone } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
+// expire at their `expiresAt` by the injected clock; expired turns are dropped
+// when read and by a sweep that a save runs at most once a minute (no timer).
+// Memory stays bounded: at most `maxTurns` turns and `maxBytes` of them
+// (each turn counted as its binary size), the least recently saved or
+// continued going first. Turns read from it are shared objects: callers must
+// not change them.
+import { clone, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import type { ConversationStore } from "./store.ts";
 
 export const MEMORY_TURNS_KEPT = 100_000;
+export const MEMORY_BYTES_KEPT = 256 * 1024 * 1024;
+/** How often (by the injected clock) a save also drops every expired turn. */
+export const MEMORY_SWEEP_MS = 60_000;
 
 export interface MemoryConversationStoreOptions {
   now?: () => number;
   maxTurns?: number;
+  /** The most bytes of turns kept, each counted as its binary (protobuf) size. */
+  maxBytes?: number;
+}
+
+interface Entry {
+  turn: Turn;
+  bytes: number;
 }
 
 export function createMemoryConversationStore(options: MemoryConversationStoreOptions = {}): ConversationStore {
   const now = options.now ?? Date.now;
   const maxTurns = options.maxTurns ?? MEMORY_TURNS_KEPT;
-  // Insertion order is saving order: the first entry is the oldest.
-  const turns = new Map<string, Turn>();
+  const maxBytes = options.maxBytes ?? MEMORY_BYTES_KEPT;
+  // Insertion order is saving (or continuing) order: the first entry is the oldest.
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  let nextSweep = now() + MEMORY_SWEEP_MS;
   const keyOf = (organizationId: string, id: string) => `${organizationId}\u0000${id}`;
+  const expired = (turn: Turn, at: number) => turn.expiresAt !== undefined && timestampMs(turn.expiresAt) <= at;
+
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    bytes -= entry.bytes;
+  };
 
   const read = (organizationId: string, id: string): Turn | undefined => {
     const key = keyOf(organizationId, id);
-    const turn = turns.get(key);
-    if (turn && turn.expiresAt && timestampMs(turn.expiresAt) <= now()) {
-      turns.delete(key);
+    const turn = entries.get(key)?.turn;
+    if (turn && expired(turn, now())) {
+      remove(key);
       return undefined;
     }
     return turn;
   };
 
+  const sweep = (at: number) => {
+    for (const [key, entry] of entries) if (expired(entry.turn, at)) remove(key);
+  };
+
   return {
     async save(turn) {
+      const at = now();
+      if (at >= nextSweep) {
+        sweep(at);
+        nextSweep = at + MEMORY_SWEEP_MS;
+      }
       const key = keyOf(turn.organizationId, turn.id);
-      turns.delete(key);
+      remove(key);
       // A copy: the caller's messages may change after saving; what is returned is read-only.
-      turns.set(key, clone(TurnSchema, turn));
-      while (turns.size > maxTurns) turns.delete(turns.keys().next().value!);
+      const entry = { turn: clone(TurnSchema, turn), bytes: toBinary(TurnSchema, turn).length };
+      entries.set(key, entry);
+      bytes += entry.bytes;
+      while (entries.size > maxTurns || (bytes > maxBytes && entries.size > 1)) remove(entries.keys().next().value!);
     },
     async get(organizationId, id) {
       return read(organizationId, id);
     },
-    async chain(organizationId, id, limit) {
+    async chain(organizationId, id, limit, chainOptions) {
       const chain: Turn[] = [];
       for (let next = id; next !== "" && chain.length < limit; ) {
         const turn = read(organizationId, next);
@@ -50,11 +85,22 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
         chain.push(turn);
         next = turn.previousId;
       }
+      const expiresAt = chainOptions?.expiresAt;
+      if (expiresAt !== undefined) {
+        // Oldest first, so the conversation's turns stay in order as the newest entries.
+        for (const turn of chain.toReversed()) {
+          const key = keyOf(organizationId, turn.id);
+          const entry = entries.get(key)!;
+          turn.expiresAt = timestampFromMs(expiresAt);
+          entries.delete(key);
+          entries.set(key, entry);
+        }
+      }
       return chain;
     },
     async delete(organizationId, id) {
       const found = read(organizationId, id) !== undefined;
-      turns.delete(keyOf(organizationId, id));
+      remove(keyOf(organizationId, id));
       return found;
     },
     async close() {},

@@ -1,13 +1,14 @@
 // The Redis conversation store: shared by every instance (REDIS_URL), so a
 // conversation started on one instance continues on another. A turn is one
 // hash (redis-keys.ts) expiring at its `expiresAt`; walking a chain is one
-// script, so history costs one round trip however many turns it has.
+// script, so history costs one round trip however many turns it has, and
+// renews the turns it walks in that same trip.
 //
 // Availability as for the account stores: a command while Redis is away fails
 // at once (no offline queue) with StoreUnavailableError, and the client keeps
 // reconnecting in the background.
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { createClient, defineScript, type CommandParser } from "redis";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
@@ -29,14 +30,22 @@ export interface RedisConversationStoreOptions {
 /** At startup Redis gets this many attempts (about 2 s) before creation fails. */
 const STARTUP_ATTEMPTS = 10;
 
-// ARGV: the organisation's base name (turnBase), the first id, the most turns to read.
-// Answers the turns' JSON, newest first, stopping at the first one missing.
+// ARGV: the organisation's base name (turnBase), the first id, the most turns
+// to read, and to renew them (when the TTL is above 0) the TTL in ms and the
+// expiry it gives (ms since the epoch, by the store's clock: the hash's
+// `expires`). Answers the turns' JSON, newest first, stopping at the first one
+// missing; each turn walked is renewed in the same script (one round trip).
 const CHAIN = `
-local base, id, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local base, id, limit, ttl, expires = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local chain = {}
 while id ~= '' and #chain < limit do
-  local fields = redis.call('HMGET', base .. id, 'turn', 'previous')
+  local name = base .. id
+  local fields = redis.call('HMGET', name, 'turn', 'previous')
   if not fields[1] then break end
+  if ttl > 0 then
+    redis.call('HSET', name, 'expires', expires)
+    redis.call('PEXPIRE', name, ttl)
+  end
   chain[#chain + 1] = fields[1]
   id = fields[2] or ''
 end
@@ -46,8 +55,8 @@ return chain
 const chainScript = defineScript({
   SCRIPT: CHAIN,
   NUMBER_OF_KEYS: 0,
-  parseCommand(parser: CommandParser, base: string, id: string, limit: number) {
-    parser.push(base, id, String(limit));
+  parseCommand(parser: CommandParser, base: string, id: string, limit: number, ttlMs: number, expiresAt: number) {
+    parser.push(base, id, String(limit), String(ttlMs), String(expiresAt));
   },
   transformReply: (reply: unknown) => reply as string[],
 });
@@ -83,7 +92,12 @@ export async function createRedisConversationStore(options: RedisConversationSto
 
   const guarded = createRedisGuard("conversation store", options.commandTimeoutMs ?? 2_000);
 
-  const parse = (json: string) => fromJsonString(TurnSchema, json);
+  /** The stored turn, with the expiry a continuation renewed it to (the hash's `expires`) when it was. */
+  const parse = (json: string, expires?: number | string | null) => {
+    const turn = fromJsonString(TurnSchema, json);
+    if (expires != null) turn.expiresAt = timestampFromMs(Number(expires));
+    return turn;
+  };
 
   return {
     save: (turn) =>
@@ -98,13 +112,17 @@ export async function createRedisConversationStore(options: RedisConversationSto
       }),
     get: (organizationId, id) =>
       guarded("get", async () => {
-        const json = await client.hGet(keys.turn(organizationId, id), "turn");
-        return json == null ? undefined : parse(json);
+        const [json, expires] = await client.hmGet(keys.turn(organizationId, id), ["turn", "expires"]);
+        return json == null ? undefined : parse(json, expires);
       }),
-    chain: (organizationId, id, limit) =>
+    chain: (organizationId, id, limit, chainOptions) =>
       guarded("chain", async () => {
         if (!id || limit < 1) return [];
-        return (await client.chain(keys.turnBase(organizationId), id, limit)).map(parse);
+        const expiresAt = chainOptions?.expiresAt;
+        // Relative expiry, as for save; a renewal already past is none.
+        const ttlMs = expiresAt === undefined ? 0 : Math.max(0, expiresAt - now());
+        const chain = await client.chain(keys.turnBase(organizationId), id, limit, ttlMs, expiresAt ?? 0);
+        return chain.map((json) => parse(json, ttlMs > 0 ? expiresAt : undefined));
       }),
     delete: (organizationId, id) => guarded("delete", async () => (await client.del(keys.turn(organizationId, id))) === 1),
     close: async () => {

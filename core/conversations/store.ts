@@ -14,10 +14,13 @@ export interface ConversationStore {
   /**
    * The turn `id` and the turns before it (following `previousId`), newest
    * first, at most `limit`. The walk stops at the first turn missing (expired,
-   * deleted, or another organisation's): empty when `id` itself is missing.
-   * On Redis this is one round trip.
+   * deleted, or another organisation's): empty when `id` itself is missing,
+   * and a last turn whose `previousId` is set when an earlier one is gone.
+   * With `expiresAt` (ms, by the store's clock) every turn walked now expires
+   * then, so an active conversation's oldest turns do not expire first. On
+   * Redis this is one round trip.
    */
-  chain(organizationId: string, id: string, limit: number): Promise<Turn[]>;
+  chain(organizationId: string, id: string, limit: number, options?: { expiresAt?: number }): Promise<Turn[]>;
   /** True when there was such a turn. */
   delete(organizationId: string, id: string): Promise<boolean>;
   close(): Promise<void>;

@@ -16,7 +16,7 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
-import { previousNotFound, referenceParam, type Conversations } from "../conversations/conversations.ts";
+import { previousNotFound, referenceParam, type Conversations, type TurnRecorder } from "../conversations/conversations.ts";
 import { costOf } from "../billing/cost.ts";
 import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
@@ -100,7 +100,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         const start = startEvent(id, attempt, trace, warnings, admitted, deps.now());
         recorder?.observe(start);
         yield start;
-        yield* recorder ? recorder.record(relay(id, first, iterator, answering, signal)) : relay(id, first, iterator, answering, signal);
+        yield* relay(id, first, iterator, answering, signal, recorder);
       } finally {
         // Ends the upstream request too when our caller stops reading early.
         await iterator.return?.();
@@ -155,6 +155,8 @@ function finishRequest({ admitted, answering, outcome, request, latencyMs, now }
  * their stable id when the provider gave none, usage gets its exact cost and
  * comes right before finish. With `reasoning.exclude` the reasoning blocks are
  * withheld (their tokens are still counted and billed, as the provider spent them).
+ * The recorder sees every event as relayed (ids filled, cost set), withheld
+ * reasoning included: a stored turn keeps it for the next turn's provider.
  */
 async function* relay(
   id: string,
@@ -162,6 +164,7 @@ async function* relay(
   rest: AsyncIterator<GenerateResponse>,
   progress: Answering,
   signal: AbortSignal,
+  recorder: TurnRecorder | undefined,
 ): AsyncGenerator<GenerateResponse> {
   const { attempt } = progress;
   let usageEvent: GenerateResponse | undefined;
@@ -172,14 +175,13 @@ async function* relay(
     for (let step = first; !step.done; step = await rest.next()) {
       const response = step.value;
       const event = response.event;
+      // Unique across requests, stable within this one (the Responses format's item ids).
+      if (event.case === "blockStart" && !event.value.id) event.value.id = `${id}_${event.value.index}`;
+      if (event.case !== "usage" && event.case !== "finish") recorder?.observe(response);
       switch (event.case) {
         case "blockStart":
           if (excludeReasoning && event.value.type === BlockType.REASONING) withheld.add(event.value.index);
-          else {
-            // Unique across requests, stable within this one (the Responses format's item ids).
-            if (!event.value.id) event.value.id = `${id}_${event.value.index}`;
-            yield response;
-          }
+          else yield response;
           break;
         case "blockDelta":
           // Withheld reasoning was generated all the same.
@@ -210,8 +212,11 @@ async function* relay(
   usage.cost = formatMoney(cost);
   // Served from here on: a caller leaving after the usage event still pays the real cost.
   progress.served = { tokens: usage, cost };
+  recorder?.observe(usageEvent);
   yield usageEvent;
-  yield finishEvent ?? create(GenerateResponseSchema, { event: { case: "finish", value: {} } });
+  finishEvent ??= create(GenerateResponseSchema, { event: { case: "finish", value: {} } });
+  recorder?.observe(finishEvent);
+  yield finishEvent;
 }
 
 const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");

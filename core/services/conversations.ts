@@ -21,8 +21,11 @@ export interface ConversationServiceDeps {
 export const ITEMS_LIMIT_DEFAULT = 20;
 export const ITEMS_LIMIT_MAX = 100;
 
-/** The id of a turn's input item: the turn id and the item's position in the input, from 0. */
-export const inputItemId = (turnId: string, position: number) => `${turnId}_${position}`;
+/**
+ * The id of a turn's input item: the turn id, `_in` and the item's position in
+ * the input, from 0. Apart from the output blocks' `<request id>_<index>`.
+ */
+export const inputItemId = (turnId: string, position: number) => `${turnId}_in${position}`;
 
 export function createConversationService(deps: ConversationServiceDeps): ServiceImpl<typeof ConversationService> {
   const { store } = deps.conversations;
@@ -33,8 +36,9 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
     return (await checkKey(deps.accounts, sha256Hex(apiKey))).organizationId;
   };
 
-  const turnOf = async (caller: Caller | undefined, id: string): Promise<Turn> => {
-    const organizationId = await organizationOf(caller);
+  const turnOf = async (caller: Caller | undefined, id: string): Promise<Turn> => turnIn(await organizationOf(caller), id);
+
+  const turnIn = async (organizationId: string, id: string): Promise<Turn> => {
     const turn = id ? await fromStore(store.get(organizationId, id)) : undefined;
     if (!turn) throw notFound(id);
     return turn;
@@ -46,9 +50,11 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
     },
 
     async listItems(request) {
+      // A bad key is told before anything about the request (401 first).
+      const organizationId = await organizationOf(request.caller);
       const limit = request.limit === 0 ? ITEMS_LIMIT_DEFAULT : request.limit;
       if (limit < 1 || limit > ITEMS_LIMIT_MAX) throw invalidParameter("limit", `limit must be between 1 and ${ITEMS_LIMIT_MAX}.`);
-      const turn = await turnOf(request.caller, request.id);
+      const turn = await turnIn(organizationId, request.id);
       const items = turn.input.map((message, position) => create(InputItemSchema, { id: inputItemId(turn.id, position), message }));
       // Newest first unless asked otherwise, as OpenAI's list defaults to.
       if (request.order !== ListOrder.ASC) items.reverse();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCore, type Core } from "../../../core/create-core.ts";
 import { ConnectError, errorDetailOf } from "../../../core/errors.ts";
 import { createInProcessCoreClient, type CoreClient } from "../../../gateway/core-client.ts";
-import { GenerateRequestSchema, PublicFormat, Role, type GenerateResponse, type Message } from "../../../gen/router/v1/inference_pb.js";
+import { BlockType, GenerateRequestSchema, PublicFormat, Role, type GenerateResponse, type Message } from "../../../gen/router/v1/inference_pb.js";
 import { TEST_ENV, TEST_KEY, testConfig } from "../../support/harness.ts";
 
 const OTHER_KEY = "sk-other-org-key";
@@ -72,6 +72,28 @@ describe("conversations through the core", () => {
     const stored = await turn("resp_second");
     expect(stored).toMatchObject({ previousId: "resp_first" });
     expect(stored!.input.map((m) => m.content[0].part.value)).toEqual([expect.objectContaining({ text: "and then" })]);
+  });
+
+  it("stores the reasoning that reasoning.exclude withheld from the caller, with the block ids the caller saw", async () => {
+    const events = await generate({ requestId: "resp_excluded", reasoning: { exclude: true }, messages: [user("think quietly")] });
+    const started = events.flatMap((e) => (e.event.case === "blockStart" ? [e.event.value] : []));
+    expect(started.some((b) => b.type === BlockType.REASONING)).toBe(false);
+    const stored = await turn("resp_excluded");
+    const [reasoning, text] = stored!.output[0].content.map((c) => c.part);
+    expect(reasoning).toMatchObject({ case: "reasoning", value: { signature: expect.stringMatching(/^sim_/) } });
+    expect(text).toMatchObject({ case: "text", value: { text: "You said: think quietly" } });
+    const textBlock = stored!.outputBlocks.find((b) => b.type === BlockType.TEXT)!;
+    expect(started.map((b) => b.id)).toContain(textBlock.id);
+    expect(stored!.outputBlocks.map((b) => b.id)).toEqual(["resp_excluded_0", "resp_excluded_1"]);
+  });
+
+  it("refuses a conversation whose earlier turn was deleted, naming previous_response_id", async () => {
+    await generate({ requestId: "resp_gap_1", messages: [user("one")] });
+    await generate({ requestId: "resp_gap_2", conversation: { previousId: "resp_gap_1" }, messages: [user("two")] });
+    await client.conversations.deleteTurn({ caller: { apiKey: TEST_KEY }, id: "resp_gap_1" });
+    const refused = await failure(generate({ conversation: { previousId: "resp_gap_2" }, messages: [user("three")] }));
+    expect(refused.code).toBe(3); // InvalidArgument: 400
+    expect(refused.detail).toMatchObject({ reason: "previous_response_not_found", param: "previous_response_id" });
   });
 
   it.each([

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createConversations, MAX_HISTORY_TURNS, type Conversations } from "../../../core/conversations/conversations.ts";
 import { createMemoryConversationStore } from "../../../core/conversations/memory-store.ts";
 import type { ConversationStore } from "../../../core/conversations/store.ts";
+import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
 import { ConnectError, errorDetailOf } from "../../../core/errors.ts";
 import { TurnSchema, TurnStatus } from "../../../gen/router/v1/conversations_pb.js";
 import {
@@ -24,9 +25,9 @@ const TTL_SECONDS = 3600;
 
 const text = (role: Role, value: string) => ({ role, content: [{ part: { case: "text" as const, value: { text: value } } }] });
 
-function setup(store: ConversationStore = createMemoryConversationStore({ now: () => T0 })) {
-  const logger = { error: vi.fn() };
-  const conversations = createConversations({ store, ttlSeconds: TTL_SECONDS, now: () => new Date(T0), logger });
+function setup(store: ConversationStore = createMemoryConversationStore({ now: () => T0 }), now = () => T0) {
+  const logger = { warn: vi.fn(), error: vi.fn() };
+  const conversations = createConversations({ store, ttlSeconds: TTL_SECONDS, now: () => new Date(now()), logger });
   return { conversations, store, logger };
 }
 
@@ -75,7 +76,7 @@ async function refusal(promise: Promise<unknown>) {
     (e: unknown) => e,
   );
   if (!(error instanceof ConnectError)) throw new Error(`expected a ConnectError, got ${String(error)}`);
-  return { code: error.code, detail: errorDetailOf(error) };
+  return { code: error.code, detail: errorDetailOf(error), message: error.rawMessage };
 }
 
 describe("recorder", () => {
@@ -114,18 +115,11 @@ describe("recorder", () => {
     expect(timestampMs(turn!.expiresAt!)).toBe(T0 + TTL_SECONDS * 1000);
   });
 
-  it("record passes every event through, the same objects in the same order, and saves at the finish", async () => {
+  it("leaves the request's system and developer messages out of the stored input: each request's own instructions apply", async () => {
     const { conversations, store } = setup();
-    const events = answer("resp_rec");
-    async function* source() {
-      yield* events;
-    }
-    const seen: GenerateResponse[] = [];
-    for await (const e of conversations.recorder(request(), "org-a")!.record(source())) seen.push(e);
-    expect(seen.length).toBe(events.length);
-    seen.forEach((e, i) => expect(e).toBe(events[i]));
-    await conversations.idle();
-    expect((await store.get("org-a", "resp_rec"))?.output[0].content).toHaveLength(4);
+    const messages = [text(Role.SYSTEM, "be terse"), text(Role.DEVELOPER, "use tools"), text(Role.USER, "hi")];
+    await record(conversations, request({ requestId: "resp_sys", messages }));
+    expect((await store.get("org-a", "resp_sys"))!.input.map((m) => Role[m.role])).toEqual(["USER"]);
   });
 
   it("keeps a refusal as the assistant's text", async () => {
@@ -164,11 +158,20 @@ describe("recorder", () => {
     expect(conversations.recorder(req, "org-a") !== undefined).toBe(kept);
   });
 
-  it("logs a failed save and throws nothing at the caller", async () => {
+  it("logs a failed save as an error (a bug) and throws nothing at the caller", async () => {
     const failing: ConversationStore = { ...createMemoryConversationStore(), save: () => Promise.reject(new Error("disk on fire")) };
     const { conversations, logger } = setup(failing);
     await record(conversations, request(), answer("resp_f"));
-    expect(logger.error).toHaveBeenCalledWith(expect.objectContaining({ turn: "resp_f" }), expect.stringContaining("could not store"));
+    expect(logger.error).toHaveBeenCalledWith(expect.objectContaining({ requestId: "resp_f" }), expect.stringContaining("could not store"));
+  });
+
+  it("logs a save to an unavailable store as one short warn line: request id and code, no stack", async () => {
+    const failing: ConversationStore = { ...createMemoryConversationStore(), save: () => Promise.reject(new StoreUnavailableError("Redis down")) };
+    const { conversations, logger } = setup(failing);
+    await record(conversations, request(), answer("resp_down"));
+    expect(logger.error).not.toHaveBeenCalled();
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn).toHaveBeenCalledWith({ requestId: "resp_down", code: "store_unavailable" }, "conversation turn not stored");
   });
 });
 
@@ -237,6 +240,32 @@ describe("history", () => {
     await conversationOf(conversations, 1);
     clock = T0 + TTL_SECONDS * 1000;
     expect((await refusal(conversations.historyFor("org-a", "resp_1"))).detail?.reason).toBe("previous_response_not_found");
+  });
+
+  it("refuses a conversation one of whose earlier turns is gone, rather than replaying part of it", async () => {
+    const { conversations, store } = setup();
+    await conversationOf(conversations, 3);
+    await store.delete("org-a", "resp_2");
+    const broken = await refusal(conversations.historyFor("org-a", "resp_3"));
+    expect(broken.code).toBe(3); // InvalidArgument
+    expect(broken.detail).toMatchObject({ reason: "previous_response_not_found", param: "previous_response_id" });
+    expect(broken.message).toMatch(/earlier turn .* has expired or was deleted/);
+    const interactions = await refusal(conversations.expand(request({ format: PublicFormat.INTERACTIONS, conversation: { previousId: "resp_3" } }), "org-a"));
+    expect(interactions.detail?.param).toBe("previous_interaction_id");
+  });
+
+  it("keeps a continued conversation alive: every turn read is renewed to expire the TTL from now", async () => {
+    let clock = T0;
+    const store = createMemoryConversationStore({ now: () => clock });
+    const { conversations } = setup(store, () => clock);
+    await conversationOf(conversations, 2);
+    // Just before the first turns expire, the conversation is continued...
+    clock = T0 + TTL_SECONDS * 1000 - 1;
+    expect(await conversations.historyFor("org-a", "resp_2")).toHaveLength(4);
+    // ...so long after their first expiry the whole of it is still there.
+    clock = T0 + TTL_SECONDS * 1000 * 1.5;
+    expect(await conversations.historyFor("org-a", "resp_2")).toHaveLength(4);
+    expect(timestampMs((await store.get("org-a", "resp_1"))!.expiresAt!)).toBe(clock + TTL_SECONDS * 1000);
   });
 
   it(`replays at most ${MAX_HISTORY_TURNS} turns and refuses a longer conversation`, async () => {

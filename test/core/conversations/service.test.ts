@@ -114,30 +114,40 @@ describe("ConversationService from a grpc-js client", () => {
 
   it("ListItems pages newest first by default, with after, limit and has_more", async () => {
     const first = await listItems({ id: "resp_five", limit: 2 });
-    expect(first.items.map((item) => item.id)).toEqual(["resp_five_4", "resp_five_3"]);
-    expect(first).toMatchObject({ firstId: "resp_five_4", lastId: "resp_five_3", hasMore: true });
+    expect(first.items.map((item) => item.id)).toEqual(["resp_five_in4", "resp_five_in3"]);
+    expect(first).toMatchObject({ firstId: "resp_five_in4", lastId: "resp_five_in3", hasMore: true });
     expect(first.items[0].message?.content[0].part).toMatchObject({ case: "text", value: { text: "m4" } });
     const second = await listItems({ id: "resp_five", limit: 2, after: first.lastId });
-    expect(second.items.map((item) => item.id)).toEqual(["resp_five_2", "resp_five_1"]);
+    expect(second.items.map((item) => item.id)).toEqual(["resp_five_in2", "resp_five_in1"]);
     const last = await listItems({ id: "resp_five", limit: 2, after: second.lastId });
-    expect(last.items.map((item) => item.id)).toEqual(["resp_five_0"]);
+    expect(last.items.map((item) => item.id)).toEqual(["resp_five_in0"]);
     expect(last.hasMore).toBe(false);
   });
 
   it("ListItems in ascending order, 20 by default", async () => {
     const asc = await listItems({ id: "resp_five", order: ListOrder.ASC });
-    expect(asc.items.map((item) => item.id)).toEqual(["resp_five_0", "resp_five_1", "resp_five_2", "resp_five_3", "resp_five_4"]);
+    expect(asc.items.map((item) => item.id)).toEqual(["resp_five_in0", "resp_five_in1", "resp_five_in2", "resp_five_in3", "resp_five_in4"]);
     expect(asc.hasMore).toBe(false);
-    const afterTwo = await listItems({ id: "resp_five", order: ListOrder.ASC, after: "resp_five_2" });
-    expect(afterTwo.items.map((item) => item.id)).toEqual(["resp_five_3", "resp_five_4"]);
+    const afterTwo = await listItems({ id: "resp_five", order: ListOrder.ASC, after: "resp_five_in2" });
+    expect(afterTwo.items.map((item) => item.id)).toEqual(["resp_five_in3", "resp_five_in4"]);
   });
 
   it.each([
     [{ id: "resp_five", limit: 101 }, "limit"],
     [{ id: "resp_five", limit: -1 }, "limit"],
-    [{ id: "resp_five", after: "resp_one_0" }, "after"],
+    [{ id: "resp_five", after: "resp_one_in0" }, "after"],
   ])("ListItems refuses %o as INVALID_ARGUMENT", async (fields, _param) => {
     expect((await rejection(listItems(fields))).code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
+
+  it("ListItems tells a bad key before a bad limit (401 first)", async () => {
+    expect((await rejection(listItems({ id: "resp_five", limit: 500 }, "sk-wrong"))).code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it("gives input items ids of their own form, apart from the output blocks' <request id>_<index>", async () => {
+    const { items } = await listItems({ id: "resp_five", order: ListOrder.ASC, limit: 1 });
+    expect(items[0].id).toBe("resp_five_in0");
+    expect(items[0].id).not.toBe("resp_five_0");
   });
 
   it("ListItems of another organisation's turn is NOT_FOUND", async () => {
@@ -162,7 +172,7 @@ describe("ConversationService elsewhere", () => {
       JSON.stringify({ caller: { apiKey: TEST_KEY }, id: "resp_five", limit: 1, order: "LIST_ORDER_ASC" }),
       `${server.url}/router.v1.ConversationService/ListItems`,
     );
-    expect(JSON.parse(stdout)).toMatchObject({ items: [{ id: "resp_five_0", message: { role: "ROLE_USER" } }], hasMore: true });
+    expect(JSON.parse(stdout)).toMatchObject({ items: [{ id: "resp_five_in0", message: { role: "ROLE_USER" } }], hasMore: true });
   });
 
   it("is on the gateway's in-process core client", async () => {

@@ -1,12 +1,12 @@
 // One contract for both conversation stores (core/conversations/store.ts): in
 // memory and Redis on a private server. Time is injected, so expiry is crossed
 // without waiting (the Redis store sets a relative TTL from the same clock).
-import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../../core/accounts/store-errors.ts";
-import { createMemoryConversationStore } from "../../../core/conversations/memory-store.ts";
+import { createMemoryConversationStore, MEMORY_SWEEP_MS } from "../../../core/conversations/memory-store.ts";
 import { conversationRedisKeys } from "../../../core/conversations/redis-keys.ts";
 import { createRedisConversationStore } from "../../../core/conversations/redis-store.ts";
 import type { ConversationStore } from "../../../core/conversations/store.ts";
@@ -115,6 +115,20 @@ describe.each(implementations)("conversation store contract: %s", (_name, create
       expect((await store.chain("org-a", "t3", 10)).map((t) => t.id)).toEqual(["t3"]);
     }));
 
+  it("renews every turn a chain walks when asked, and only then", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1"));
+      await store.save(turn("t2", { previousId: "t1" }));
+      await store.save(turn("t3", { previousId: "t2" }));
+      clock = T0 + HOUR / 2;
+      expect((await store.chain("org-a", "t2", 10)).map((t) => timestampMs(t.expiresAt!))).toEqual([T0 + HOUR, T0 + HOUR]);
+      const renewed = await store.chain("org-a", "t2", 10, { expiresAt: clock + HOUR });
+      expect(renewed.map((t) => timestampMs(t.expiresAt!))).toEqual([clock + HOUR, clock + HOUR]);
+      for (const id of ["t1", "t2"]) expect(timestampMs((await store.get("org-a", id))!.expiresAt!)).toBe(clock + HOUR);
+      // Not walked: unchanged.
+      expect(timestampMs((await store.get("org-a", "t3"))!.expiresAt!)).toBe(T0 + HOUR);
+    }));
+
   it("deletes a turn once", () =>
     withStore(async (store) => {
       await store.save(turn("t1"));
@@ -158,6 +172,42 @@ describe("conversation store expiry", () => {
     expect(await store.get("org-a", "t3")).toBeDefined();
   });
 
+  it("memory: a renewed turn outlives its first expiry", async () => {
+    let clock = T0;
+    const store = createMemoryConversationStore({ now: () => clock });
+    await store.save(turn("t1"));
+    await store.save(turn("t2", { previousId: "t1" }));
+    clock = T0 + HOUR - 1;
+    await store.chain("org-a", "t2", 10, { expiresAt: clock + HOUR });
+    clock = T0 + HOUR + 1;
+    expect((await store.chain("org-a", "t2", 10)).map((t) => t.id)).toEqual(["t2", "t1"]);
+  });
+
+  it("memory: keeps at most maxBytes of turns (their binary size), dropping the least recently saved or continued", async () => {
+    const size = toBinary(TurnSchema, turn("t1")).length;
+    const store = createMemoryConversationStore({ now: () => T0, maxBytes: size * 2 + 1 });
+    await store.save(turn("t1"));
+    await store.save(turn("t2"));
+    // t1 is continued, so t2 is now the oldest.
+    await store.chain("org-a", "t1", 1, { expiresAt: T0 + HOUR });
+    await store.save(turn("t3"));
+    expect(await store.get("org-a", "t2")).toBeUndefined();
+    expect(await store.get("org-a", "t1")).toBeDefined();
+    expect(await store.get("org-a", "t3")).toBeDefined();
+  });
+
+  it("memory: a save sweeps out expired turns at most once a minute, without their being read", async () => {
+    let clock = T0;
+    // Room for two turns: were the expired t1 not swept, saving t3 would evict t2, the oldest.
+    const store = createMemoryConversationStore({ now: () => clock, maxTurns: 2 });
+    await store.save(turn("t2", { expiresAt: timestampFromMs(T0 + 10 * HOUR) }));
+    await store.save(turn("t1", { expiresAt: timestampFromMs(T0 + 1000) }));
+    clock = T0 + MEMORY_SWEEP_MS;
+    await store.save(turn("t3", { expiresAt: timestampFromMs(T0 + 10 * HOUR) }));
+    expect(await store.get("org-a", "t2")).toBeDefined();
+    expect(await store.get("org-a", "t3")).toBeDefined();
+  });
+
   it("redis: sets the TTL left by the injected clock on the key named in redis-keys.ts", async () => {
     const prefix = "conv-expiry:";
     const store = await createRedisConversationStore({ url: server.url, prefix, now: () => T0 + HOUR / 2 });
@@ -175,6 +225,12 @@ describe("conversation store expiry", () => {
       await late.save(turn("t2"));
       expect(await redis.exists(conversationRedisKeys(prefix).turn("org-a", "t2"))).toBe(0);
       await late.close();
+      // A continuation renews the TTL of every turn it walks, in the chain script.
+      await store.save(turn("t3", { previousId: "t1" }));
+      const later = await createRedisConversationStore({ url: server.url, prefix, now: () => T0 + HOUR - 1000 });
+      await later.chain("org-a", "t3", 10, { expiresAt: T0 + 2 * HOUR });
+      for (const id of ["t1", "t3"]) expect(await redis.pTTL(conversationRedisKeys(prefix).turn("org-a", id))).toBeGreaterThan(HOUR);
+      await later.close();
     } finally {
       await redis.close();
       await store.close();
