@@ -10,6 +10,7 @@ import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { errorDetailOf } from "../core/errors.ts";
+import { coreUrlProblem } from "../gateway/core-client.ts";
 
 const DEFAULT_CORE_URL = "http://127.0.0.1:50051";
 
@@ -111,6 +112,9 @@ const COMMANDS: Record<string, Command> = {
 /** A mistake on the command line: reported with a pointer to --help. */
 class UsageError extends Error {}
 
+/** A problem with the environment (no token, a CORE_URL that is not a URL): reported as it is. */
+class SetupError extends Error {}
+
 /** Only the shape is checked here; the service judges the value (a positive rpm, a limit in range). */
 function wholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -154,10 +158,13 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
 
   const token = env.ROUTER_ADMIN_TOKEN;
   if (!token) {
-    throw new Error("ROUTER_ADMIN_TOKEN is not set: use the token the core printed when it started, or the one you gave it.");
+    throw new SetupError("ROUTER_ADMIN_TOKEN is not set: use the token the core printed when it started, or the one you gave it.");
   }
+  const coreUrl = env.CORE_URL || DEFAULT_CORE_URL;
+  const urlProblem = coreUrlProblem(coreUrl);
+  if (urlProblem) throw new SetupError(urlProblem);
   const transport = createConnectTransport({
-    baseUrl: env.CORE_URL || DEFAULT_CORE_URL,
+    baseUrl: coreUrl,
     httpVersion: "2",
     defaultTimeoutMs: 30_000,
     interceptors: [
@@ -167,7 +174,18 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       },
     ],
   });
-  const result = await command.run(createClient(AccountService, transport), flags);
+  let result: JsonValue;
+  try {
+    result = await command.run(createClient(AccountService, transport), flags);
+  } catch (error) {
+    // Without our ErrorDetail the core did not answer: refused, reset, not the core at that address.
+    if (error instanceof ConnectError && !errorDetailOf(error)) {
+      throw new SetupError(
+        `cannot reach the core at ${coreUrl}: ${error.rawMessage}. Is the core running (npm start or npm run start:core), and is CORE_URL right?`,
+      );
+    }
+    throw error;
+  }
   process.stdout.write(JSON.stringify(result, null, 2) + "\n");
   if (command.note) process.stderr.write(command.note + "\n");
   return 0;

@@ -135,15 +135,19 @@ function requireOrganization(organizationId: string): string {
   return organizationId;
 }
 
+const notAboveZero = (amount: string) => invalidParameter("amount", `amount must be above 0, got ${JSON.stringify(amount)}.`);
+
 /** A decimal USD string to nano-dollars: more than zero, exact to the nano-dollar. */
 function parseAmount(amount: string): bigint {
   let nanos: bigint;
   try {
     nanos = parseNanos(amount);
   } catch {
+    // A negative decimal is a number all the same: say what is wrong with it.
+    if (/^-\d+(\.\d+)?$/.test(amount.trim())) throw notAboveZero(amount);
     throw invalidParameter("amount", `amount must be a decimal number of USD with at most 9 decimal places, got ${JSON.stringify(amount)}.`);
   }
-  if (nanos <= 0n) throw invalidParameter("amount", "amount must be more than zero.");
+  if (nanos <= 0n) throw notAboveZero(amount);
   if (nanos > TOP_UP_MAX_NANOS) throw invalidParameter("amount", `amount must be at most ${formatNanos(TOP_UP_MAX_NANOS)}.`);
   return nanos;
 }

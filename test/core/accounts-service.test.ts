@@ -30,6 +30,7 @@ import {
   type TopUpResponse,
 } from "../../gen/router/v1/accounts_pb.js";
 import { bufCurl, grpcMethod } from "../support/grpc-js.ts";
+import { freePort } from "../support/redis-server.ts";
 
 const adminScript = fileURLToPath(new URL("../../scripts/admin.ts", import.meta.url));
 const run = promisify(execFile);
@@ -539,6 +540,29 @@ describe("the admin CLI (npm run admin)", () => {
     const invalid = await cli(["top-up", "--org", "cli-org", "--amount", "abc"]);
     expect(invalid).toMatchObject({ code: 1, stdout: "" });
     expect(invalid.stderr).toMatch(/\[invalid_argument\].*reason: invalid_parameter, param: amount/);
+  });
+
+  it("top-up --amount=-5 says the amount must be above 0", async () => {
+    const result = await cli(["top-up", "--org", "cli-org", "--amount=-5"]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toBe('error: [invalid_argument] amount must be above 0, got "-5". (reason: invalid_parameter, param: amount)\n');
+  });
+
+  it("a core that does not answer: one line naming CORE_URL and what to check", async () => {
+    const coreUrl = `http://127.0.0.1:${await freePort()}`;
+    const result = await cli(["balance", "--org", "cli-org"], { CORE_URL: coreUrl });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: cannot reach the core at ${coreUrl}: .*ECONNREFUSED.*\\. Is the core running \\(npm start or npm run start:core\\), and is CORE_URL right\\?\n$`,
+      ),
+    );
+  });
+
+  it("a CORE_URL that is not an http(s) URL is said so", async () => {
+    const result = await cli(["balance", "--org", "cli-org"], { CORE_URL: "notaurl" });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toBe('error: CORE_URL must be an http:// or https:// URL (for example http://127.0.0.1:50051), got "notaurl"\n');
   });
 
   it("refuses a command line it cannot honour, before calling the core", async () => {
