@@ -1,6 +1,7 @@
 // Starts an inference on the core and waits for its first event, with the
 // client's disconnect wired to abort the call (and so the upstream request).
 import type { Context } from "koa";
+import { ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
 import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/router/v1/inference_pb.js";
 import type { CoreClient } from "./core-client.ts";
 import { rateLimitHeaders, traceHeader } from "./headers.ts";
@@ -27,6 +28,27 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
   const step = await rest.next();
   if (step.done || step.value.event.case !== "start") throw new Error("the core's stream must open with a start event");
   return { start: step.value.event.value, first: step.value, rest, signal: controller.signal };
+}
+
+/** The core's words for an answer that failed after it started, for a caller that reads it as a stream. */
+const MID_STREAM = "The provider failed mid-stream: ";
+
+/**
+ * A non-streamed answer that broke off after the start event: the error says
+ * so in words for a caller who never saw a stream, and carries the routing
+ * trace of the start (metadata.attempts), as the headers do.
+ */
+export function brokeOff(error: unknown, start: ResponseStart): unknown {
+  if (!(error instanceof ConnectError)) return error;
+  const detail = errorDetailOf(error);
+  if (detail?.reason !== "upstream_error") return error;
+  const reason = error.rawMessage.startsWith(MID_STREAM) ? error.rawMessage.slice(MID_STREAM.length) : error.rawMessage;
+  const attempts = start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }));
+  return routerError(error.code, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, {
+    retryAfterSeconds: detail.retryAfterSeconds,
+    metadata: { ...detail.metadata, attempts },
+    cause: error,
+  });
 }
 
 /** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened), warnings and rate-limit windows. */

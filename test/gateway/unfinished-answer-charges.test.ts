@@ -23,7 +23,7 @@ describe.each([{ split: false }, { split: true }])("an answer cut mid-way (split
       headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
       body: JSON.stringify({ model: "simulator/cut-mid-stream", stream, max_tokens: 100, messages: [{ role: "user", content: "one two three four five six" }] }),
     });
-    return { status: response.status, id: response.headers.get("x-request-id") ?? "", text: await response.text() };
+    return { status: response.status, id: response.headers.get("x-request-id") ?? "", headers: response.headers, text: await response.text() };
   }
 
   async function balance(): Promise<bigint> {
@@ -44,6 +44,16 @@ describe.each([{ split: false }, { split: true }])("an answer cut mid-way (split
       completionTokens: 0,
       cost: "0",
     });
+  });
+
+  it("non-streamed: the 502 carries the routing trace and says the answer broke off, not a stream", async () => {
+    const answer = await chat(false);
+    expect(answer.status).toBe(502);
+    expect(answer.headers.get("x-router-provider")).toBe("simulator");
+    expect(answer.headers.get("x-router-trace")).toBe("simulator/cut-mid-stream@simulator;ok");
+    const { error } = JSON.parse(answer.text);
+    expect(error.message).toBe("The provider's answer broke off before it was complete: simulated connection cut mid-stream");
+    expect(error.metadata.attempts).toEqual([{ model: "simulator/cut-mid-stream", provider: "simulator", outcome: "ok", reason: "" }]);
   });
 
   it("streamed: the relayed part is charged, and the record's estimated tokens make its cost", async () => {

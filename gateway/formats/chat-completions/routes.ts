@@ -1,7 +1,7 @@
 // POST /api/v1/chat/completions: decode, run on the core, encode as JSON or SSE.
 import { bearerKey } from "../../credentials.ts";
 import { foldEvents } from "../../fold.ts";
-import { routingHeaders, startCall } from "../../start-call.ts";
+import { brokeOff, routingHeaders, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeChatRequest } from "./decode-request.ts";
@@ -20,8 +20,11 @@ function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);
     if (!stream) {
-      const folded = await foldEvents(call.start, call.rest);
-      ctx.set(routingHeaders(folded.start));
+      // Set before the fold: an answer that breaks off keeps the routing trace in its error's headers.
+      ctx.set(routingHeaders(call.start));
+      const folded = await foldEvents(call.start, call.rest).catch((error: unknown) => {
+        throw brokeOff(error, call.start);
+      });
       ctx.body = encodeChatCompletion(folded);
       return;
     }
