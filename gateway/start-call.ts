@@ -30,21 +30,16 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
   return { start: step.value.event.value, first: step.value, rest, signal: controller.signal };
 }
 
-/** The core's words for an answer that failed after it started, for a caller that reads it as a stream. */
-const MID_STREAM = "The provider failed mid-stream: ";
-
 /**
- * A non-streamed answer that broke off after the start event: the error says
- * so in words for a caller who never saw a stream, and carries the routing
- * trace of the start (metadata.attempts), as the headers do.
+ * A non-streamed answer that broke off after the start event: the 502 carries
+ * the routing trace of the start (metadata.attempts), as the headers do.
  */
 export function brokeOff(error: unknown, start: ResponseStart): unknown {
   if (!(error instanceof ConnectError)) return error;
   const detail = errorDetailOf(error);
   if (detail?.reason !== "upstream_error") return error;
-  const reason = error.rawMessage.startsWith(MID_STREAM) ? error.rawMessage.slice(MID_STREAM.length) : error.rawMessage;
   const attempts = start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }));
-  return routerError(error.code, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, {
+  return routerError(error.code, "upstream_error", error.rawMessage, {
     retryAfterSeconds: detail.retryAfterSeconds,
     metadata: { ...detail.metadata, attempts },
     cause: error,

@@ -204,7 +204,7 @@ async function* relay(
   } catch (error) {
     if (signal.aborted) throw callerWentAway();
     const reason = error instanceof UpstreamError ? error.message : String(error);
-    throw routerError(Code.Unavailable, "upstream_error", `The provider failed mid-stream: ${reason}`, { cause: error });
+    throw routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, { cause: error });
   }
   usageEvent ??= create(GenerateResponseSchema, { event: { case: "usage", value: {} } });
   const usage = usageEvent.event.value as Usage;

@@ -98,7 +98,7 @@ describe("no fallback after the first token", () => {
     const content = events.slice(0, errorAt).map((e) => e.choices?.[0]?.delta.content ?? "");
     expect(content.join("")).toBe("Hello");
     expect(events[errorAt]).toEqual({
-      error: { message: expect.stringContaining("mid-stream"), type: "api_error", param: null, code: "upstream_error" },
+      error: { message: expect.stringContaining("broke off before it was complete"), type: "api_error", param: null, code: "upstream_error" },
     });
     expect(stack.upstream.requests.map((r) => r.body.model)).toEqual(["cut-after-first"]);
   });
