@@ -3,5 +3,6 @@ import { catalogue } from "./catalogue/routes.ts";
 import { chatCompletions } from "./chat-completions/routes.ts";
 import type { GatewayFormat } from "./format.ts";
 import { generation } from "./generation/routes.ts";
+import { responses } from "./responses/routes.ts";
 
-export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation];
+export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, responses];

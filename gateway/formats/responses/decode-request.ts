@@ -1,0 +1,163 @@
+// Decodes a Responses body into the core's GenerateRequest. `input` items map
+// onto the hub's messages: user, system and developer messages as they are;
+// an earlier answer's items (reasoning, assistant message, function calls)
+// gathered into one assistant message, as the turn was; each
+// function_call_output a tool message. `instructions` is a system message for
+// this request only (the core never stores it). `previous_response_id` is the
+// conversation reference; `store` defaults to true in the core for this format.
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import {
+  GenerateRequestSchema,
+  PublicFormat,
+  ResponseFormat_Type,
+  Role,
+  ToolChoice_Mode,
+  type ContentPartSchema,
+  type GenerateRequest,
+  type MessageSchema,
+} from "../../../gen/router/v1/inference_pb.js";
+import { decodeRouterFields } from "../../router-fields.ts";
+import { validateBody } from "../../validation.ts";
+import { decodeEncryptedReasoning } from "./encode-response.ts";
+import { responsesRequestSchema, type InputItem, type InputPart, type ResponsesRequestBody } from "./schema.ts";
+
+export interface DecodeContext {
+  apiKey: string;
+  requestId: string;
+}
+
+export interface DecodedResponsesRequest {
+  request: GenerateRequest;
+  stream: boolean;
+  /** The validated body: the answer echoes its settings. */
+  body: ResponsesRequestBody;
+}
+
+export function decodeResponsesRequest(body: unknown, context: DecodeContext): DecodedResponsesRequest {
+  const parsed = validateBody(responsesRequestSchema, body);
+  const stream = parsed.stream ?? false;
+  const messages: MessageInit[] = [];
+  if (parsed.instructions !== undefined && parsed.instructions !== "") messages.push({ role: Role.SYSTEM, content: [textPart(parsed.instructions)] });
+  messages.push(...toMessages(parsed.input));
+  return {
+    request: create(GenerateRequestSchema, {
+      format: PublicFormat.RESPONSES,
+      caller: { apiKey: context.apiKey },
+      requestId: context.requestId,
+      stream,
+      model: parsed.model,
+      ...decodeRouterFields(parsed),
+      messages,
+      sampling: { temperature: parsed.temperature, topP: parsed.top_p, maxTokens: parsed.max_output_tokens ?? parsed.max_tokens },
+      tools: (parsed.tools ?? []).map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? "",
+        parameters: tool.parameters as JsonObject | undefined,
+        strict: tool.strict ?? false,
+      })),
+      toolChoice: toToolChoice(parsed.tool_choice),
+      parallelToolCalls: parsed.parallel_tool_calls,
+      responseFormat: toResponseFormat(parsed.text?.format),
+      reasoning: parsed.reasoning?.effort === undefined ? undefined : { effort: parsed.reasoning.effort },
+      passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
+      conversation: parsed.previous_response_id === undefined ? undefined : { previousId: parsed.previous_response_id },
+      store: parsed.store,
+    }),
+    stream,
+    body: parsed,
+  };
+}
+
+type MessageInit = MessageInitShape<typeof MessageSchema>;
+type PartInit = MessageInitShape<typeof ContentPartSchema>;
+
+const textPart = (text: string): PartInit => ({ part: { case: "text", value: { text } } });
+
+const ROLES = { user: Role.USER, assistant: Role.ASSISTANT, system: Role.SYSTEM, developer: Role.DEVELOPER } as const;
+
+/**
+ * The input as messages. Consecutive items of an earlier answer (reasoning,
+ * assistant messages, function calls) are one assistant message, in order,
+ * so reasoning stays before the calls it led to (Anthropic checks that).
+ */
+function toMessages(input: ResponsesRequestBody["input"]): MessageInit[] {
+  if (typeof input === "string") return [{ role: Role.USER, content: [textPart(input)] }];
+  const messages: MessageInit[] = [];
+  let answer: PartInit[] | undefined;
+  const answerParts = () => {
+    if (!answer) {
+      answer = [];
+      messages.push({ role: Role.ASSISTANT, content: answer });
+    }
+    return answer;
+  };
+  for (const item of input as InputItem[]) {
+    switch (item.type) {
+      case "message":
+        if (item.role === "assistant") {
+          answerParts().push(...toParts(item.content));
+        } else {
+          answer = undefined;
+          messages.push({ role: ROLES[item.role], content: toParts(item.content) });
+        }
+        break;
+      case "reasoning":
+        answerParts().push(reasoningPart(item));
+        break;
+      case "function_call":
+        answerParts().push({ part: { case: "toolCall", value: { id: item.call_id, name: item.name, arguments: item.arguments } } });
+        break;
+      case "function_call_output": {
+        answer = undefined;
+        const content = typeof item.output === "string" ? [textPart(item.output)] : item.output.map((part) => textPart(part.text));
+        messages.push({ role: Role.TOOL, content: [{ part: { case: "toolResult", value: { toolCallId: item.call_id, content } } }] });
+        break;
+      }
+    }
+  }
+  return messages;
+}
+
+function reasoningPart(item: Extract<InputItem, { type: "reasoning" }>): PartInit {
+  const text = (item.content?.length ? item.content : item.summary).map((part) => part.text).join("");
+  const sealed = item.encrypted_content ? decodeEncryptedReasoning(item.encrypted_content) : { signature: "", redactedData: "" };
+  if (sealed.redactedData) return { part: { case: "reasoning", value: { redactedData: sealed.redactedData } } };
+  return { part: { case: "reasoning", value: { text, signature: sealed.signature } } };
+}
+
+function toParts(content: string | InputPart[]): PartInit[] {
+  if (typeof content === "string") return [textPart(content)];
+  return content.map(toPart);
+}
+
+function toPart(part: InputPart): PartInit {
+  switch (part.type) {
+    case "input_text":
+    case "output_text":
+      return textPart(part.text);
+    case "refusal":
+      return textPart(part.refusal);
+    case "input_image":
+      if (part.image_url === undefined) return { part: { case: "file", value: { fileId: part.file_id ?? "", filename: "", fileData: "", mimeType: "" } } };
+      return { part: { case: "image", value: { url: part.image_url, detail: part.detail ?? "" } } };
+    case "input_file": {
+      const { filename = "", file_data: fileData = "", file_id: fileId = "" } = part;
+      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: /^data:([^;,]+)[;,]/.exec(fileData)?.[1] ?? "" } } };
+    }
+  }
+}
+
+function toToolChoice(choice: ResponsesRequestBody["tool_choice"]) {
+  if (choice === undefined) return undefined;
+  if (choice === "auto") return { mode: ToolChoice_Mode.AUTO };
+  if (choice === "none") return { mode: ToolChoice_Mode.NONE };
+  if (choice === "required") return { mode: ToolChoice_Mode.REQUIRED };
+  return { mode: ToolChoice_Mode.NAMED, name: choice.name };
+}
+
+function toResponseFormat(format: NonNullable<ResponsesRequestBody["text"]>["format"]) {
+  if (format === undefined) return undefined;
+  if (format.type === "text") return { type: ResponseFormat_Type.TEXT };
+  if (format.type === "json_object") return { type: ResponseFormat_Type.JSON_OBJECT };
+  return { type: ResponseFormat_Type.JSON_SCHEMA, name: format.name, schema: format.schema as JsonObject, strict: format.strict ?? false };
+}

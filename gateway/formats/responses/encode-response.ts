@@ -1,0 +1,163 @@
+// The Response object (spec: "Response object"; OpenAI's `Response` schema),
+// built from the answer's blocks: for the JSON answer from the fold, for a
+// stream's `response.completed` from its own tracker. One output item per
+// block: text -> `message` with `output_text`, refusal -> `message` with
+// `refusal`, reasoning -> `reasoning`, tool call -> `function_call`; each item's
+// id is the block's stable id (BlockStart.id). Media and server tool blocks
+// have no item here yet. Where OpenAI's schema is stricter than its own wire,
+// the schema wins: a field is left out rather than sent as null (docs/responses.md).
+import { type Annotation, BlockType, FinishReason, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import type { TrackedBlock } from "../../block-tracker.ts";
+import type { FoldedResponse } from "../../fold.ts";
+import { exactNumber } from "../../json.ts";
+import type { ResponsesRequestBody } from "./schema.ts";
+
+export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed";
+
+export interface ResponseState {
+  start: ResponseStart;
+  body: ResponsesRequestBody;
+  status: ResponseStatus;
+  blocks: readonly TrackedBlock[];
+  /** Annotations naming no block: they go with the last text. */
+  looseAnnotations?: readonly Annotation[];
+  usage?: Usage;
+  finishReason?: FinishReason;
+  error?: { code: string; message: string };
+}
+
+/** The status a finished answer has: `incomplete` when a limit or a filter cut it. */
+export function statusOf(reason: FinishReason): { status: ResponseStatus; incomplete?: "max_output_tokens" | "content_filter" } {
+  if (reason === FinishReason.LENGTH) return { status: "incomplete", incomplete: "max_output_tokens" };
+  if (reason === FinishReason.CONTENT_FILTER) return { status: "incomplete", incomplete: "content_filter" };
+  return { status: "completed" };
+}
+
+export function encodeResponse(folded: FoldedResponse, body: ResponsesRequestBody) {
+  const loose = folded.annotations.filter((a) => a.blockIndex === undefined);
+  return encodeResponseObject({
+    start: folded.start,
+    body,
+    status: statusOf(folded.finishReason).status,
+    blocks: folded.blocks,
+    looseAnnotations: loose,
+    usage: folded.usage,
+    finishReason: folded.finishReason,
+  });
+}
+
+export function encodeResponseObject(state: ResponseState) {
+  const { start, body } = state;
+  const incomplete = state.finishReason === undefined ? undefined : statusOf(state.finishReason).incomplete;
+  const lastText = state.blocks.findLast((b) => b.type === BlockType.TEXT);
+  const output = state.blocks.flatMap((block) => {
+    const item = encodeOutputItem(block, "completed", block === lastText ? (state.looseAnnotations ?? []) : []);
+    return item ? [item] : [];
+  });
+  const response: Record<string, unknown> = {
+    id: start.id,
+    object: "response",
+    created_at: Number(start.created),
+    status: state.status,
+    background: false,
+    error: state.error ?? null,
+    incomplete_details: state.status === "incomplete" && incomplete ? { reason: incomplete } : null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? body.max_tokens ?? null,
+    model: start.model,
+    output,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: body.previous_response_id ?? null,
+    reasoning: body.reasoning ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } : null,
+    store: body.store ?? true,
+    temperature: body.temperature ?? null,
+    text: { format: body.text?.format ?? { type: "text" } },
+    tool_choice: body.tool_choice ?? "auto",
+    tools: (body.tools ?? []).map((tool) => ({
+      type: "function",
+      name: tool.name,
+      ...(tool.description !== undefined && { description: tool.description }),
+      parameters: tool.parameters ?? null,
+      // OpenAI's schema requires it on an echoed tool; unset is sent on as false.
+      strict: tool.strict ?? false,
+    })),
+    top_p: body.top_p ?? null,
+    metadata: body.metadata ?? {},
+    provider: start.provider,
+  };
+  if (body.user !== undefined) response.user = body.user;
+  // The schema's usage is not nullable: left out until the answer has one.
+  if (state.usage) response.usage = encodeUsage(state.usage, start);
+  return response;
+}
+
+export function encodeUsage(usage: Usage, start: ResponseStart) {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens, cache_write_tokens: usage.cacheWriteTokens },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    cost: exactNumber(usage.cost || "0"),
+    chat_id: start.id,
+    provider: start.provider,
+  };
+}
+
+type ItemStatus = "in_progress" | "completed";
+
+/** The output item of one block (undefined for blocks with no item yet: media, server tools). */
+export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseAnnotations: readonly Annotation[] = []) {
+  const id = block.start.id;
+  switch (block.type) {
+    case BlockType.TEXT:
+    case BlockType.REFUSAL:
+      return { id, type: "message", role: "assistant", status, content: status === "completed" ? [encodeContentPart(block, looseAnnotations)] : [] };
+    case BlockType.REASONING:
+      return encodeReasoningItem(block, status === "completed");
+    case BlockType.TOOL_CALL:
+      return { id, type: "function_call", call_id: block.start.toolCallId, name: block.start.toolName, arguments: status === "completed" ? block.text : "", status };
+    default:
+      return undefined;
+  }
+}
+
+/** A message's one content part, whole (or empty, for `content_part.added`). */
+export function encodeContentPart(block: TrackedBlock, looseAnnotations: readonly Annotation[] = [], empty = false) {
+  if (block.type === BlockType.REFUSAL) return { type: "refusal", refusal: empty ? "" : block.text };
+  const text = empty ? "" : block.text;
+  const annotations = empty ? [] : [...block.annotations, ...looseAnnotations].map((a) => encodeAnnotation(a, text.length));
+  // OpenAI's schema requires logprobs on output_text; none are reported.
+  return { type: "output_text", text, annotations, logprobs: [] };
+}
+
+export function encodeAnnotation(annotation: Annotation, textLength: number) {
+  return { type: "url_citation", url: annotation.url, title: annotation.title, start_index: annotation.startIndex ?? 0, end_index: annotation.endIndex ?? textLength };
+}
+
+function encodeReasoningItem(block: TrackedBlock, done: boolean) {
+  const item: Record<string, unknown> = { id: block.start.id, type: "reasoning", summary: done && block.text ? [{ type: "summary_text", text: block.text }] : [] };
+  if (done) {
+    const sealed = encodeEncryptedReasoning(block);
+    if (sealed) item.encrypted_content = sealed;
+  }
+  return item;
+}
+
+/**
+ * What the provider needs back to accept its reasoning next turn (Anthropic
+ * checks it), as `encrypted_content`: the signature (`sig:`), or the reasoning
+ * it sealed (`redacted:`). decodeEncryptedReasoning reads it back.
+ */
+export function encodeEncryptedReasoning(block: Pick<TrackedBlock, "signature" | "redactedData">): string | undefined {
+  if (block.redactedData) return `redacted:${block.redactedData}`;
+  if (block.signature) return `sig:${block.signature}`;
+  return undefined;
+}
+
+export function decodeEncryptedReasoning(value: string): { signature: string; redactedData: string } {
+  if (value.startsWith("redacted:")) return { signature: "", redactedData: value.slice("redacted:".length) };
+  if (value.startsWith("sig:")) return { signature: value.slice("sig:".length), redactedData: "" };
+  // Not ours: passed on as a signature, for the provider to judge.
+  return { signature: value, redactedData: "" };
+}

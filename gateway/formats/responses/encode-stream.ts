@@ -1,0 +1,137 @@
+// The event stream in OpenAI's Responses shape: `response.created` and
+// `response.in_progress`, then per block its item's events (added, the
+// part's or summary's events, deltas, done), then `response.completed` (or
+// `response.incomplete`) with the whole response. Every event has the SSE
+// `event:` name equal to its `type` and a `sequence_number` from 0. After
+// commit a failure is an `error` event, then `response.failed`.
+import { type Annotation, BlockType, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import { createBlockTracker, type TrackedBlock } from "../../block-tracker.ts";
+import type { PublicError } from "../../errors/http-status.ts";
+import type { SseEvent } from "../../sse.ts";
+import type { StreamEncoder } from "../../write-event-stream.ts";
+import { errorEventOf, responseErrorOf } from "./encode-error.ts";
+import { encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf } from "./encode-response.ts";
+import type { ResponsesRequestBody } from "./schema.ts";
+
+export function createResponseStreamEncoder(start: ResponseStart, body: ResponsesRequestBody): StreamEncoder {
+  // The completed response repeats every block, so stopped blocks are kept.
+  const tracker = createBlockTracker({ keepStoppedBlocks: true });
+  /** Each block's place in `output` (blocks with no item are not counted), by block index. */
+  const outputIndex = new Map<number, number>();
+  /** Reasoning blocks whose summary part was opened (at their first text). */
+  const summaryOpened = new Set<number>();
+  const loose: Annotation[] = [];
+  let items = 0;
+  let sequence = 0;
+  let usage: Usage | undefined;
+  const frame = (type: string, fields: Record<string, unknown>): SseEvent => ({
+    event: type,
+    data: JSON.stringify({ type, ...fields, sequence_number: sequence++ }),
+  });
+  const response = (status: "in_progress" | "completed" | "incomplete" | "failed", extra: { finish?: Parameters<typeof statusOf>[0]; error?: { code: string; message: string } } = {}) =>
+    encodeResponseObject({ start, body, status, blocks: status === "in_progress" ? [] : tracker.blocks, looseAnnotations: loose, usage, finishReason: extra.finish, error: extra.error });
+
+  const started = (block: TrackedBlock): SseEvent[] => {
+    const item = encodeOutputItem(block, "in_progress");
+    if (!item) return [];
+    const index = items++;
+    outputIndex.set(block.start.index, index);
+    const frames = [frame("response.output_item.added", { output_index: index, item })];
+    if (block.type === BlockType.TEXT || block.type === BlockType.REFUSAL) {
+      frames.push(frame("response.content_part.added", { item_id: block.start.id, output_index: index, content_index: 0, part: encodeContentPart(block, [], true) }));
+    }
+    return frames;
+  };
+
+  const delta = (block: TrackedBlock, text: string): SseEvent[] => {
+    const index = outputIndex.get(block.start.index);
+    if (index === undefined || !text) return [];
+    const at = { item_id: block.start.id, output_index: index };
+    switch (block.type) {
+      case BlockType.TEXT:
+        return [frame("response.output_text.delta", { ...at, content_index: 0, delta: text, logprobs: [] })];
+      case BlockType.REFUSAL:
+        return [frame("response.refusal.delta", { ...at, content_index: 0, delta: text })];
+      case BlockType.TOOL_CALL:
+        return [frame("response.function_call_arguments.delta", { ...at, delta: text })];
+      case BlockType.REASONING: {
+        const frames: SseEvent[] = [];
+        if (!summaryOpened.has(block.start.index)) {
+          summaryOpened.add(block.start.index);
+          frames.push(frame("response.reasoning_summary_part.added", { ...at, summary_index: 0, part: { type: "summary_text", text: "" } }));
+        }
+        frames.push(frame("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: text }));
+        return frames;
+      }
+      default:
+        return [];
+    }
+  };
+
+  const stopped = (block: TrackedBlock): SseEvent[] => {
+    const index = outputIndex.get(block.start.index);
+    if (index === undefined) return [];
+    const at = { item_id: block.start.id, output_index: index };
+    const frames: SseEvent[] = [];
+    switch (block.type) {
+      case BlockType.TEXT:
+        frames.push(frame("response.output_text.done", { ...at, content_index: 0, text: block.text, logprobs: [] }));
+        frames.push(frame("response.content_part.done", { ...at, content_index: 0, part: encodeContentPart(block) }));
+        break;
+      case BlockType.REFUSAL:
+        frames.push(frame("response.refusal.done", { ...at, content_index: 0, refusal: block.text }));
+        frames.push(frame("response.content_part.done", { ...at, content_index: 0, part: encodeContentPart(block) }));
+        break;
+      case BlockType.TOOL_CALL:
+        frames.push(frame("response.function_call_arguments.done", { ...at, name: block.start.toolName, arguments: block.text }));
+        break;
+      case BlockType.REASONING:
+        if (summaryOpened.has(block.start.index)) {
+          const part = { type: "summary_text", text: block.text };
+          frames.push(frame("response.reasoning_summary_text.done", { ...at, summary_index: 0, text: block.text }));
+          frames.push(frame("response.reasoning_summary_part.done", { ...at, summary_index: 0, part }));
+        }
+        break;
+    }
+    frames.push(frame("response.output_item.done", { output_index: index, item: encodeOutputItem(block, "completed") }));
+    return frames;
+  };
+
+  return {
+    encode(event) {
+      const { event: e } = event;
+      switch (e.case) {
+        case "start":
+          return [frame("response.created", { response: response("in_progress") }), frame("response.in_progress", { response: response("in_progress") })];
+        case "blockStart":
+          return started(tracker.track(event)!);
+        case "blockDelta": {
+          const block = tracker.track(event);
+          return block ? delta(block, e.value.text) : [];
+        }
+        case "blockStop": {
+          const block = tracker.track(event);
+          return block ? stopped(block) : [];
+        }
+        case "annotation":
+          tracker.track(event);
+          if (e.value.blockIndex === undefined) loose.push(e.value);
+          return [];
+        case "usage":
+          usage = e.value;
+          return [];
+        case "finish": {
+          const { status } = statusOf(e.value.reason);
+          const type = status === "incomplete" ? "response.incomplete" : "response.completed";
+          return [frame(type, { response: response(status, { finish: e.value.reason }) })];
+        }
+        default:
+          return [];
+      }
+    },
+    done: () => [],
+    error(error: PublicError) {
+      return [frame("error", errorEventOf(error)), frame("response.failed", { response: response("failed", { error: responseErrorOf(error) }) })];
+    },
+  };
+}

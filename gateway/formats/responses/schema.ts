@@ -1,0 +1,192 @@
+// The Responses request body (POST /api/v1/responses): OpenAI's fields this
+// gateway serves, plus the router's own (router-fields.ts). Strict like chat:
+// an unknown field is a 400, null reads as absent (nullMeansAbsent), every
+// array is bounded (limits.ts), messages are predicates the decoder prefixes
+// with the parameter's path.
+import { z } from "zod";
+import { MAX_ITEMS } from "../../limits.ts";
+import { modelsSchema, providerSchema, requestTagsSchema } from "../../router-fields.ts";
+import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
+import { nullMeansAbsent } from "../../validation.ts";
+
+// ---- input items ----
+
+const inputTextSchema = z.strictObject({ type: z.literal("input_text"), text: z.string() });
+
+const inputPartSchema = nullMeansAbsent(
+  z.discriminatedUnion("type", [
+    inputTextSchema,
+    z
+      .strictObject({
+        type: z.literal("input_image"),
+        image_url: nonEmptyString.optional(),
+        file_id: nonEmptyString.optional(),
+        detail: z.enum(["auto", "low", "high"]).optional(),
+      })
+      .refine((image) => image.image_url !== undefined || image.file_id !== undefined, "must have image_url or file_id"),
+    z
+      .strictObject({
+        type: z.literal("input_file"),
+        file_data: nonEmptyString.optional(),
+        file_id: nonEmptyString.optional(),
+        filename: z.string().optional(),
+      })
+      .refine((file) => file.file_data !== undefined || file.file_id !== undefined, "must have file_data or file_id"),
+    // An earlier answer's message sent back as it came (its annotations and logprobs are output about it, dropped).
+    z.strictObject({
+      type: z.literal("output_text"),
+      text: z.string(),
+      annotations: list(z.unknown(), MAX_ITEMS.echoedOutput).optional(),
+      logprobs: list(z.unknown(), MAX_ITEMS.echoedOutput).optional(),
+    }),
+    z.strictObject({ type: z.literal("refusal"), refusal: z.string() }),
+  ]),
+);
+
+const messageItemSchema = z
+  .strictObject({
+    type: z.literal("message"),
+    id: z.string().optional(),
+    status: z.enum(["in_progress", "completed", "incomplete"]).optional(),
+    role: z.enum(["user", "assistant", "system", "developer"]),
+    content: z.union([z.string(), list(inputPartSchema, MAX_ITEMS.contentBlocks)], { error: "must be a string or an array of content parts" }),
+  })
+  .superRefine((message, ctx) => {
+    if (typeof message.content === "string") return;
+    for (const [index, part] of message.content.entries()) {
+      const outputPart = part.type === "output_text" || part.type === "refusal";
+      if (outputPart && message.role !== "assistant") ctx.addIssue({ code: "custom", path: ["content", index, "type"], message: `${part.type} is only allowed in assistant messages` });
+      if (!outputPart && message.role === "assistant" && part.type !== "input_text") {
+        ctx.addIssue({ code: "custom", path: ["content", index, "type"], message: `${part.type} is not allowed in assistant messages` });
+      }
+    }
+  });
+
+const functionCallItemSchema = z.strictObject({
+  type: z.literal("function_call"),
+  id: z.string().optional(),
+  call_id: nonEmptyString,
+  name: nonEmptyString,
+  arguments: z.string(),
+  status: z.enum(["in_progress", "completed", "incomplete"]).optional(),
+});
+
+const functionCallOutputItemSchema = z.strictObject({
+  type: z.literal("function_call_output"),
+  id: z.string().optional(),
+  call_id: nonEmptyString,
+  // A string, or OpenAI's list of input_text parts.
+  output: z.union([z.string(), list(nullMeansAbsent(inputTextSchema), MAX_ITEMS.contentBlocks)], { error: "must be a string or an array of input_text parts" }),
+  status: z.enum(["in_progress", "completed", "incomplete"]).optional(),
+});
+
+const reasoningItemSchema = z.strictObject({
+  type: z.literal("reasoning"),
+  id: z.string().optional(),
+  summary: list(nullMeansAbsent(z.strictObject({ type: z.literal("summary_text"), text: z.string() })), MAX_ITEMS.reasoningBlocks),
+  content: list(nullMeansAbsent(z.strictObject({ type: z.literal("reasoning_text"), text: z.string() })), MAX_ITEMS.reasoningBlocks).optional(),
+  encrypted_content: z.string().optional(),
+  status: z.enum(["in_progress", "completed", "incomplete"]).optional(),
+});
+
+/** An input item. `type` is optional on messages (OpenAI's EasyInputMessage): a message without one is read as `message`. */
+const inputItemSchema = nullMeansAbsent(
+  z.preprocess(
+    (item) => (typeof item === "object" && item !== null && !Array.isArray(item) && !("type" in item) ? { ...item, type: "message" } : item),
+    z.discriminatedUnion("type", [messageItemSchema, functionCallItemSchema, functionCallOutputItemSchema, reasoningItemSchema]),
+  ),
+);
+
+export type InputMessage = z.output<typeof messageItemSchema>;
+export type InputPart = z.output<typeof inputPartSchema>;
+export type InputItem = z.output<typeof inputItemSchema>;
+
+// ---- tools and formats ----
+
+const toolSchema = nullMeansAbsent(
+  z.strictObject({
+    type: z.literal("function"),
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.json()).optional(),
+    strict: z.boolean().optional(),
+  }),
+);
+
+const toolChoiceSchema = z.union(
+  [z.enum(["auto", "none", "required"]), nullMeansAbsent(z.strictObject({ type: z.literal("function"), name: nonEmptyString }))],
+  { error: "must be auto, none, required or {type: \"function\", name}" },
+);
+
+const textFormatSchema = nullMeansAbsent(
+  z.discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("text") }),
+    z.strictObject({ type: z.literal("json_object") }),
+    z.strictObject({
+      type: z.literal("json_schema"),
+      name: nonEmptyString,
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.json()),
+      strict: z.boolean().optional(),
+    }),
+  ]),
+);
+
+const reasoningSchema = nullMeansAbsent(
+  z.strictObject({
+    effort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+    summary: z.enum(["auto", "concise", "detailed"]).optional(),
+  }),
+);
+
+// OpenAI's metadata: at most 16 pairs, keys up to 64 characters, values up to 512.
+const metadataSchema = z
+  .record(z.string().max(64), z.string().max(512))
+  .refine((metadata) => Object.keys(metadata).length <= 16, "must have at most 16 keys");
+
+// ---- the body ----
+
+export const responsesRequestSchema = nullMeansAbsent(
+  z
+    .strictObject({
+      model: nonEmptyString,
+      models: modelsSchema.optional(),
+      request_tags: requestTagsSchema.optional(),
+      provider: providerSchema.optional(),
+
+      input: z.union([z.string(), list(inputItemSchema, MAX_ITEMS.messages)], { error: (issue) => (issue.input === undefined ? "is required" : "must be a string or an array of input items") }),
+      instructions: z.string().optional(),
+      previous_response_id: nonEmptyString.optional(),
+      store: z.boolean().optional(),
+      stream: z.boolean().optional(),
+      background: z.boolean().optional(),
+
+      tools: list(toolSchema, MAX_ITEMS.tools).optional(),
+      tool_choice: toolChoiceSchema.optional(),
+      parallel_tool_calls: z.boolean().optional(),
+      temperature: between(0, 2).optional(),
+      top_p: between(0, 1).optional(),
+      max_output_tokens: int32().min(1).optional(),
+      // The spec's name for it.
+      max_tokens: int32().min(1).optional(),
+      text: nullMeansAbsent(z.strictObject({ format: textFormatSchema.optional() })).optional(),
+      reasoning: reasoningSchema.optional(),
+      metadata: nullMeansAbsent(metadataSchema).optional(),
+      user: z.string().optional(),
+    })
+    .superRefine((body, ctx) => {
+      if (body.background === true) ctx.addIssue({ code: "custom", path: ["background"], message: "is not supported yet" });
+      if (body.max_tokens !== undefined && body.max_output_tokens !== undefined && body.max_tokens !== body.max_output_tokens) {
+        ctx.addIssue({ code: "custom", path: ["max_tokens"], message: "must equal max_output_tokens when both are set" });
+      }
+      const named = typeof body.tool_choice === "object" ? body.tool_choice.name : undefined;
+      if (named !== undefined && !body.tools?.some((tool) => tool.name === named)) {
+        ctx.addIssue({ code: "custom", path: ["tool_choice"], message: `names the tool ${named}, which is not in tools` });
+      }
+      if (body.tool_choice === "required" && !body.tools?.length) {
+        ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools is empty" });
+      }
+    }),
+);
+
+export type ResponsesRequestBody = z.output<typeof responsesRequestSchema>;
