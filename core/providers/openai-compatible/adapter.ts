@@ -7,7 +7,7 @@ import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtoc
 import type { ProviderAdapter } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { mapError } from "./map-error.ts";
-import { chunkSchema, createChunkTranslator, type OpenAiChunk } from "./parse-stream.ts";
+import { chunkSchema, createChunkTranslator, isPlainChunk, type OpenAiChunk } from "./parse-stream.ts";
 
 export const openAiCompatibleCapabilities: ProtocolCapabilities = {
   reasoning: "effort",
@@ -42,5 +42,6 @@ function parseChunk(data: string): OpenAiChunk {
   // Vendors report failures inside an open stream as an `error` object.
   const error = (json as { error?: { message?: string } }).error;
   if (error) throw inStreamError(error.message ?? "upstream error");
-  return checkShape(chunkSchema, json);
+  // Most chunks are a plain delta: checked by hand, the schema takes the rest.
+  return isPlainChunk(json) ? json : checkShape(chunkSchema, json);
 }

@@ -43,6 +43,40 @@ export const chunkSchema = z.looseObject({
 
 export type OpenAiChunk = z.infer<typeof chunkSchema>;
 
+/**
+ * The hot chunk shapes (a text, reasoning or refusal delta, a finish reason, no
+ * usage, tool calls, annotations or citations), checked by hand: `chunkSchema`
+ * accepts every value this accepts, with the same meaning, and the raw value
+ * is kept. Anything else (and every refusal) goes to the schema.
+ */
+export function isPlainChunk(json: unknown): json is OpenAiChunk {
+  if (!isRecord(json) || json.usage != null || json.citations != null) return false;
+  const choices = json.choices;
+  if (choices == null) return true;
+  if (!Array.isArray(choices)) return false;
+  for (const choice of choices) {
+    if (!isRecord(choice)) return false;
+    const finish = choice.finish_reason;
+    if (finish != null && typeof finish !== "string") return false;
+    if (!isPlainDelta(choice.delta) || !isPlainDelta(choice.message)) return false;
+  }
+  return true;
+}
+
+function isPlainDelta(delta: unknown): boolean {
+  if (delta == null) return true;
+  if (!isRecord(delta) || delta.annotations != null || delta.tool_calls != null) return false;
+  return isNullishString(delta.content) && isNullishString(delta.refusal) && isNullishString(delta.reasoning) && isNullishString(delta.reasoning_content);
+}
+
+function isNullishString(value: unknown): boolean {
+  return value == null || typeof value === "string";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 export type ChunkTranslator = Translator<OpenAiChunk>;
 
 export function createChunkTranslator(): ChunkTranslator {
