@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { HttpClient } from "./http-client.ts";
 import { toUpstreamError } from "./http-client.ts";
-import { readServerSentEvents } from "./read-sse.ts";
+import { readServerSentEventBatches } from "./read-sse.ts";
 import { retryAfterSecondsOf } from "./retry-after.ts";
 import type { GenerateResponse } from "../../gen/router/v1/inference_pb.js";
 import { UpstreamError, upstreamHttpError, type ConvertedRequest, type UpstreamCall, type UpstreamStream } from "./types.ts";
@@ -74,10 +74,12 @@ async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: Http
       if (!contentType.startsWith("text/event-stream")) {
         throw new UpstreamError(`upstream answered a stream request with ${contentType || "no content type"}`, { retryable: true, reason: "invalid_answer" });
       }
-      for await (const event of readServerSentEvents(response.body)) {
+      for await (const events of readServerSentEventBatches(response.body)) {
         // Read on to the body's end: leaving the loop early destroys the body with an AbortError.
-        const chunk = protocol.parse(event.data, event.event);
-        if (chunk !== undefined) yield* translator.translate(chunk);
+        for (const event of events) {
+          const chunk = protocol.parse(event.data, event.event);
+          if (chunk !== undefined) yield* translator.translate(chunk);
+        }
       }
     } else {
       const chunk = protocol.parse(await response.body.text(), undefined);

@@ -2,14 +2,27 @@
 // event-stream parser (field folding, multi-line data, comments, CRLF handled).
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
-export async function* readServerSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<EventSourceMessage> {
-  const pending: EventSourceMessage[] = [];
+/**
+ * The events of each body chunk together (an upstream often sends several in
+ * one packet): one async step per chunk rather than one per event. Batches are
+ * never empty.
+ */
+export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array>): AsyncGenerator<EventSourceMessage[]> {
+  let pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
   const decoder = new TextDecoder();
   for await (const bytes of body) {
     parser.feed(decoder.decode(bytes, { stream: true }));
-    while (pending.length > 0) yield pending.shift()!;
+    if (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      yield batch;
+    }
   }
   parser.feed(decoder.decode());
-  while (pending.length > 0) yield pending.shift()!;
+  if (pending.length > 0) yield pending;
+}
+
+export async function* readServerSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<EventSourceMessage> {
+  for await (const batch of readServerSentEventBatches(body)) yield* batch;
 }
