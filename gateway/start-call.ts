@@ -4,6 +4,7 @@ import type { Context } from "koa";
 import { ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
 import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/router/v1/inference_pb.js";
 import type { CoreClient } from "./core-client.ts";
+import { foldEvents, type FoldedResponse } from "./fold.ts";
 import { rateLimitHeaders, traceHeader } from "./headers.ts";
 
 export interface StartedCall {
@@ -31,10 +32,20 @@ export async function startCall(ctx: Context, core: CoreClient, request: Generat
 }
 
 /**
- * A non-streamed answer that broke off after the start event: the 502 carries
- * the routing trace of the start (metadata.attempts), as the headers do.
+ * A non-streamed answer: the routing headers first, so that an answer that
+ * breaks off keeps them on its error, then the fold of the whole stream.
  */
-export function brokeOff(error: unknown, start: ResponseStart): unknown {
+export async function foldAnswer(ctx: Context, call: StartedCall): Promise<FoldedResponse> {
+  ctx.set(routingHeaders(call.start));
+  try {
+    return await foldEvents(call.start, call.rest);
+  } catch (error) {
+    throw brokeOff(error, call.start);
+  }
+}
+
+/** An answer that broke off after the start event: its 502 carries the start's routing trace (metadata.attempts), as the headers do. */
+function brokeOff(error: unknown, start: ResponseStart): unknown {
   if (!(error instanceof ConnectError)) return error;
   const detail = errorDetailOf(error);
   if (detail?.reason !== "upstream_error") return error;

@@ -1,7 +1,6 @@
 // POST /api/v1/chat/completions: decode, run on the core, encode as JSON or SSE.
 import { bearerKey } from "../../credentials.ts";
-import { foldEvents } from "../../fold.ts";
-import { brokeOff, routingHeaders, startCall } from "../../start-call.ts";
+import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeChatRequest } from "./decode-request.ts";
@@ -20,12 +19,7 @@ function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);
     if (!stream) {
-      // Set before the fold: an answer that breaks off keeps the routing trace in its error's headers.
-      ctx.set(routingHeaders(call.start));
-      const folded = await foldEvents(call.start, call.rest).catch((error: unknown) => {
-        throw brokeOff(error, call.start);
-      });
-      ctx.body = encodeChatCompletion(folded);
+      ctx.body = encodeChatCompletion(await foldAnswer(ctx, call));
       return;
     }
     await writeEventStream(ctx, call, createChunkEncoder(call.start));

@@ -1,8 +1,7 @@
 // POST /api/v1/responses: decode, run on the core, answer the Response object
 // as JSON or as OpenAI's event stream. Synchronous only (background: 400 for now).
 import { bearerKey } from "../../credentials.ts";
-import { foldEvents } from "../../fold.ts";
-import { brokeOff, routingHeaders, startCall } from "../../start-call.ts";
+import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeResponsesRequest } from "./decode-request.ts";
@@ -19,11 +18,7 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
     ctx.state.requestTags = request.requestTags;
     const call = await startCall(ctx, core, request);
     if (!stream) {
-      ctx.set(routingHeaders(call.start));
-      const folded = await foldEvents(call.start, call.rest).catch((error: unknown) => {
-        throw brokeOff(error, call.start);
-      });
-      ctx.body = encodeResponse(folded, body);
+      ctx.body = encodeResponse(await foldAnswer(ctx, call), body);
       return;
     }
     await writeEventStream(ctx, call, createResponseStreamEncoder(call.start, body));
