@@ -5,9 +5,7 @@ import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protob
 import {
   GenerateRequestSchema,
   PublicFormat,
-  ResponseFormat_Type,
   Role,
-  ToolChoice_Mode,
   type ContentPartSchema,
   type GenerateRequest,
   type MessageSchema,
@@ -20,6 +18,8 @@ import {
   type ChatReasoningDetail,
   type ChatRequestBody,
 } from "./schema.ts";
+import { mediaTypeOfDataUri } from "../../data-uri.ts";
+import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
 import { decodeRouterFields } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 
@@ -50,9 +50,9 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       messages: parsed.messages.map(toMessage),
       sampling: toSampling(parsed),
       tools: (parsed.tools ?? []).map(toTool),
-      toolChoice: toToolChoice(parsed.tool_choice),
+      toolChoice: toolChoiceInit(typeof parsed.tool_choice === "object" ? { name: namedToolOf(parsed.tool_choice)! } : parsed.tool_choice),
       parallelToolCalls: parsed.parallel_tool_calls,
-      responseFormat: toResponseFormat(parsed.response_format),
+      responseFormat: responseFormatInit(parsed.response_format?.type === "json_schema" ? { type: "json_schema", ...parsed.response_format.json_schema } : parsed.response_format),
       reasoning: toReasoning(parsed.reasoning),
       cache: toCache(parsed.cache, context.cacheKey),
       media: toMedia(parsed),
@@ -102,14 +102,9 @@ function toPart(block: ChatContentBlock): PartInit {
       return { part: { case: "audio", value: block.input_audio }, cacheControl };
     case "file": {
       const { filename = "", file_data: fileData = "", file_id: fileId = "" } = block.file;
-      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: mimeTypeOf(fileData) } }, cacheControl };
+      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: mediaTypeOfDataUri(fileData) } }, cacheControl };
     }
   }
-}
-
-/** The media type of a data URI (`data:application/pdf;base64,...`); empty for bare base64. */
-function mimeTypeOf(fileData: string): string {
-  return /^data:([^;,]+)[;,]/.exec(fileData)?.[1] ?? "";
 }
 
 /**
@@ -178,22 +173,6 @@ function toTool({ function: fn }: NonNullable<ChatRequestBody["tools"]>[number])
   // protobuf-es represents google.protobuf.Struct as a plain JSON object.
   const parameters = fn.parameters as JsonObject | undefined;
   return { name: fn.name, description: fn.description ?? "", parameters, strict: fn.strict ?? false };
-}
-
-function toToolChoice(choice: ChatRequestBody["tool_choice"]) {
-  if (choice === undefined) return undefined;
-  if (choice === "auto") return { mode: ToolChoice_Mode.AUTO };
-  if (choice === "none") return { mode: ToolChoice_Mode.NONE };
-  if (choice === "required") return { mode: ToolChoice_Mode.REQUIRED };
-  return { mode: ToolChoice_Mode.NAMED, name: namedToolOf(choice) };
-}
-
-function toResponseFormat(format: ChatRequestBody["response_format"]) {
-  if (format === undefined) return undefined;
-  if (format.type === "text") return { type: ResponseFormat_Type.TEXT };
-  if (format.type === "json_object") return { type: ResponseFormat_Type.JSON_OBJECT };
-  const { name, schema, strict = false } = format.json_schema;
-  return { type: ResponseFormat_Type.JSON_SCHEMA, name, schema: schema as JsonObject, strict };
 }
 
 function toReasoning(reasoning: ChatRequestBody["reasoning"]) {

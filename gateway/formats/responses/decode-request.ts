@@ -9,13 +9,13 @@ import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protob
 import {
   GenerateRequestSchema,
   PublicFormat,
-  ResponseFormat_Type,
   Role,
-  ToolChoice_Mode,
   type ContentPartSchema,
   type GenerateRequest,
   type MessageSchema,
 } from "../../../gen/router/v1/inference_pb.js";
+import { mediaTypeOfDataUri } from "../../data-uri.ts";
+import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
 import { decodeRouterFields } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 import { decodeEncryptedReasoning } from "./encode-response.ts";
@@ -55,9 +55,9 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
         parameters: tool.parameters as JsonObject | undefined,
         strict: tool.strict ?? false,
       })),
-      toolChoice: toToolChoice(parsed.tool_choice),
+      toolChoice: toolChoiceInit(parsed.tool_choice),
       parallelToolCalls: parsed.parallel_tool_calls,
-      responseFormat: toResponseFormat(parsed.text?.format),
+      responseFormat: responseFormatInit(parsed.text?.format),
       reasoning: parsed.reasoning?.effort === undefined ? undefined : { effort: parsed.reasoning.effort },
       passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
       conversation: parsed.previous_response_id === undefined ? undefined : { previousId: parsed.previous_response_id },
@@ -142,22 +142,7 @@ function toPart(part: InputPart): PartInit {
       return { part: { case: "image", value: { url: part.image_url, detail: part.detail ?? "" } } };
     case "input_file": {
       const { filename = "", file_data: fileData = "", file_id: fileId = "" } = part;
-      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: /^data:([^;,]+)[;,]/.exec(fileData)?.[1] ?? "" } } };
+      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: mediaTypeOfDataUri(fileData) } } };
     }
   }
-}
-
-function toToolChoice(choice: ResponsesRequestBody["tool_choice"]) {
-  if (choice === undefined) return undefined;
-  if (choice === "auto") return { mode: ToolChoice_Mode.AUTO };
-  if (choice === "none") return { mode: ToolChoice_Mode.NONE };
-  if (choice === "required") return { mode: ToolChoice_Mode.REQUIRED };
-  return { mode: ToolChoice_Mode.NAMED, name: choice.name };
-}
-
-function toResponseFormat(format: NonNullable<ResponsesRequestBody["text"]>["format"]) {
-  if (format === undefined) return undefined;
-  if (format.type === "text") return { type: ResponseFormat_Type.TEXT };
-  if (format.type === "json_object") return { type: ResponseFormat_Type.JSON_OBJECT };
-  return { type: ResponseFormat_Type.JSON_SCHEMA, name: format.name, schema: format.schema as JsonObject, strict: format.strict ?? false };
 }
