@@ -14,11 +14,16 @@ export function toolChoiceInit(choice: ToolChoiceSpec | undefined) {
   return { mode: ToolChoice_Mode.NAMED, name: choice.name };
 }
 
-export type OutputFormatSpec = { type: "text" } | { type: "json_object" } | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean };
+export type OutputFormatSpec =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; name: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
 
 export function responseFormatInit(format: OutputFormatSpec | undefined) {
   if (format === undefined) return undefined;
   if (format.type === "text") return { type: ResponseFormat_Type.TEXT };
   if (format.type === "json_object") return { type: ResponseFormat_Type.JSON_OBJECT };
-  return { type: ResponseFormat_Type.JSON_SCHEMA, name: format.name, schema: format.schema as JsonObject, strict: format.strict ?? false };
+  // The format's description has no field of its own upstream: it rides in the schema, which every protocol passes on.
+  const schema = format.description && format.schema.description === undefined ? { ...format.schema, description: format.description } : format.schema;
+  return { type: ResponseFormat_Type.JSON_SCHEMA, name: format.name, schema: schema as JsonObject, strict: format.strict ?? false };
 }

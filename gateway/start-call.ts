@@ -49,7 +49,7 @@ function brokeOff(error: unknown, start: ResponseStart): unknown {
   if (!(error instanceof ConnectError)) return error;
   const detail = errorDetailOf(error);
   if (detail?.reason !== "upstream_error") return error;
-  const attempts = start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }));
+  const attempts = traceEntries(start);
   return routerError(error.code, "upstream_error", error.rawMessage, {
     retryAfterSeconds: detail.retryAfterSeconds,
     metadata: { ...detail.metadata, attempts },
@@ -57,11 +57,16 @@ function brokeOff(error: unknown, start: ResponseStart): unknown {
   });
 }
 
+/** The start's routing attempts as the trace header and error metadata spell them. */
+function traceEntries(start: ResponseStart) {
+  return start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }));
+}
+
 /** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened), warnings and rate-limit windows. */
 export function routingHeaders(start: ResponseStart): Record<string, string> {
   const headers: Record<string, string> = {
     "x-router-provider": start.provider,
-    "x-router-trace": traceHeader(start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }))),
+    "x-router-trace": traceHeader(traceEntries(start)),
   };
   if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.map((w) => w.message).join("; ");
   const now = Number(start.created) * 1000;

@@ -2,18 +2,17 @@
 // as the spec's top-level `citations` list.
 import type { Annotation } from "../../../gen/router/v1/inference_pb.js";
 
-/** Without a known range the citation covers the whole text (OpenAI's schema requires both indexes). */
+/**
+ * A cited source's fields as OpenAI's formats name them. Without a known range
+ * the citation covers the whole text (OpenAI's schemas require both indexes).
+ */
+export function citationFields(annotation: Annotation, textLength: number) {
+  return { url: annotation.url, title: annotation.title, start_index: annotation.startIndex ?? 0, end_index: annotation.endIndex ?? textLength };
+}
+
 export function encodeAnnotation(annotation: Annotation, textLength: number) {
-  return {
-    type: "url_citation",
-    url_citation: {
-      url: annotation.url,
-      title: annotation.title,
-      start_index: annotation.startIndex ?? 0,
-      end_index: annotation.endIndex ?? textLength,
-      ...(annotation.content ? { content: annotation.content } : {}),
-    },
-  };
+  const cited = citationFields(annotation, textLength);
+  return { type: "url_citation", url_citation: annotation.content ? { ...cited, content: annotation.content } : cited };
 }
 
 /** A citation inside a stream chunk: indexes only when the provider gave them. */

@@ -11,6 +11,7 @@ import type { TrackedBlock } from "../../block-tracker.ts";
 import type { FoldedResponse } from "../../fold.ts";
 import { exactNumber } from "../../json.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
+import { citationFields } from "../chat-completions/encode-annotations.ts";
 
 export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed";
 
@@ -131,8 +132,9 @@ export function encodeContentPart(block: TrackedBlock, looseAnnotations: readonl
   return { type: "output_text", text, annotations, logprobs: [] };
 }
 
+/** OpenAI's Responses schema has no place for the cited text itself, so `content` stays out. */
 export function encodeAnnotation(annotation: Annotation, textLength: number) {
-  return { type: "url_citation", url: annotation.url, title: annotation.title, start_index: annotation.startIndex ?? 0, end_index: annotation.endIndex ?? textLength };
+  return { type: "url_citation", ...citationFields(annotation, textLength) };
 }
 
 function encodeReasoningItem(block: TrackedBlock, done: boolean) {

@@ -101,8 +101,10 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
     encode(event) {
       const { event: e } = event;
       switch (e.case) {
-        case "start":
-          return [frame("response.created", { response: response("in_progress") }), frame("response.in_progress", { response: response("in_progress") })];
+        case "start": {
+          const inProgress = response("in_progress");
+          return [frame("response.created", { response: inProgress }), frame("response.in_progress", { response: inProgress })];
+        }
         case "blockStart":
           return started(tracker.track(event)!);
         case "blockDelta": {

@@ -97,7 +97,6 @@ const inputItemSchema = nullMeansAbsent(
   ),
 );
 
-export type InputMessage = z.output<typeof messageItemSchema>;
 export type InputPart = z.output<typeof inputPartSchema>;
 export type InputItem = z.output<typeof inputItemSchema>;
 

@@ -83,3 +83,15 @@ describe("decoding a Responses request", () => {
     expect(() => decode({ input: [{ role: "user", content: [{ type: "output_text", text: "x" }] }] })).toThrow(/input\[0\]\.content\[0\]\.type/);
   });
 });
+
+describe("text.format description", () => {
+  it("rides in the schema, which every protocol passes on, unless the schema has its own", () => {
+    const decode = (schema: Record<string, unknown>) =>
+      decodeResponsesRequest(
+        { model: "m/x", input: "hi", text: { format: { type: "json_schema", name: "answer", description: "The answer", schema } } },
+        { apiKey: "k", requestId: "r" },
+      ).request.responseFormat?.schema;
+    expect(decode({ type: "object" })).toEqual({ type: "object", description: "The answer" });
+    expect(decode({ type: "object", description: "Own" })).toEqual({ type: "object", description: "Own" });
+  });
+});
