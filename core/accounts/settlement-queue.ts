@@ -49,7 +49,7 @@ export interface SettlementQueueOptions {
   onError?: (error: unknown, settlements: Settlement[]) => void;
 }
 
-export const DEFAULT_MAX_PENDING_SETTLEMENTS = 100_000;
+const DEFAULT_MAX_PENDING_SETTLEMENTS = 100_000;
 
 export function createSettlementQueue(store: AdmissionStore, options: SettlementQueueOptions = {}): SettlementQueue {
   const delayMs = options.delayMs ?? 5;

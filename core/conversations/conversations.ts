@@ -81,7 +81,7 @@ export function referenceParam(format: PublicFormat): string {
 }
 
 /** Whether an answer is kept: `store` when the request says, else the format's default (kept for Responses and Interactions). */
-export function storesAnswer(request: GenerateRequest): boolean {
+function storesAnswer(request: GenerateRequest): boolean {
   if (request.store !== undefined) return request.store;
   return request.format === PublicFormat.RESPONSES || request.format === PublicFormat.INTERACTIONS;
 }

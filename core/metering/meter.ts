@@ -9,6 +9,7 @@
 // The meter knows money, tokens and keys, never requests or providers: the
 // caller computes the hold and the usage (core/routing/inference-charge.ts for
 // chat), so this folder imports nothing from routing or providers.
+import type { UsageCounts } from "../billing/cost.ts";
 import { create } from "@bufbuild/protobuf";
 import { RateLimitWindowSchema, type RateLimitWindow } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
@@ -47,14 +48,8 @@ export interface AdmitInput {
   now: number;
 }
 
-/** Token counts as the usage record keeps them (the hub's usage event has these fields). */
-export interface MeteredTokens {
-  inputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-}
+/** Token counts as the usage record keeps them: those a cost is made of (the hub's usage event has these fields). */
+export type MeteredTokens = UsageCounts;
 
 /** What delivered work used and cost. */
 export interface MeteredUsage {

@@ -2,7 +2,6 @@
 // from the plan (the worst-case hold of its attempts, or a free-quota unit of
 // one of its free models) at admission, and at the end what it delivered (the
 // provider's usage, a cut stream's estimate, or nothing).
-import type { RateLimitWindow } from "../../gen/router/v1/inference_pb.js";
 import type { Money } from "../billing/money.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { admit, type Admission, type ChargeInput, type MeterDeps, type MeteredTokens, type MeteredUsage } from "../metering/meter.ts";
@@ -13,8 +12,6 @@ export interface AdmittedRequest {
   admission: Admission;
   /** The plan's attempts; for a free request, those of the model whose quota it uses. */
   attempts: Attempt[];
-  requestsWindow?: RateLimitWindow;
-  tokensWindow?: RateLimitWindow;
 }
 
 interface AdmissionInput {
@@ -34,8 +31,6 @@ export async function admitRequest(deps: { accounts: MeterDeps; random: () => nu
   return {
     admission,
     attempts: freeModel ? plan.attempts.filter((attempt) => attempt.model.config.id === freeModel) : plan.attempts,
-    requestsWindow: admission.requestsWindow,
-    tokensWindow: admission.tokensWindow,
   };
 }
 

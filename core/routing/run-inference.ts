@@ -234,8 +234,8 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         attempts: trace,
         warnings,
         free: attempt.free,
-        requestsWindow: admitted.requestsWindow,
-        tokensWindow: admitted.tokensWindow,
+        requestsWindow: admitted.admission.requestsWindow,
+        tokensWindow: admitted.admission.tokensWindow,
       },
     },
   });
