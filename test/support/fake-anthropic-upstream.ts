@@ -20,8 +20,11 @@
 //   - else "Hello from <model>" in several text deltas.
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
 // request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
+// A model named "*conversation*" counts input_tokens from the system prompt and
+// messages and signs its thinking per request (conversation-model.ts).
 import type http from "node:http";
 import { refusalOf } from "./anthropic-request-rules.ts";
+import { isConversationModel, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THINKING = "Let me think.";
@@ -67,7 +70,8 @@ function answer(body: Record<string, any>, res: http.ServerResponse) {
   const blocks = answerBlocks(model, body);
   const cached = JSON.stringify(body).includes('"cache_control"');
   const details = model === "thinking-usage" ? { output_tokens_details: { thinking_tokens: 3 } } : {};
-  const usage = { input_tokens: 10, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5, ...details };
+  const inputTokens = isConversationModel(model) ? promptTokensOf({ system: body.system, messages: body.messages }) : 10;
+  const usage = { input_tokens: inputTokens, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5, ...details };
   const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
   const message = { id: "msg_fake", type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage };
 
@@ -105,7 +109,8 @@ function answer(body: Record<string, any>, res: http.ServerResponse) {
 function answerBlocks(model: string, body: Record<string, any>): Block[] {
   const blocks: Block[] = [];
   if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
-    blocks.push({ type: "thinking", thinking: FAKE_THINKING, signature: FAKE_SIGNATURE });
+    const signature = isConversationModel(model) ? signatureOfTurn(body.messages.length) : FAKE_SIGNATURE;
+    blocks.push({ type: "thinking", thinking: FAKE_THINKING, signature });
   }
   const tools = body.tools as { name: string }[] | undefined;
   const lastTurn = (body.messages as { role: string; content: unknown }[]).at(-1);

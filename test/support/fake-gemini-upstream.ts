@@ -25,8 +25,11 @@
 // Usage: promptTokenCount 10 and the running totals on every chunk, as Google
 // sends them; the last chunk adds candidatesTokenCount 5, thoughtsTokenCount 3
 // (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
-// cache hit), with finishReason STOP.
+// cache hit), with finishReason STOP. A model named "*conversation*" counts
+// promptTokenCount from systemInstruction and contents and signs per request
+// (conversation-model.ts).
 import type http from "node:http";
+import { isConversationModel, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { refusalOf } from "./gemini-request-rules.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
@@ -68,6 +71,7 @@ export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
 }
 
 interface FakeBody {
+  systemInstruction?: unknown;
   contents?: { role?: string; parts?: Record<string, unknown>[] }[];
   tools?: { functionDeclarations?: { name: string }[] }[];
   generationConfig?: { responseMimeType?: string; responseModalities?: string[]; thinkingConfig?: { includeThoughts?: boolean } };
@@ -82,14 +86,15 @@ function answer(model: string, stream: boolean, rawBody: Record<string, unknown>
   const body = rawBody as FakeBody;
   const thoughts = body.generationConfig?.thinkingConfig?.includeThoughts === true;
   const parts = answerParts(model, body);
+  const promptTokens = isConversationModel(model) ? promptTokensOf({ systemInstruction: body.systemInstruction, contents: body.contents }) : FAKE_USAGE.promptTokenCount;
   const usage = (final: boolean) => {
     const thoughtTokens = thoughts ? 3 : 0;
     const candidates = final ? FAKE_USAGE.candidatesTokenCount : 0;
     return {
-      promptTokenCount: FAKE_USAGE.promptTokenCount,
+      promptTokenCount: promptTokens,
       ...(final ? { candidatesTokenCount: candidates, cachedContentTokenCount: FAKE_USAGE.cachedContentTokenCount } : {}),
-      totalTokenCount: FAKE_USAGE.promptTokenCount + candidates + thoughtTokens,
-      promptTokensDetails: [{ modality: "TEXT", tokenCount: FAKE_USAGE.promptTokenCount }],
+      totalTokenCount: promptTokens + candidates + thoughtTokens,
+      promptTokensDetails: [{ modality: "TEXT", tokenCount: promptTokens }],
       ...(thoughtTokens ? { thoughtsTokenCount: thoughtTokens } : {}),
     };
   };
@@ -144,7 +149,8 @@ function answerParts(model: string, body: FakeBody): Record<string, unknown>[] {
   } else {
     answer.push(...`Hello from ${model}`.split(/(?<= )/).map((text) => ({ text })));
   }
-  if (thoughts) answer[0] = { ...answer[0], thoughtSignature: FAKE_SIGNATURE };
+  const signature = isConversationModel(model) ? signatureOfTurn(body.contents?.length ?? 0) : FAKE_SIGNATURE;
+  if (thoughts) answer[0] = { ...answer[0], thoughtSignature: signature };
   if (body.generationConfig?.responseModalities?.includes("IMAGE")) answer.push({ inlineData: { mimeType: "image/png", data: FAKE_IMAGE } });
   if (model.startsWith("lyria")) answer.push(...FAKE_AUDIO_PARTS.map((data) => ({ inlineData: { mimeType: "audio/mpeg", data } })));
   return [...parts, ...answer];

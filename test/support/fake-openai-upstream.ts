@@ -23,11 +23,14 @@
 //                     (reasoning_content "Let me think." before its tool call or text), and
 //                     answers 400 with DeepSeek's message when an assistant turn with
 //                     tool_calls in the history comes without its reasoning_content
+//   "*conversation*"  as anything else, but prompt_tokens counted from the messages
+//                     (conversation-model.ts)
 //   anything else     answers "Hello from <model>" (as JSON or SSE, as asked); with a
 //                     json_schema or json_object response_format the text is {"answer":"Hello"},
 //                     and with reasoning_effort the answer starts with reasoning_content
 //                     "Let me think." (as DeepSeek-style vendors send it)
 import type http from "node:http";
+import { isConversationModel, promptTokensOf } from "./conversation-model.ts";
 import { authRefusal, bodyRefusal, requestValidator } from "./openai-request-rules.ts";
 import { startRecordingServer, type FakeUpstream, type RecordedRequest } from "./recording-server.ts";
 
@@ -112,13 +115,14 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
   const text = format === "json_schema" || format === "json_object" ? STRUCTURED_ANSWER : `Hello from ${model}`;
   const reasoning = body.reasoning_effort || model === "thinking-tools" ? "Let me think." : undefined;
   const annotations = model === "cite" ? [CITATION] : undefined;
+  const usage = isConversationModel(model) ? countedUsage(promptTokensOf(messages)) : FAKE_USAGE;
   const citations = model === "cite-urls" ? ["https://example.org/first", "https://example.org/second"] : undefined;
   if (!stream) {
     res.writeHead(200, { "content-type": "application/json" });
     const message = callsTools
       ? { role: "assistant", content: null, reasoning_content: reasoning, tool_calls: toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }
       : { role: "assistant", content: text, annotations, reasoning_content: reasoning };
-    res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: callsTools ? "tool_calls" : "stop" }], usage: FAKE_USAGE }));
+    res.end(JSON.stringify({ ...base, citations, object: "chat.completion", choices: [{ index: 0, message, finish_reason: callsTools ? "tool_calls" : "stop" }], usage }));
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
@@ -155,8 +159,13 @@ function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort
     chunk({}, "stop");
   }
   const options = body.stream_options as { include_usage?: boolean } | undefined;
-  if (options?.include_usage) send({ ...base, object: "chat.completion.chunk", choices: [], usage: FAKE_USAGE });
+  if (options?.include_usage) send({ ...base, object: "chat.completion.chunk", choices: [], usage });
   res.end("data: [DONE]\n\n");
+}
+
+/** FAKE_USAGE with the prompt counted from the request. */
+function countedUsage(promptTokens: number) {
+  return { ...FAKE_USAGE, prompt_tokens: promptTokens, total_tokens: promptTokens + FAKE_USAGE.completion_tokens };
 }
 
 /** DeepSeek's 400 for a thinking-mode history that dropped the reasoning of a tool-call turn. */

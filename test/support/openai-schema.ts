@@ -1,5 +1,5 @@
 // Validation against OpenAI's own OpenAPI document (../shared/specs/openai-openapi.yaml):
-// the chat schemas compiled with Ajv, shared by the wire-compatibility tests.
+// the chat and Responses schemas compiled with Ajv, shared by the wire-compatibility tests.
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +12,12 @@ const SPEC_PATH = fileURLToPath(new URL("../../../shared/specs/openai-openapi.ya
 /** The id the document's components are registered under; `#/components/...` refs resolve against it. */
 const SPEC_ID = "https://api.openai.com/openapi.json";
 
-export type SchemaName = "CreateChatCompletionRequest" | "CreateChatCompletionResponse" | "CreateChatCompletionStreamResponse";
+export type SchemaName =
+  | "CreateChatCompletionRequest"
+  | "CreateChatCompletionResponse"
+  | "CreateChatCompletionStreamResponse"
+  | "Response"
+  | "ResponseStreamEvent";
 type Json = Record<string, any>;
 
 /**
@@ -42,7 +47,7 @@ function toJsonSchema2020(node: unknown): unknown {
 let ajv: Ajv2020 | undefined;
 const validators = new Map<SchemaName, ValidateFunction>();
 
-/** Loads the document once, and compiles each of the three schemas on first use. */
+/** Loads the document once, and compiles each schema on first use. */
 export function validatorFor(name: SchemaName): ValidateFunction {
   let validate = validators.get(name);
   if (!validate) {
@@ -68,10 +73,12 @@ function specAjv(): Ajv2020 {
     // strict: false ignores the document's own keywords (x-oaiTypeLabel, x-stainless-const,
     // discriminator, example, deprecated); the oneOf beside a discriminator is still checked.
     ajv = new Ajv2020({ strict: false, allErrors: true });
-    // The two formats the chat schemas use: `uri` must be an absolute URL (a data: URI is),
+    // The formats the schemas use: `uri` must be an absolute URL (a data: URI is),
     // `unixtime` is an integer, which `type` already checks.
     ajv.addFormat("uri", (value: string) => URL.canParse(value));
     ajv.addFormat("unixtime", true);
+    // The Responses schemas' `float` (a file search score) is any number.
+    ajv.addFormat("float", { type: "number", validate: () => true });
     ajv.addSchema({ $id: SPEC_ID, components: { schemas: toJsonSchema2020(spec.components.schemas) } });
   }
   return ajv;
