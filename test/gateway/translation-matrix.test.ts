@@ -1,67 +1,38 @@
-// The translation matrix: every upstream protocol x {JSON, stream} x each chat
-// feature, through the public chat endpoint and the official openai SDK, against
-// fake upstreams that speak each protocol and record what they received. Each
-// cell asserts both what went upstream and what the client got.
+// The translation matrix: every public format {chat completions, Responses} x
+// every upstream protocol x {JSON, stream} x each feature, through the official
+// openai SDK, against fake upstreams that speak each protocol and record what
+// they received. Each cell asserts both what went upstream and what the client
+// got. A row writes its request once, as a chat completions body; the Responses
+// driver sends the same request as Responses input items, and both drivers read
+// the answer back into one view (ClientAnswer), so each row's assertions serve
+// both formats.
 //
-// Every answer and stream chunk is also validated against OpenAI's published
-// schemas. Test names are `<protocol> > <mode> > <feature>`: `npm run docs:matrix` turns
-// this file's results into docs/translation-matrix.md.
+// Every answer, chunk and event is also validated against OpenAI's published
+// schemas. Test names are `<format> > <protocol> > <mode> > <feature>`: `npm run
+// docs:matrix` turns this file's results into docs/translation-matrix.md.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../core/config/load.ts";
-import { startFakeAnthropicUpstream } from "../support/fake-anthropic-upstream.ts";
-import { startFakeGeminiUpstream } from "../support/fake-gemini-upstream.ts";
-import { startFakeUpstream, STRUCTURED_ANSWER, type FakeUpstream } from "../support/fake-openai-upstream.ts";
+import { STRUCTURED_ANSWER, type FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { expectValid } from "../support/openai-schema.ts";
+import {
+  closeProtocolUpstreams,
+  costFemtos,
+  dollarsOf,
+  protocolConfig,
+  PROTOCOLS,
+  startProtocolUpstreams,
+  urlsOf,
+  type Protocol,
+  type Tokens,
+} from "../support/protocol-upstreams.ts";
 
 type Json = Record<string, any>;
-type Protocol = "openai-compatible" | "anthropic" | "gemini";
-const PROTOCOLS: Protocol[] = ["openai-compatible", "anthropic", "gemini"];
-
-/** USD per token in femto-dollars (10^-15), so expected costs are exact integers. */
-const PRICES = { prompt: 1_000_000_000n, completion: 2_000_000_000n, cacheRead: 100_000_000n, cacheWrite: 1_250_000_000n };
+type Format = "chat" | "responses";
+const FORMATS: Format[] = ["chat", "responses"];
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-test", anthropic: "claude-test", gemini: "gemini-test" };
 
-function matrixConfig(urls: Record<Protocol, string>) {
-  const modelFor = (protocol: Protocol) => ({
-    id: `matrix/${protocol}`,
-    name: `Matrix ${protocol}`,
-    created: 1700000000,
-    creator: "matrix",
-    context_length: 128000,
-    max_completion_tokens: 4096,
-    input_modalities: ["text", "image", "file"],
-    output_modalities: ["text"],
-    supported_parameters: ["max_tokens", "temperature", "top_p", "stop", "tools", "tool_choice", "response_format", "reasoning"],
-    providers: [
-      {
-        provider: protocol,
-        provider_model_id: UPSTREAM_MODEL[protocol],
-        pricing: { prompt: "0.000001", completion: "0.000002", input_cache_read: "0.0000001", input_cache_write: "0.00000125" },
-        // OpenAI takes an effort; the other two think on a budget that routing sizes.
-        ...(protocol === "openai-compatible" && { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }),
-      },
-    ],
-  });
-  return parseConfig(
-    JSON.stringify({
-      providers: PROTOCOLS.map((protocol) => ({ id: protocol, label: protocol, protocol, base_url: urls[protocol], api_key_env: "CHEAP_KEY" })),
-      models: PROTOCOLS.map(modelFor),
-      organizations: [{ id: "org_test", name: "Test", credits: "1000", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
-    }),
-  );
-}
-
 // ---- what each fake upstream reports, and the cost the router must compute from it ----
-
-interface Tokens {
-  prompt: number;
-  cached: number;
-  cacheWrite: number;
-  completion: number;
-  reasoning: number;
-}
 
 function expectedTokens(protocol: Protocol, feature: { reasoning?: boolean; cacheControl?: boolean }): Tokens {
   switch (protocol) {
@@ -81,11 +52,7 @@ function expectedTokens(protocol: Protocol, feature: { reasoning?: boolean; cach
 }
 
 function expectedCost(tokens: Tokens): number {
-  const uncached = BigInt(tokens.prompt - tokens.cached - tokens.cacheWrite);
-  const femto =
-    uncached * PRICES.prompt + BigInt(tokens.cached) * PRICES.cacheRead + BigInt(tokens.cacheWrite) * PRICES.cacheWrite + BigInt(tokens.completion) * PRICES.completion;
-  const digits = femto.toString().padStart(16, "0");
-  return Number(`${digits.slice(0, -15)}.${digits.slice(-15)}`);
+  return dollarsOf(costFemtos(tokens));
 }
 
 // ---- one answer, JSON or streamed, as the client saw it ----
@@ -100,83 +67,195 @@ interface ClientAnswer {
   warnings: string;
 }
 
+// ---- the drivers: one request, written as a chat completions body, sent through each format ----
+
+type Driver = (client: OpenAI, chatBody: Json) => Promise<ClientAnswer>;
+
+const DRIVERS: Record<Format, { json: Driver; stream: Driver }> = {
+  chat: { json: chatJson, stream: chatStreaming },
+  responses: { json: responsesJson, stream: responsesStreaming },
+};
+
+async function chatJson(client: OpenAI, params: Json): Promise<ClientAnswer> {
+  const { data, response } = await client.chat.completions.create(params as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+  expectValid("CreateChatCompletionResponse", data, "JSON answer");
+  const message = data.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning?: { text: string; signature?: string } };
+  return {
+    content: message.content,
+    reasoning: message.reasoning?.text ?? "",
+    signature: message.reasoning?.signature,
+    toolCalls: chatToolCalls(message.tool_calls),
+    finishReason: data.choices[0].finish_reason,
+    usage: data.usage as Json,
+    warnings: response.headers.get("x-router-warnings") ?? "",
+  };
+}
+
+/** Streams through the SDK's helper, which assembles content and tool calls; reasoning is read from the raw chunks. */
+async function chatStreaming(client: OpenAI, params: Json): Promise<ClientAnswer> {
+  const runner = client.chat.completions.stream({ ...(params as OpenAI.ChatCompletionCreateParamsNonStreaming), stream: true });
+  let reasoning = "";
+  let signature: string | undefined;
+  let usage: Json = {};
+  const chunks: unknown[] = [];
+  runner.on("chunk", (chunk) => {
+    chunks.push(chunk);
+    const delta = chunk.choices[0]?.delta as Json | undefined;
+    reasoning += delta?.reasoning?.text ?? "";
+    signature = delta?.reasoning?.signature ?? signature;
+    if (chunk.usage) usage = chunk.usage;
+  });
+  const completion = await runner.finalChatCompletion();
+  for (const chunk of chunks) expectValid("CreateChatCompletionStreamResponse", chunk, "stream chunk");
+  const message = completion.choices[0].message;
+  return {
+    content: message.content,
+    reasoning,
+    signature,
+    toolCalls: chatToolCalls(message.tool_calls),
+    finishReason: completion.choices[0].finish_reason,
+    usage,
+    warnings: "",
+  };
+}
+
+function chatToolCalls(calls: OpenAI.ChatCompletionMessageToolCall[] | undefined): ClientAnswer["toolCalls"] {
+  return (calls ?? []).map((call) => {
+    const fn = (call as OpenAI.ChatCompletionMessageFunctionToolCall).function;
+    return { id: call.id, name: fn.name, arguments: fn.arguments };
+  });
+}
+
+async function responsesJson(client: OpenAI, chatBody: Json): Promise<ClientAnswer> {
+  const body = toResponsesBody(chatBody) as OpenAI.Responses.ResponseCreateParamsNonStreaming;
+  const { data, response } = await client.responses.create(body).withResponse();
+  expectValid("Response", data, "JSON answer");
+  return responseView(data, response.headers.get("x-router-warnings") ?? "");
+}
+
+/** Streams through the SDK's helper; every event is checked, numbered from 0, and the last one is the response finalResponse gives. */
+async function responsesStreaming(client: OpenAI, chatBody: Json): Promise<ClientAnswer> {
+  const body = toResponsesBody(chatBody) as OpenAI.Responses.ResponseCreateParamsNonStreaming;
+  const stream = client.responses.stream({ ...body, stream: true });
+  const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const final = JSON.parse(JSON.stringify(await stream.finalResponse())) as OpenAI.Responses.Response;
+  for (const event of events) expectValid("ResponseStreamEvent", event, "stream event");
+  expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+  expect(events.at(-1)).toMatchObject({ type: "response.completed", response: { id: final.id } });
+  expectValid("Response", final, "final response");
+  return responseView(final, "");
+}
+
+/**
+ * A Response read as the chat answer it corresponds to: the text of its
+ * message items, its reasoning summary and signature (encrypted_content
+ * `sig:<signature>`), its function calls, a finish reason (tool_calls when it
+ * called, length when cut, else stop), and usage under chat's names.
+ */
+function responseView(response: OpenAI.Responses.Response, warnings: string): ClientAnswer {
+  const items = response.output;
+  const messages = items.filter((item) => item.type === "message");
+  const reasoning = items.filter((item) => item.type === "reasoning");
+  const calls = items.filter((item) => item.type === "function_call");
+  const usage = response.usage as OpenAI.Responses.ResponseUsage & { cost: number; input_tokens_details: { cache_write_tokens: number } };
+  return {
+    content: messages.length === 0 ? null : messages.flatMap((item) => item.content).map((part) => (part.type === "output_text" ? part.text : "")).join(""),
+    reasoning: reasoning.flatMap((item) => item.summary).map((part) => part.text).join(""),
+    signature: reasoning.map((item) => item.encrypted_content?.replace(/^sig:/, "")).find(Boolean),
+    toolCalls: calls.map((call) => ({ id: call.call_id, name: call.name, arguments: call.arguments })),
+    finishReason: calls.length > 0 ? "tool_calls" : response.incomplete_details?.reason === "max_output_tokens" ? "length" : "stop",
+    usage: {
+      prompt_tokens: usage.input_tokens,
+      completion_tokens: usage.output_tokens,
+      total_tokens: usage.total_tokens,
+      prompt_tokens_details: { cached_tokens: usage.input_tokens_details.cached_tokens, cache_write_tokens: usage.input_tokens_details.cache_write_tokens },
+      completion_tokens_details: { reasoning_tokens: usage.output_tokens_details.reasoning_tokens },
+      cost: usage.cost,
+    },
+    warnings,
+  };
+}
+
+/**
+ * A chat completions body as the Responses request that asks the same: a
+ * leading system message as `instructions`, messages as input items (an
+ * assistant's tool calls as function_call items, tool messages as
+ * function_call_output), `max_tokens` as `max_output_tokens`, flat function
+ * tools, `response_format` as `text.format`. Router fields pass as they are.
+ * A field Responses has no counterpart for fails the row (write it for chat only).
+ */
+function toResponsesBody(chat: Json): Json {
+  const { messages, max_tokens, tools, response_format, ...rest } = chat;
+  for (const field of ["stop", "stream_options", "n", "logprobs"]) if (field in rest) throw new Error(`Responses has no ${field}: send this row's ${field} for chat only`);
+  const body: Json = { ...rest };
+  let input = messages as Json[];
+  if (input[0]?.role === "system" && typeof input[0].content === "string") {
+    body.instructions = input[0].content;
+    input = input.slice(1);
+  }
+  body.input = input.flatMap(toInputItems);
+  if (max_tokens !== undefined) body.max_output_tokens = max_tokens;
+  if (tools !== undefined) body.tools = (tools as Json[]).map((tool) => ({ type: "function", ...tool.function }));
+  if (response_format !== undefined) body.text = { format: response_format.type === "json_schema" ? { type: "json_schema", ...response_format.json_schema } : response_format };
+  return body;
+}
+
+function toInputItems(message: Json): Json[] {
+  switch (message.role) {
+    case "assistant":
+      return [
+        ...(message.content ? [{ role: "assistant", content: message.content }] : []),
+        ...((message.tool_calls ?? []) as Json[]).map((call) => ({ type: "function_call", call_id: call.id, name: call.function.name, arguments: call.function.arguments })),
+      ];
+    case "tool":
+      return [{ type: "function_call_output", call_id: message.tool_call_id, output: message.content }];
+    default:
+      return [{ role: message.role, content: typeof message.content === "string" ? message.content : (message.content as Json[]).map(toInputPart) }];
+  }
+}
+
+function toInputPart(part: Json): Json {
+  if (part.cache_control !== undefined) throw new Error("Responses has no cache_control: send this row for chat only");
+  switch (part.type) {
+    case "text":
+      return { type: "input_text", text: part.text };
+    case "image_url":
+      return { type: "input_image", image_url: part.image_url.url, ...(part.image_url.detail && { detail: part.image_url.detail }) };
+    default:
+      throw new Error(`no Responses input part for a chat ${part.type} part`);
+  }
+}
+
 describe("translation matrix", () => {
-  const upstreams = {} as Record<Protocol, FakeUpstream>;
+  let upstreams: Record<Protocol, FakeUpstream>;
   let gateway: Gateway;
   let client: OpenAI;
 
   beforeAll(async () => {
-    upstreams["openai-compatible"] = await startFakeUpstream();
-    upstreams.anthropic = await startFakeAnthropicUpstream();
-    upstreams.gemini = await startFakeGeminiUpstream();
-    gateway = await startGateway(matrixConfig({ "openai-compatible": upstreams["openai-compatible"].url, anthropic: upstreams.anthropic.url, gemini: upstreams.gemini.url }));
+    upstreams = await startProtocolUpstreams();
+    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "matrix", UPSTREAM_MODEL));
     client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
   });
   afterAll(async () => {
     await gateway?.close();
-    await Promise.all(Object.values(upstreams).map((upstream) => upstream?.close()));
+    if (upstreams) await closeProtocolUpstreams(upstreams);
   });
 
-  /** Sends one chat request and returns the answer as the client saw it, plus the one upstream request it caused. */
-  async function ask(protocol: Protocol, stream: boolean, body: Json): Promise<{ answer: ClientAnswer; sent: Json }> {
+  /**
+   * Sends one request, written as a chat completions body, through `format`,
+   * and returns the answer as the client saw it, plus the one upstream request it caused.
+   */
+  async function ask(format: Format, protocol: Protocol, stream: boolean, body: Json): Promise<{ answer: ClientAnswer; sent: Json }> {
     const upstream = upstreams[protocol];
     const before = upstream.requests.length;
-    const params = { model: `matrix/${protocol}`, ...body } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-    const answer = stream ? await askStreaming(params) : await askJson(params);
+    const params = { model: `matrix/${protocol}`, ...body };
+    const answer = await DRIVERS[format][stream ? "stream" : "json"](client, params);
     expect(upstream.requests.length - before).toBe(1);
     const sent = upstream.requests.at(-1)!;
     expectRouterFieldsNotSent(sent.body);
     if (protocol === "openai-compatible") expectValid("CreateChatCompletionRequest", sent.body, "upstream request");
     return { answer, sent: sent.body };
-  }
-
-  async function askJson(params: OpenAI.ChatCompletionCreateParamsNonStreaming): Promise<ClientAnswer> {
-    const { data, response } = await client.chat.completions.create(params).withResponse();
-    expectValid("CreateChatCompletionResponse", data, "JSON answer");
-    const message = data.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning?: { text: string; signature?: string } };
-    return {
-      content: message.content,
-      reasoning: message.reasoning?.text ?? "",
-      signature: message.reasoning?.signature,
-      toolCalls: (message.tool_calls ?? []).map((call) => {
-        const fn = (call as OpenAI.ChatCompletionMessageFunctionToolCall).function;
-        return { id: call.id, name: fn.name, arguments: fn.arguments };
-      }),
-      finishReason: data.choices[0].finish_reason,
-      usage: data.usage as Json,
-      warnings: response.headers.get("x-router-warnings") ?? "",
-    };
-  }
-
-  /** Streams through the SDK's helper, which assembles content and tool calls; reasoning is read from the raw chunks. */
-  async function askStreaming(params: OpenAI.ChatCompletionCreateParamsNonStreaming): Promise<ClientAnswer> {
-    const runner = client.chat.completions.stream({ ...params, stream: true });
-    let reasoning = "";
-    let signature: string | undefined;
-    let usage: Json = {};
-    const chunks: unknown[] = [];
-    runner.on("chunk", (chunk) => {
-      chunks.push(chunk);
-      const delta = chunk.choices[0]?.delta as Json | undefined;
-      reasoning += delta?.reasoning?.text ?? "";
-      signature = delta?.reasoning?.signature ?? signature;
-      if (chunk.usage) usage = chunk.usage;
-    });
-    const completion = await runner.finalChatCompletion();
-    for (const chunk of chunks) expectValid("CreateChatCompletionStreamResponse", chunk, "stream chunk");
-    const message = completion.choices[0].message;
-    return {
-      content: message.content,
-      reasoning,
-      signature,
-      toolCalls: (message.tool_calls ?? []).map((call) => {
-        const fn = (call as OpenAI.ChatCompletionMessageFunctionToolCall).function;
-        return { id: call.id, name: fn.name, arguments: fn.arguments };
-      }),
-      finishReason: completion.choices[0].finish_reason,
-      usage,
-      warnings: "",
-    };
   }
 
   function expectRouterFieldsNotSent(body: Json) {
@@ -227,143 +306,153 @@ describe("translation matrix", () => {
   const PNG = "iVBORw0KGgo=";
   const answerSchema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
 
-  for (const protocol of PROTOCOLS) {
-    describe(protocol, () => {
-      for (const mode of ["JSON", "stream"] as const) {
-        const stream = mode === "stream";
-        describe(mode, () => {
-          it("plain text", async () => {
-            const { answer, sent } = await ask(protocol, stream, {
-              messages: [
-                { role: "system", content: "Be brief." },
-                { role: "user", content: "Hi" },
-              ],
-              max_tokens: 50,
-              temperature: 0.5,
-              stop: ["END"],
-              request_tags: ["matrix-tag"],
-              provider: { allow_fallbacks: true },
-            });
-            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-            expect(answer.finishReason).toBe("stop");
-            expectUsage(answer, expectedTokens(protocol, {}));
-            expectPlainSent(protocol, sent);
-          });
-
-          it("tools with a tool-result turn", async () => {
-            const question = { role: "user" as const, content: "Weather in Paris?" };
-            const first = await ask(protocol, stream, { messages: [question], tools: [weatherTool], tool_choice: "auto" });
-            expect(first.answer.finishReason).toBe("tool_calls");
-            expect(first.answer.toolCalls).toHaveLength(1);
-            const [call] = first.answer.toolCalls;
-            expect(call.name).toBe("get_weather");
-            expect(call.id).not.toBe("");
-            expect(JSON.parse(call.arguments)).toEqual({ city: "Paris" });
-            expectToolsSent(protocol, first.sent);
-
-            const second = await ask(protocol, stream, {
-              messages: [
-                question,
-                { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
-                { role: "tool", tool_call_id: call.id, content: '{"celsius":21}' },
-              ],
-              tools: [weatherTool],
-            });
-            expect(second.answer.finishReason).toBe("stop");
-            expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-            expectToolResultSent(protocol, second.sent, call.id);
-          });
-
-          it("parallel tool calls with their results", async () => {
-            const question = { role: "user" as const, content: "Weather in Paris and time in London?" };
-            const tools = [weatherTool, timeTool];
-            const first = await ask(protocol, stream, { messages: [question], tools, tool_choice: "auto" });
-            expect(first.answer.finishReason).toBe("tool_calls");
-            // No text: null in a JSON answer; a stream's role chunk carries content "", as OpenAI's does.
-            expect(first.answer.content ?? "").toBe("");
-            expect(first.answer.toolCalls).toHaveLength(2);
-            const calls = first.answer.toolCalls;
-            expect(calls.map((call) => call.name)).toEqual(PARALLEL_CALLS.map((call) => call.name));
-            expect(calls.map((call) => JSON.parse(call.arguments))).toEqual(PARALLEL_CALLS.map((call) => call.args));
-            for (const call of calls) expect(call.id).not.toBe("");
-            expect(new Set(calls.map((call) => call.id)).size).toBe(2);
-            const upstreamIds = PARALLEL_IDS[protocol];
-            if (upstreamIds) expect(calls.map((call) => call.id)).toEqual(upstreamIds);
-            expectToolsSent(protocol, first.sent, tools);
-
-            const second = await ask(protocol, stream, {
-              messages: [
-                question,
-                { role: "assistant", content: null, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) },
-                ...calls.map((call, position) => ({ role: "tool", tool_call_id: call.id, content: PARALLEL_CALLS[position].result })),
-              ],
-              tools,
-            });
-            expect(second.answer.finishReason).toBe("stop");
-            expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-            expect(second.answer.toolCalls).toEqual([]);
-            expectParallelResultsSent(protocol, second.sent, calls);
-          });
-
-          it("json_schema", async () => {
-            const { answer, sent } = await ask(protocol, stream, {
-              messages: [{ role: "user", content: "Answer as JSON" }],
-              response_format: { type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } },
-            });
-            expect(JSON.parse(answer.content!)).toEqual(JSON.parse(STRUCTURED_ANSWER));
-            expectJsonSchemaSent(protocol, sent);
-          });
-
-          it("reasoning", async () => {
-            const { answer, sent } = await ask(protocol, stream, {
-              messages: [{ role: "user", content: "Think hard" }],
-              max_tokens: 4096,
-              reasoning: { effort: "high" },
-            });
-            expect(answer.reasoning).toBe("Let me think.");
-            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-            if (protocol !== "openai-compatible") expect(answer.signature).toBeTruthy();
-            expectUsage(answer, expectedTokens(protocol, { reasoning: true }));
-            expectReasoningSent(protocol, sent);
-          });
-
-          it("image input", async () => {
-            const { answer, sent } = await ask(protocol, stream, {
-              messages: [
-                {
-                  role: "user",
-                  content: [
-                    { type: "text", text: "What is this?" },
-                    { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
-                  ],
-                },
-              ],
-            });
-            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-            expectImageSent(protocol, sent);
-          });
-
-          it("cached prompt", async () => {
-            const longContext = "The whole handbook. ".repeat(50);
-            const { answer, sent } = await ask(protocol, stream, {
-              messages: [
-                { role: "system", content: [{ type: "text", text: longContext, cache_control: { type: "ephemeral" } }] },
-                { role: "user", content: "Hi" },
-              ],
-            } as Json);
-            expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-            expectUsage(answer, expectedTokens(protocol, { cacheControl: true }));
-            if (!stream && protocol !== "anthropic") expect(answer.warnings).toMatch(/cache_control breakpoints are not sent/);
-            expectCachedPromptSent(protocol, sent, longContext);
-          });
+  for (const format of FORMATS) {
+    describe(format, () => {
+      for (const protocol of PROTOCOLS) {
+        describe(protocol, () => {
+          for (const mode of ["JSON", "stream"] as const) describe(mode, () => defineRows(format, protocol, mode));
         });
       }
     });
   }
 
+  /** One column of cells: every feature, sent through `format` to `protocol`, as JSON or streamed. */
+  function defineRows(format: Format, protocol: Protocol, mode: "JSON" | "stream") {
+    const stream = mode === "stream";
+    const send = (body: Json) => ask(format, protocol, stream, body);
+
+    it("plain text", async () => {
+      const { answer, sent } = await send({
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Hi" },
+        ],
+        max_tokens: 50,
+        temperature: 0.5,
+        // Responses has no stop sequences.
+        ...(format === "chat" && { stop: ["END"] }),
+        request_tags: ["matrix-tag"],
+        provider: { allow_fallbacks: true },
+      });
+      expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      expect(answer.finishReason).toBe("stop");
+      expectUsage(answer, expectedTokens(protocol, {}));
+      expectPlainSent(protocol, sent, format === "chat" ? ["END"] : undefined);
+    });
+
+    it("tools with a tool-result turn", async () => {
+      const question = { role: "user" as const, content: "Weather in Paris?" };
+      const first = await send({ messages: [question], tools: [weatherTool], tool_choice: "auto" });
+      expect(first.answer.finishReason).toBe("tool_calls");
+      expect(first.answer.toolCalls).toHaveLength(1);
+      const [call] = first.answer.toolCalls;
+      expect(call.name).toBe("get_weather");
+      expect(call.id).not.toBe("");
+      expect(JSON.parse(call.arguments)).toEqual({ city: "Paris" });
+      expectToolsSent(protocol, first.sent);
+
+      const second = await send({
+        messages: [
+          question,
+          { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
+          { role: "tool", tool_call_id: call.id, content: '{"celsius":21}' },
+        ],
+        tools: [weatherTool],
+      });
+      expect(second.answer.finishReason).toBe("stop");
+      expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      expectToolResultSent(protocol, second.sent, call.id);
+    });
+
+    it("parallel tool calls with their results", async () => {
+      const question = { role: "user" as const, content: "Weather in Paris and time in London?" };
+      const tools = [weatherTool, timeTool];
+      const first = await send({ messages: [question], tools, tool_choice: "auto" });
+      expect(first.answer.finishReason).toBe("tool_calls");
+      // No text: null in a JSON answer; a stream's role chunk carries content "", as OpenAI's does.
+      expect(first.answer.content ?? "").toBe("");
+      expect(first.answer.toolCalls).toHaveLength(2);
+      const calls = first.answer.toolCalls;
+      expect(calls.map((call) => call.name)).toEqual(PARALLEL_CALLS.map((call) => call.name));
+      expect(calls.map((call) => JSON.parse(call.arguments))).toEqual(PARALLEL_CALLS.map((call) => call.args));
+      for (const call of calls) expect(call.id).not.toBe("");
+      expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+      const upstreamIds = PARALLEL_IDS[protocol];
+      if (upstreamIds) expect(calls.map((call) => call.id)).toEqual(upstreamIds);
+      expectToolsSent(protocol, first.sent, tools);
+
+      const second = await send({
+        messages: [
+          question,
+          { role: "assistant", content: null, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) },
+          ...calls.map((call, position) => ({ role: "tool", tool_call_id: call.id, content: PARALLEL_CALLS[position].result })),
+        ],
+        tools,
+      });
+      expect(second.answer.finishReason).toBe("stop");
+      expect(second.answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      expect(second.answer.toolCalls).toEqual([]);
+      expectParallelResultsSent(protocol, second.sent, calls);
+    });
+
+    it("json_schema", async () => {
+      const { answer, sent } = await send({
+        messages: [{ role: "user", content: "Answer as JSON" }],
+        response_format: { type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } },
+      });
+      expect(JSON.parse(answer.content!)).toEqual(JSON.parse(STRUCTURED_ANSWER));
+      expectJsonSchemaSent(protocol, sent);
+    });
+
+    it("reasoning", async () => {
+      const { answer, sent } = await send({
+        messages: [{ role: "user", content: "Think hard" }],
+        max_tokens: 4096,
+        reasoning: { effort: "high" },
+      });
+      expect(answer.reasoning).toBe("Let me think.");
+      expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      if (protocol !== "openai-compatible") expect(answer.signature).toBeTruthy();
+      expectUsage(answer, expectedTokens(protocol, { reasoning: true }));
+      expectReasoningSent(protocol, sent);
+    });
+
+    it("image input", async () => {
+      const { answer, sent } = await send({
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is this?" },
+              { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+            ],
+          },
+        ],
+      });
+      expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      expectImageSent(protocol, sent);
+    });
+
+    // Responses has no cache_control: the row is chat's only.
+    if (format === "chat") it("cached prompt", async () => {
+      const longContext = "The whole handbook. ".repeat(50);
+      const { answer, sent } = await send({
+        messages: [
+          { role: "system", content: [{ type: "text", text: longContext, cache_control: { type: "ephemeral" } }] },
+          { role: "user", content: "Hi" },
+        ],
+      } as Json);
+      expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      expectUsage(answer, expectedTokens(protocol, { cacheControl: true }));
+      if (!stream && protocol !== "anthropic") expect(answer.warnings).toMatch(/cache_control breakpoints are not sent/);
+      expectCachedPromptSent(protocol, sent, longContext);
+    });
+  }
+
   // ---- what each protocol must have received ----
 
-  function expectPlainSent(protocol: Protocol, sent: Json) {
+  /** `stop`: the stop sequences asked (chat), or undefined when none may be sent (Responses has none). */
+  function expectPlainSent(protocol: Protocol, sent: Json, stop: string[] | undefined) {
     switch (protocol) {
       case "openai-compatible":
         expect(sent).toMatchObject({
@@ -374,11 +463,12 @@ describe("translation matrix", () => {
           ],
           max_tokens: 50,
           temperature: 0.5,
-          stop: ["END"],
         });
+        expect(sent.stop).toEqual(stop);
         return;
       case "anthropic":
-        expect(sent).toMatchObject({ model: "claude-test", max_tokens: 50, temperature: 0.5, stop_sequences: ["END"] });
+        expect(sent).toMatchObject({ model: "claude-test", max_tokens: 50, temperature: 0.5 });
+        expect(sent.stop_sequences).toEqual(stop);
         expect(textOf(sent.system)).toBe("Be brief.");
         expect(sent.messages).toHaveLength(1);
         expect(sent.messages[0].role).toBe("user");
@@ -388,8 +478,9 @@ describe("translation matrix", () => {
         expect(sent).toMatchObject({
           systemInstruction: { parts: [{ text: "Be brief." }] },
           contents: [{ role: "user", parts: [{ text: "Hi" }] }],
-          generationConfig: { maxOutputTokens: 50, temperature: 0.5, stopSequences: ["END"] },
+          generationConfig: { maxOutputTokens: 50, temperature: 0.5 },
         });
+        expect(sent.generationConfig.stopSequences).toEqual(stop);
         return;
     }
   }
