@@ -10,6 +10,7 @@ import { createAccounts, type Accounts } from "./accounts/accounts.ts";
 import type { AccountStores } from "./accounts/store.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
 import type { RouterConfig } from "./config/schema.ts";
+import { createBackgroundAnswers, type BackgroundAnswers } from "./background/background-answers.ts";
 import { createConversations, type Conversations } from "./conversations/conversations.ts";
 import { openConversationStore } from "./conversations/open-store.ts";
 import type { ConversationStore } from "./conversations/store.ts";
@@ -38,6 +39,7 @@ export interface Core {
   catalogue: Catalogue;
   accounts: Accounts;
   conversations: Conversations;
+  background: BackgroundAnswers;
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
@@ -64,6 +66,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const adapters = createAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
+  const background = createBackgroundAnswers({ inference: inferenceDeps, leaseMs: deps.config.conversations.background_lease_seconds * 1000, logger: deps.logger });
   return {
     catalogue,
     accounts,
@@ -72,9 +75,12 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now }),
-      conversations: createConversationService({ accounts, conversations }),
+      conversations: createConversationService({ accounts, conversations, background, now }),
     },
+    background,
     async close() {
+      // Background answers first: each is stored as failed while the store is still open.
+      await background.close();
       await http.close();
       await accounts.close();
       await conversations.close();

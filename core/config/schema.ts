@@ -158,6 +158,12 @@ export const conversationsSchema = z
   .object({
     /** How long a stored answer is kept, in seconds; default 30 days. */
     ttl_seconds: z.number().int().positive().default(30 * 24 * 60 * 60),
+    /**
+     * How long an instance running a background answer vouches for it
+     * between renewals (every third of it); an answer whose lease passes is
+     * failed. Default 30 s.
+     */
+    background_lease_seconds: z.number().positive().default(30),
   })
   .strict();
 
@@ -169,7 +175,7 @@ export const routerConfigSchema = z
     models: z.array(modelSchema),
     organizations: z.array(organizationSchema).default([]),
     /** Stored answers that a later request can continue from (docs/configuration.md). */
-    conversations: conversationsSchema.default({ ttl_seconds: 30 * 24 * 60 * 60 }),
+    conversations: conversationsSchema.default({ ttl_seconds: 30 * 24 * 60 * 60, background_lease_seconds: 30 }),
   })
   .strict()
   .superRefine((config, ctx) => {

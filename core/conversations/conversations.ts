@@ -20,6 +20,7 @@ import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import { Code, routerError } from "../errors.ts";
 import { createOutputFold, type OutputFold } from "./fold-output.ts";
 import type { ConversationStore } from "./store.ts";
+import { asOf, isActive } from "./turn-status.ts";
 
 /**
  * The most turns a history replays (the turn named and those before it). A
@@ -50,6 +51,11 @@ export interface TurnRecorder {
   observe(event: GenerateResponse): void;
 }
 
+/** How a background answer takes its finished turn: it saves the turn itself, in order with its other saves. */
+export interface RecordOptions {
+  onFinished(turn: Turn): void;
+}
+
 export interface Conversations {
   store: ConversationStore;
   /**
@@ -62,8 +68,13 @@ export interface Conversations {
   historyFor(organizationId: string, previousId: string, param?: string): Promise<Message[]>;
   /** The request with its conversation's history before its own messages; the same object when it continues none. */
   expand(request: GenerateRequest, organizationId: string): Promise<GenerateRequest>;
-  /** A recorder when the request's answer is to be kept, else undefined. Give it the request as received (before expand). */
-  recorder(request: GenerateRequest, organizationId: string): TurnRecorder | undefined;
+  /**
+   * A recorder when the request's answer is to be kept (or `record` is
+   * given), else undefined. Give it the request as received (before expand).
+   */
+  recorder(request: GenerateRequest, organizationId: string, record?: RecordOptions): TurnRecorder | undefined;
+  /** The turn a request starts as: its input, before any output (a background answer, queued). */
+  pendingTurn(request: GenerateRequest, organizationId: string, id: string): Turn;
   /** Resolves when every save started so far has ended (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -109,26 +120,35 @@ export function createConversations(options: ConversationsOptions): Conversation
     fold: OutputFold;
   }
 
-  /** The turn of a finished answer: the request's own messages in (not its system or developer ones), the folded blocks out. */
-  function finishedTurn({ request, organizationId, start, usage, reason, fold }: Finished): Turn {
-    const finishedAt = now().getTime();
+  /** What every turn of a request holds: the request's own messages in (not its system or developer ones), its metadata and echo. */
+  function turnOf(request: GenerateRequest, organizationId: string, id: string, createdAtMs: number): Turn {
     return create(TurnSchema, {
-      id: start.id,
+      id,
       organizationId,
       previousId: request.conversation?.previousId ?? "",
-      modelId: start.modelId,
-      provider: start.provider,
-      status: reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED,
-      finishReason: reason,
       // Each request's own instructions apply: none is replayed into a later turn (as OpenAI does not carry `instructions` over).
       input: request.messages.filter((message) => message.role !== Role.SYSTEM && message.role !== Role.DEVELOPER),
-      output: fold.messages(),
-      outputBlocks: fold.blocks(),
-      usage,
-      createdAt: timestampFromMs(Number(start.created) * 1000),
-      completedAt: timestampFromMs(finishedAt),
-      expiresAt: timestampFromMs(finishedAt + ttlMs),
+      metadata: request.metadata,
+      storedEcho: request.storedEcho,
+      createdAt: timestampFromMs(createdAtMs),
+      expiresAt: timestampFromMs(now().getTime() + ttlMs),
     });
+  }
+
+  /** The turn of a finished answer: its request's, with the folded blocks out. */
+  function finishedTurn({ request, organizationId, start, usage, reason, fold }: Finished): Turn {
+    const finishedAt = now().getTime();
+    const turn = turnOf(request, organizationId, start.id, Number(start.created) * 1000);
+    turn.modelId = start.modelId;
+    turn.provider = start.provider;
+    turn.status = reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED;
+    turn.finishReason = reason;
+    turn.output = fold.messages();
+    turn.outputBlocks = fold.blocks();
+    turn.usage = usage;
+    turn.completedAt = timestampFromMs(finishedAt);
+    turn.expiresAt = timestampFromMs(finishedAt + ttlMs);
+    return turn;
   }
 
   async function historyFor(organizationId: string, previousId: string, param = "previous_response_id"): Promise<Message[]> {
@@ -137,6 +157,9 @@ export function createConversations(options: ConversationsOptions): Conversation
     const renewal = { expiresAt: now().getTime() + ttlMs };
     const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1, renewal)) : [];
     if (chain.length === 0) throw previousNotFound(previousId, param);
+    if (isActive(asOf(chain[0], now().getTime()))) {
+      throw routerError(Code.InvalidArgument, "previous_response_in_progress", `Previous response with id '${previousId}' has not finished yet.`, { param });
+    }
     if (chain.length > MAX_HISTORY_TURNS) {
       throw routerError(
         Code.InvalidArgument,
@@ -171,8 +194,10 @@ export function createConversations(options: ConversationsOptions): Conversation
       return { ...request, messages: [...history, ...request.messages] };
     },
 
-    recorder(request, organizationId) {
-      if (!storesAnswer(request)) return undefined;
+    pendingTurn: (request, organizationId, id) => turnOf(request, organizationId, id, now().getTime()),
+
+    recorder(request, organizationId, record) {
+      if (!record && !storesAnswer(request)) return undefined;
       const fold = createOutputFold();
       let start: ResponseStart | undefined;
       let usage: Usage | undefined;
@@ -194,7 +219,10 @@ export function createConversations(options: ConversationsOptions): Conversation
             usage = event.event.value;
             break;
           case "finish":
-            if (start) save(finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, fold }));
+            if (!start) break;
+            const turn = finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, fold });
+            if (record) record.onFinished(turn);
+            else save(turn);
         }
       };
       return { observe };

@@ -8,6 +8,7 @@
 import { clone, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
+import { withCancelRequested } from "./turn-status.ts";
 import type { ConversationStore } from "./store.ts";
 
 export const MEMORY_TURNS_KEPT = 100_000;
@@ -25,6 +26,7 @@ export interface MemoryConversationStoreOptions {
 interface Entry {
   turn: Turn;
   bytes: number;
+  cancelRequested: boolean;
 }
 
 export function createMemoryConversationStore(options: MemoryConversationStoreOptions = {}): ConversationStore {
@@ -67,15 +69,23 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
         nextSweep = at + MEMORY_SWEEP_MS;
       }
       const key = keyOf(turn.organizationId, turn.id);
+      const cancelRequested = entries.get(key)?.cancelRequested ?? false;
       remove(key);
       // A copy: the caller's messages may change after saving; what is returned is read-only.
-      const entry = { turn: clone(TurnSchema, turn), bytes: toBinary(TurnSchema, turn).length };
+      const entry = { turn: clone(TurnSchema, turn), bytes: toBinary(TurnSchema, turn).length, cancelRequested };
       entries.set(key, entry);
       bytes += entry.bytes;
       while (entries.size > maxTurns || (bytes > maxBytes && entries.size > 1)) remove(entries.keys().next().value!);
     },
     async get(organizationId, id) {
-      return read(organizationId, id);
+      const turn = read(organizationId, id);
+      if (!turn || !entries.get(keyOf(organizationId, id))!.cancelRequested) return turn;
+      return withCancelRequested(turn);
+    },
+    async requestCancel(organizationId, id) {
+      if (!read(organizationId, id)) return false;
+      entries.get(keyOf(organizationId, id))!.cancelRequested = true;
+      return true;
     },
     async chain(organizationId, id, limit, chainOptions) {
       const chain: Turn[] = [];

@@ -8,7 +8,11 @@
 export const DEFAULT_REDIS_PREFIX = "rtr:";
 
 export interface ConversationRedisKeys {
-  /** Hash {turn: the Turn as JSON, previous: the previous turn's id, expires: the expiry in ms a continuation renewed it to, once one has}. */
+  /**
+   * Hash {turn: the Turn as JSON, previous: the previous turn's id, expires:
+   * the expiry in ms a continuation renewed it to, once one has, cancel: "1"
+   * once a background answer's cancellation was requested}.
+   */
   turn(organizationId: string, id: string): string;
   /** The name of the organisation's turns without the id: `turn(o, id) === turnBase(o) + id`. */
   turnBase(organizationId: string): string;

@@ -14,6 +14,7 @@ import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
 import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import { conversationRedisKeys } from "./redis-keys.ts";
+import { withCancelRequested } from "./turn-status.ts";
 import type { ConversationStore } from "./store.ts";
 
 export interface RedisConversationStoreOptions {
@@ -61,6 +62,16 @@ const chainScript = defineScript({
   transformReply: (reply: unknown) => reply as string[],
 });
 
+// KEYS[1]: the turn's hash. Marks it `cancel` only while it exists (1), else 0.
+const requestCancelScript = defineScript({
+  SCRIPT: `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], 'cancel', '1') return 1`,
+  NUMBER_OF_KEYS: 1,
+  parseCommand(parser: CommandParser, name: string) {
+    parser.pushKey(name);
+  },
+  transformReply: (reply: unknown) => reply as number,
+});
+
 export async function createRedisConversationStore(options: RedisConversationStoreOptions): Promise<ConversationStore> {
   const keys = conversationRedisKeys(options.prefix);
   const now = options.now ?? Date.now;
@@ -68,7 +79,7 @@ export async function createRedisConversationStore(options: RedisConversationSto
   let healthy = false;
   const client = createClient({
     url: options.url,
-    scripts: { chain: chainScript },
+    scripts: { chain: chainScript, requestCancel: requestCancelScript },
     disableOfflineQueue: true,
     socket: {
       reconnectStrategy: (retries, cause) =>
@@ -106,15 +117,20 @@ export async function createRedisConversationStore(options: RedisConversationSto
         // Relative expiry: the injected clock need not agree with Redis's.
         const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
         if (turn.expiresAt && ttlMs <= 0) return;
-        const batch = client.multi().del(name).hSet(name, { turn: toJsonString(TurnSchema, turn), previous: turn.previousId });
+        // Not a DEL: a requested cancellation (`cancel`) outlives the saves of the run it stops.
+        const batch = client.multi().hDel(name, "expires").hSet(name, { turn: toJsonString(TurnSchema, turn), previous: turn.previousId });
         if (turn.expiresAt) batch.pExpire(name, ttlMs);
         await batch.exec();
       }),
     get: (organizationId, id) =>
       guarded("get", async () => {
-        const [json, expires] = await client.hmGet(keys.turn(organizationId, id), ["turn", "expires"]);
-        return json == null ? undefined : parse(json, expires);
+        const [json, expires, cancel] = await client.hmGet(keys.turn(organizationId, id), ["turn", "expires", "cancel"]);
+        if (json == null) return undefined;
+        const turn = parse(json, expires);
+        return cancel == null ? turn : withCancelRequested(turn);
       }),
+    requestCancel: (organizationId, id) =>
+      guarded("requestCancel", async () => (await client.requestCancel(keys.turn(organizationId, id))) === 1),
     chain: (organizationId, id, limit, chainOptions) =>
       guarded("chain", async () => {
         if (!id || limit < 1) return [];

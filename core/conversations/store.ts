@@ -9,8 +9,18 @@ import type { Turn } from "../../gen/router/v1/conversations_pb.js";
 export interface ConversationStore {
   /** Keeps the turn until its `expiresAt`; a turn saved again under the same id replaces it. */
   save(turn: Turn): Promise<void>;
-  /** One turn, only to its own organisation; undefined once expired or deleted. */
+  /**
+   * One turn, only to its own organisation; undefined once expired or deleted.
+   * A queued or in-progress turn whose cancellation was requested reads as
+   * cancelled.
+   */
   get(organizationId: string, id: string): Promise<Turn | undefined>;
+  /**
+   * Marks a turn's cancellation as requested (a background answer, which
+   * whichever instance runs it sees at its next lease renewal). The mark
+   * outlives later saves of the turn. False when there is no such turn.
+   */
+  requestCancel(organizationId: string, id: string): Promise<boolean>;
   /**
    * The turn `id` and the turns before it (following `previousId`), newest
    * first, at most `limit`. The walk stops at the first turn missing (expired,

@@ -16,7 +16,7 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
-import { previousNotFound, referenceParam, type Conversations, type TurnRecorder } from "../conversations/conversations.ts";
+import { previousNotFound, referenceParam, type Conversations, type RecordOptions, type TurnRecorder } from "../conversations/conversations.ts";
 import { costOf } from "../billing/cost.ts";
 import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
@@ -41,7 +41,22 @@ export interface InferenceDeps {
   random: () => number;
 }
 
-export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps): AsyncGenerator<GenerateResponse> {
+/**
+ * A request admitted and ready to answer: its history prepended, its attempts
+ * planned, its charge held. GenerateInBackground prepares before it answers
+ * the caller, so a refusal (key, credits, limits, model) is told at once.
+ */
+export interface PreparedInference {
+  id: string;
+  /** The request with its stored conversation's history first. */
+  request: GenerateRequest;
+  plan: Plan;
+  admitted: AdmittedRequest;
+  recorder: TurnRecorder | undefined;
+  started: number;
+}
+
+export async function prepareInference(request: GenerateRequest, deps: InferenceDeps, record?: RecordOptions): Promise<PreparedInference> {
   const started = performance.now();
   const apiKey = request.caller?.apiKey ?? "";
   if (!apiKey) throw missingApiKey();
@@ -59,8 +74,15 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     throw error;
   }
   const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
-  const recorder = deps.conversations?.recorder(received, admitted.admission.key.organizationId);
+  const recorder = deps.conversations?.recorder(received, admitted.admission.key.organizationId, record);
+  return { id, request, plan, admitted, recorder, started };
+}
 
+/** Runs one inference; `prepared` when the request was already prepared (background answers). */
+export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps, prepared?: PreparedInference): AsyncGenerator<GenerateResponse> {
+  const ready = prepared ?? (await prepareInference(request, deps));
+  const { id, plan, admitted, recorder, started } = ready;
+  request = ready.request;
   let answering: Answering | undefined;
   let outcome = "client_closed";
   try {
@@ -122,6 +144,12 @@ async function withHistory(request: GenerateRequest, keyDigest: string, deps: In
   const { organizationId } = await checkKey(deps.accounts, keyDigest);
   if (!deps.conversations) throw previousNotFound(request.conversation!.previousId, referenceParam(request.format));
   return deps.conversations.expand(request, organizationId);
+}
+
+/** Gives back the hold of a prepared request that will not be answered (its background turn could not be stored). */
+export function releasePrepared(prepared: PreparedInference, outcome: string, deps: Pick<InferenceDeps, "now">) {
+  const { admitted, request, started } = prepared;
+  finishRequest({ admitted, answering: undefined, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
 }
 
 interface FinishedRequest {

@@ -3,7 +3,9 @@
 // as a missing one, as for GetGeneration.
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { InputItemSchema, ListOrder, type ConversationService, type Turn } from "../../gen/router/v1/conversations_pb.js";
+import { InputItemSchema, ListOrder, TurnStatus, type ConversationService, type Turn } from "../../gen/router/v1/conversations_pb.js";
+import type { BackgroundAnswers } from "../background/background-answers.ts";
+import { asOf, isActive, withCancelRequested } from "../conversations/turn-status.ts";
 import type { Caller } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
@@ -15,6 +17,8 @@ import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts
 export interface ConversationServiceDeps {
   accounts: Pick<Accounts, "stores">;
   conversations: Conversations;
+  background: BackgroundAnswers;
+  now: () => Date;
 }
 
 /** OpenAI's input_items list: 20 by default, at most 100. */
@@ -38,13 +42,30 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
 
   const turnOf = async (caller: Caller | undefined, id: string): Promise<Turn> => turnIn(await organizationOf(caller), id);
 
+  /** The turn as it stands now: a background answer whose instance stopped reads as failed. */
   const turnIn = async (organizationId: string, id: string): Promise<Turn> => {
     const turn = id ? await fromStore(store.get(organizationId, id)) : undefined;
     if (!turn) throw notFound(id);
-    return turn;
+    return asOf(turn, deps.now().getTime());
   };
 
   return {
+    async generateInBackground({ request }) {
+      if (!request) throw invalidParameter("request", "request is required.");
+      return { turn: await deps.background.start(request) };
+    },
+
+    async cancelTurn(request) {
+      const organizationId = await organizationOf(request.caller);
+      const turn = await turnIn(organizationId, request.id);
+      if (!turn.background) throw notCancellable("Only responses created with background: true can be cancelled.");
+      if (turn.status === TurnStatus.CANCELLED) return { turn };
+      if (!isActive(turn)) throw notCancellable(`Cannot cancel a response that has already ${FINISHED_WORDS[turn.status] ?? "finished"}.`);
+      await fromStore(store.requestCancel(organizationId, turn.id));
+      deps.background.cancelHere(organizationId, turn.id);
+      return { turn: withCancelRequested(turn) };
+    },
+
     async getTurn(request) {
       return { turn: await turnOf(request.caller, request.id) };
     },
@@ -76,5 +97,13 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
     },
   };
 }
+
+const notCancellable = (message: string) => routerError(Code.FailedPrecondition, "response_not_cancellable", message, { param: "id" });
+
+const FINISHED_WORDS: Partial<Record<TurnStatus, string>> = {
+  [TurnStatus.COMPLETED]: "completed",
+  [TurnStatus.INCOMPLETE]: "ended incomplete",
+  [TurnStatus.FAILED]: "failed",
+};
 
 const notFound = (id: string) => routerError(Code.NotFound, "turn_not_found", `No stored response ${id} for this organisation.`, { param: "id" });

@@ -298,7 +298,7 @@ describe("responses request validation", () => {
     [{ input: "Hi" }, "model", "model is required"],
     [{ model: "simulator/echo" }, "input", "input is required"],
     [{ model: "simulator/echo", input: 5 }, "input", "input must be a string or an array of input items"],
-    [{ model: "simulator/echo", input: "Hi", background: true }, "background", "background is not supported yet"],
+    [{ model: "simulator/echo", input: "Hi", background: true, store: false }, "background", "background requires store to be true (a background response is read back from the store)"],
     [{ model: "simulator/echo", input: "Hi", temperature: 3 }, "temperature", "temperature must be between 0 and 2"],
     [{ model: "simulator/echo", input: "Hi", max_output_tokens: 0 }, "max_output_tokens", "max_output_tokens must be at least 1"],
     [{ model: "simulator/echo", input: "Hi", frobnicate: 1 }, "frobnicate", "frobnicate is not a supported parameter"],

@@ -18,7 +18,8 @@ import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
 import { decodeRouterFields } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
-import { decodeEncryptedReasoning } from "./encode-response.ts";
+import { decodeEncryptedReasoning, echoOf } from "./encode-response.ts";
+import { storedEcho } from "./stored-response.ts";
 import { responsesRequestSchema, type InputItem, type InputPart, type ResponsesRequestBody } from "./schema.ts";
 
 export interface DecodeContext {
@@ -29,6 +30,8 @@ export interface DecodeContext {
 export interface DecodedResponsesRequest {
   request: GenerateRequest;
   stream: boolean;
+  /** Run by the core in the background (the answer is the queued response). */
+  background: boolean;
   /** The validated body: the answer echoes its settings. */
   body: ResponsesRequestBody;
 }
@@ -62,8 +65,12 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
       conversation: parsed.previous_response_id === undefined ? undefined : { previousId: parsed.previous_response_id },
       store: parsed.store,
+      metadata: parsed.metadata,
+      // What GET answers with besides the turn (kept only when the turn is).
+      storedEcho: parsed.store === false ? "" : storedEcho(echoOf(parsed)),
     }),
     stream,
+    background: parsed.background ?? false,
     body: parsed,
   };
 }

@@ -13,12 +13,39 @@ import { exactNumber } from "../../json.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
 import { citationFields } from "../chat-completions/encode-annotations.ts";
 
-export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed";
+export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed" | "queued" | "cancelled";
+
+/** The request settings a Response echoes (kept with a stored turn for GET, `storedEcho`). */
+const ECHOED = [
+  "model",
+  "instructions",
+  "max_output_tokens",
+  "max_tokens",
+  "parallel_tool_calls",
+  "previous_response_id",
+  "reasoning",
+  "store",
+  "temperature",
+  "text",
+  "tool_choice",
+  "tools",
+  "top_p",
+  "metadata",
+  "user",
+] as const satisfies readonly (keyof ResponsesRequestBody)[];
+
+export type ResponseEcho = Partial<Pick<ResponsesRequestBody, (typeof ECHOED)[number]>>;
+
+export function echoOf(body: ResponsesRequestBody): ResponseEcho {
+  return Object.fromEntries(ECHOED.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
+}
 
 export interface ResponseState {
   start: ResponseStart;
-  body: ResponsesRequestBody;
+  body: ResponseEcho;
   status: ResponseStatus;
+  /** Whether it ran in the background (false unless said). */
+  background?: boolean;
   blocks: readonly TrackedBlock[];
   /** Annotations naming no block: they go with the last text. */
   looseAnnotations?: readonly Annotation[];
@@ -28,13 +55,13 @@ export interface ResponseState {
 }
 
 /** The status a finished answer has: `incomplete` when a limit or a filter cut it. */
-export function statusOf(reason: FinishReason): { status: ResponseStatus; incomplete?: "max_output_tokens" | "content_filter" } {
+export function statusOf(reason: FinishReason): { status: "completed" | "incomplete"; incomplete?: "max_output_tokens" | "content_filter" } {
   if (reason === FinishReason.LENGTH) return { status: "incomplete", incomplete: "max_output_tokens" };
   if (reason === FinishReason.CONTENT_FILTER) return { status: "incomplete", incomplete: "content_filter" };
   return { status: "completed" };
 }
 
-export function encodeResponse(folded: FoldedResponse, body: ResponsesRequestBody) {
+export function encodeResponse(folded: FoldedResponse, body: ResponseEcho) {
   const loose = folded.annotations.filter((a) => a.blockIndex === undefined);
   return encodeResponseObject({
     start: folded.start,
@@ -60,7 +87,7 @@ export function encodeResponseObject(state: ResponseState) {
     object: "response",
     created_at: Number(start.created),
     status: state.status,
-    background: false,
+    background: state.background ?? false,
     error: state.error ?? null,
     incomplete_details: state.status === "incomplete" && incomplete ? { reason: incomplete } : null,
     instructions: body.instructions ?? null,

@@ -1,5 +1,10 @@
-// POST /api/v1/responses: decode, run on the core, answer the Response object
-// as JSON or as OpenAI's event stream. Synchronous only (background: 400 for now).
+// The Responses API: POST /api/v1/responses decodes, runs on the core and
+// answers the Response object as JSON or as OpenAI's event stream, or, with
+// `background: true`, has the core run it and answers it queued. The stored
+// answers are read, listed, deleted and cancelled through the core's
+// ConversationService.
+import { invalidParameter } from "../../../core/errors.ts";
+import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
@@ -8,14 +13,20 @@ import { decodeResponsesRequest } from "./decode-request.ts";
 import { encodeResponsesError } from "./encode-error.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { createResponseStreamEncoder } from "./encode-stream.ts";
+import { encodeInputItems, encodeStoredResponse, messageIdOfItem } from "./stored-response.ts";
 
 export const responses: GatewayFormat = { encodeError: encodeResponsesError, register: registerResponsesRoutes };
 
 function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/responses", async (ctx) => {
     const apiKey = bearerKey(ctx.req.headers);
-    const { request, stream, body } = decodeResponsesRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId });
+    const { request, stream, background, body } = decodeResponsesRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId });
     ctx.state.requestTags = request.requestTags;
+    if (background) {
+      const { turn } = await core.conversations.generateInBackground({ request });
+      ctx.body = encodeStoredResponse(turn!);
+      return;
+    }
     const call = await startCall(ctx, core, request);
     if (!stream) {
       ctx.body = encodeResponse(await foldAnswer(ctx, call), body);
@@ -23,4 +34,53 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
     }
     await writeEventStream(ctx, call, createResponseStreamEncoder(call.start, body));
   });
+
+  router.get("/api/v1/responses/:id", async (ctx) => {
+    const { turn } = await core.conversations.getTurn({ caller: { apiKey: bearerKey(ctx.req.headers) }, id: ctx.params.id });
+    ctx.body = encodeStoredResponse(turn!);
+  });
+
+  router.delete("/api/v1/responses/:id", async (ctx) => {
+    const { id } = await core.conversations.deleteTurn({ caller: { apiKey: bearerKey(ctx.req.headers) }, id: ctx.params.id });
+    ctx.body = { id, object: "response", deleted: true };
+  });
+
+  router.post("/api/v1/responses/:id/cancel", async (ctx) => {
+    const { turn } = await core.conversations.cancelTurn({ caller: { apiKey: bearerKey(ctx.req.headers) }, id: ctx.params.id });
+    ctx.body = encodeStoredResponse(turn!);
+  });
+
+  router.get("/api/v1/responses/:id/input_items", async (ctx) => {
+    const order = queryOrder(queryString(ctx.query.order, "order"));
+    const after = queryString(ctx.query.after, "after");
+    const list = await core.conversations.listItems({
+      caller: { apiKey: bearerKey(ctx.req.headers) },
+      id: ctx.params.id,
+      after: after === undefined ? "" : messageIdOfItem(after),
+      limit: queryLimit(queryString(ctx.query.limit, "limit")),
+      order,
+    });
+    ctx.body = encodeInputItems(list, order !== ListOrder.ASC);
+  });
+}
+
+function queryString(value: string | string[] | undefined, name: string): string | undefined {
+  if (Array.isArray(value)) throw invalidParameter(name, `Query parameter ${name} must be given once.`);
+  return value;
+}
+
+/** 0 when absent (the core's default); the core checks the range. */
+function queryLimit(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^\d{1,3}$/.test(value)) throw invalidParameter("limit", "limit must be an integer between 1 and 100.");
+  const limit = Number(value);
+  if (limit < 1) throw invalidParameter("limit", "limit must be an integer between 1 and 100.");
+  return limit;
+}
+
+function queryOrder(value: string | undefined): ListOrder {
+  if (value === undefined) return ListOrder.UNSPECIFIED;
+  if (value === "asc") return ListOrder.ASC;
+  if (value === "desc") return ListOrder.DESC;
+  throw invalidParameter("order", "order must be asc or desc.");
 }

@@ -174,7 +174,10 @@ export const responsesRequestSchema = nullMeansAbsent(
       user: z.string().optional(),
     })
     .superRefine((body, ctx) => {
-      if (body.background === true) ctx.addIssue({ code: "custom", path: ["background"], message: "is not supported yet" });
+      if (body.background === true && body.store === false) ctx.addIssue({ code: "custom", path: ["background"], message: "requires store to be true (a background response is read back from the store)" });
+      if (body.background === true && body.stream === true) {
+        ctx.addIssue({ code: "custom", path: ["stream"], message: "cannot be combined with background; poll GET /api/v1/responses/{id} instead" });
+      }
       if (body.max_tokens !== undefined && body.max_output_tokens !== undefined && body.max_tokens !== body.max_output_tokens) {
         ctx.addIssue({ code: "custom", path: ["max_tokens"], message: "must equal max_output_tokens when both are set" });
       }

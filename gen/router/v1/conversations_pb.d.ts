@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Annotation, BlockType, Caller, FinishReason, Message as Message$1, Usage } from "./inference_pb.js";
+import type { Annotation, BlockType, Caller, FinishReason, GenerateRequest, Message as Message$1, Usage } from "./inference_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -113,6 +113,36 @@ export declare type Turn = Message<"router.v1.Turn"> & {
    * @generated from field: repeated router.v1.OutputBlock output_blocks = 15;
    */
   outputBlocks: OutputBlock[];
+
+  /**
+   * Whether the answer ran in the background (GenerateInBackground).
+   *
+   * @generated from field: bool background = 16;
+   */
+  background: boolean;
+
+  /**
+   * Why a failed turn failed (TURN_STATUS_FAILED).
+   *
+   * @generated from field: router.v1.TurnError error = 17;
+   */
+  error?: TurnError | undefined;
+
+  /**
+   * GenerateRequest.stored_echo, as given.
+   *
+   * @generated from field: string stored_echo = 18;
+   */
+  storedEcho: string;
+
+  /**
+   * A queued or in-progress background turn: until when the instance running
+   * it vouches for it. It renews the lease while it runs; a turn whose lease
+   * has passed is read as failed (its instance stopped).
+   *
+   * @generated from field: google.protobuf.Timestamp lease_expires_at = 19;
+   */
+  leaseExpiresAt?: Timestamp | undefined;
 };
 
 /**
@@ -120,6 +150,105 @@ export declare type Turn = Message<"router.v1.Turn"> & {
  * Use `create(TurnSchema)` to create a new message.
  */
 export declare const TurnSchema: GenMessage<Turn>;
+
+/**
+ * @generated from message router.v1.TurnError
+ */
+export declare type TurnError = Message<"router.v1.TurnError"> & {
+  /**
+   * A stable snake_case code (the router's error reasons, e.g. upstream_error).
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message router.v1.TurnError.
+ * Use `create(TurnErrorSchema)` to create a new message.
+ */
+export declare const TurnErrorSchema: GenMessage<TurnError>;
+
+/**
+ * @generated from message router.v1.GenerateInBackgroundRequest
+ */
+export declare type GenerateInBackgroundRequest = Message<"router.v1.GenerateInBackgroundRequest"> & {
+  /**
+   * The request, as for InferenceService.Generate (`stream` and `store` are
+   * not read: a background answer is always stored).
+   *
+   * @generated from field: router.v1.GenerateRequest request = 1;
+   */
+  request?: GenerateRequest | undefined;
+};
+
+/**
+ * Describes the message router.v1.GenerateInBackgroundRequest.
+ * Use `create(GenerateInBackgroundRequestSchema)` to create a new message.
+ */
+export declare const GenerateInBackgroundRequestSchema: GenMessage<GenerateInBackgroundRequest>;
+
+/**
+ * @generated from message router.v1.GenerateInBackgroundResponse
+ */
+export declare type GenerateInBackgroundResponse = Message<"router.v1.GenerateInBackgroundResponse"> & {
+  /**
+   * The stored turn, TURN_STATUS_QUEUED.
+   *
+   * @generated from field: router.v1.Turn turn = 1;
+   */
+  turn?: Turn | undefined;
+};
+
+/**
+ * Describes the message router.v1.GenerateInBackgroundResponse.
+ * Use `create(GenerateInBackgroundResponseSchema)` to create a new message.
+ */
+export declare const GenerateInBackgroundResponseSchema: GenMessage<GenerateInBackgroundResponse>;
+
+/**
+ * @generated from message router.v1.CancelTurnRequest
+ */
+export declare type CancelTurnRequest = Message<"router.v1.CancelTurnRequest"> & {
+  /**
+   * @generated from field: router.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message router.v1.CancelTurnRequest.
+ * Use `create(CancelTurnRequestSchema)` to create a new message.
+ */
+export declare const CancelTurnRequestSchema: GenMessage<CancelTurnRequest>;
+
+/**
+ * @generated from message router.v1.CancelTurnResponse
+ */
+export declare type CancelTurnResponse = Message<"router.v1.CancelTurnResponse"> & {
+  /**
+   * The turn, TURN_STATUS_CANCELLED.
+   *
+   * @generated from field: router.v1.Turn turn = 1;
+   */
+  turn?: Turn | undefined;
+};
+
+/**
+ * Describes the message router.v1.CancelTurnResponse.
+ * Use `create(CancelTurnResponseSchema)` to create a new message.
+ */
+export declare const CancelTurnResponseSchema: GenMessage<CancelTurnResponse>;
 
 /**
  * OutputBlock describes one part of a turn's output as it was streamed.
@@ -356,6 +485,35 @@ export enum TurnStatus {
    * @generated from enum value: TURN_STATUS_INCOMPLETE = 2;
    */
   INCOMPLETE = 2,
+
+  /**
+   * A background answer admitted and not started yet.
+   *
+   * @generated from enum value: TURN_STATUS_QUEUED = 3;
+   */
+  QUEUED = 3,
+
+  /**
+   * A background answer being produced.
+   *
+   * @generated from enum value: TURN_STATUS_IN_PROGRESS = 4;
+   */
+  IN_PROGRESS = 4,
+
+  /**
+   * A background answer that ended in an error (TurnError), or whose instance
+   * stopped before it finished.
+   *
+   * @generated from enum value: TURN_STATUS_FAILED = 5;
+   */
+  FAILED = 5,
+
+  /**
+   * A background answer stopped by CancelTurn.
+   *
+   * @generated from enum value: TURN_STATUS_CANCELLED = 6;
+   */
+  CANCELLED = 6,
 }
 
 /**
@@ -399,6 +557,33 @@ export declare const ListOrderSchema: GenEnum<ListOrder>;
  * @generated from service router.v1.ConversationService
  */
 export declare const ConversationService: GenService<{
+  /**
+   * GenerateInBackground admits the request (key, limits, credits, model) as
+   * InferenceService.Generate does and answers at once with its turn, queued.
+   * The answer runs in the core, not tied to this call, and is stored as it
+   * goes (in progress, then completed, incomplete or failed); read it with
+   * GetTurn, stop it with CancelTurn. The answer is always stored.
+   *
+   * @generated from rpc router.v1.ConversationService.GenerateInBackground
+   */
+  generateInBackground: {
+    methodKind: "unary";
+    input: typeof GenerateInBackgroundRequestSchema;
+    output: typeof GenerateInBackgroundResponseSchema;
+  },
+  /**
+   * CancelTurn stops a background answer that is queued or in progress; its
+   * hold is settled for what was produced and the rest released. Cancelling
+   * a cancelled turn answers it again; any other finished turn, or one not
+   * started in the background, is refused (FailedPrecondition).
+   *
+   * @generated from rpc router.v1.ConversationService.CancelTurn
+   */
+  cancelTurn: {
+    methodKind: "unary";
+    input: typeof CancelTurnRequestSchema;
+    output: typeof CancelTurnResponseSchema;
+  },
   /**
    * GetTurn returns one stored answer.
    *

@@ -10,7 +10,7 @@ import { file_router_v1_inference } from "./inference_pb.js";
  * Describes the file router/v1/conversations.proto.
  */
 export const file_router_v1_conversations = /*@__PURE__*/
-  fileDesc("Ch1yb3V0ZXIvdjEvY29udmVyc2F0aW9ucy5wcm90bxIJcm91dGVyLnYxIsYECgRUdXJuEgoKAmlkGAEgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRITCgtwcmV2aW91c19pZBgDIAEoCRIQCghtb2RlbF9pZBgEIAEoCRIQCghwcm92aWRlchgFIAEoCRIlCgZzdGF0dXMYBiABKA4yFS5yb3V0ZXIudjEuVHVyblN0YXR1cxIuCg1maW5pc2hfcmVhc29uGAcgASgOMhcucm91dGVyLnYxLkZpbmlzaFJlYXNvbhIhCgVpbnB1dBgIIAMoCzISLnJvdXRlci52MS5NZXNzYWdlEiIKBm91dHB1dBgJIAMoCzISLnJvdXRlci52MS5NZXNzYWdlEh8KBXVzYWdlGAogASgLMhAucm91dGVyLnYxLlVzYWdlEi8KCG1ldGFkYXRhGAsgAygLMh0ucm91dGVyLnYxLlR1cm4uTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KDW91dHB1dF9ibG9ja3MYDyADKAsyFi5yb3V0ZXIudjEuT3V0cHV0QmxvY2saLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImkKC091dHB1dEJsb2NrEgoKAmlkGAEgASgJEiIKBHR5cGUYAiABKA4yFC5yb3V0ZXIudjEuQmxvY2tUeXBlEioKC2Fubm90YXRpb25zGAMgAygLMhUucm91dGVyLnYxLkFubm90YXRpb24iPwoOR2V0VHVyblJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEucm91dGVyLnYxLkNhbGxlchIKCgJpZBgCIAEoCSIwCg9HZXRUdXJuUmVzcG9uc2USHQoEdHVybhgBIAEoCzIPLnJvdXRlci52MS5UdXJuIoQBChBMaXN0SXRlbXNSZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLnJvdXRlci52MS5DYWxsZXISCgoCaWQYAiABKAkSDQoFYWZ0ZXIYAyABKAkSDQoFbGltaXQYBCABKAUSIwoFb3JkZXIYBSABKA4yFC5yb3V0ZXIudjEuTGlzdE9yZGVyIjwKCUlucHV0SXRlbRIKCgJpZBgBIAEoCRIjCgdtZXNzYWdlGAIgASgLMhIucm91dGVyLnYxLk1lc3NhZ2UibQoRTGlzdEl0ZW1zUmVzcG9uc2USIwoFaXRlbXMYASADKAsyFC5yb3V0ZXIudjEuSW5wdXRJdGVtEhAKCGZpcnN0X2lkGAIgASgJEg8KB2xhc3RfaWQYAyABKAkSEAoIaGFzX21vcmUYBCABKAgiQgoRRGVsZXRlVHVyblJlcXVlc3QSIQoGY2FsbGVyGAEgASgLMhEucm91dGVyLnYxLkNhbGxlchIKCgJpZBgCIAEoCSIxChJEZWxldGVUdXJuUmVzcG9uc2USCgoCaWQYASABKAkSDwoHZGVsZXRlZBgCIAEoCCpgCgpUdXJuU3RhdHVzEhsKF1RVUk5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVVFVSTl9TVEFUVVNfQ09NUExFVEVEEAESGgoWVFVSTl9TVEFUVVNfSU5DT01QTEVURRACKlAKCUxpc3RPcmRlchIaChZMSVNUX09SREVSX1VOU1BFQ0lGSUVEEAASEgoOTElTVF9PUkRFUl9BU0MQARITCg9MSVNUX09SREVSX0RFU0MQAjLqAQoTQ29udmVyc2F0aW9uU2VydmljZRJACgdHZXRUdXJuEhkucm91dGVyLnYxLkdldFR1cm5SZXF1ZXN0Ghoucm91dGVyLnYxLkdldFR1cm5SZXNwb25zZRJGCglMaXN0SXRlbXMSGy5yb3V0ZXIudjEuTGlzdEl0ZW1zUmVxdWVzdBocLnJvdXRlci52MS5MaXN0SXRlbXNSZXNwb25zZRJJCgpEZWxldGVUdXJuEhwucm91dGVyLnYxLkRlbGV0ZVR1cm5SZXF1ZXN0Gh0ucm91dGVyLnYxLkRlbGV0ZVR1cm5SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_router_v1_inference]);
+  fileDesc("Ch1yb3V0ZXIvdjEvY29udmVyc2F0aW9ucy5wcm90bxIJcm91dGVyLnYxIsoFCgRUdXJuEgoKAmlkGAEgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRITCgtwcmV2aW91c19pZBgDIAEoCRIQCghtb2RlbF9pZBgEIAEoCRIQCghwcm92aWRlchgFIAEoCRIlCgZzdGF0dXMYBiABKA4yFS5yb3V0ZXIudjEuVHVyblN0YXR1cxIuCg1maW5pc2hfcmVhc29uGAcgASgOMhcucm91dGVyLnYxLkZpbmlzaFJlYXNvbhIhCgVpbnB1dBgIIAMoCzISLnJvdXRlci52MS5NZXNzYWdlEiIKBm91dHB1dBgJIAMoCzISLnJvdXRlci52MS5NZXNzYWdlEh8KBXVzYWdlGAogASgLMhAucm91dGVyLnYxLlVzYWdlEi8KCG1ldGFkYXRhGAsgAygLMh0ucm91dGVyLnYxLlR1cm4uTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KDW91dHB1dF9ibG9ja3MYDyADKAsyFi5yb3V0ZXIudjEuT3V0cHV0QmxvY2sSEgoKYmFja2dyb3VuZBgQIAEoCBIjCgVlcnJvchgRIAEoCzIULnJvdXRlci52MS5UdXJuRXJyb3ISEwoLc3RvcmVkX2VjaG8YEiABKAkSNAoQbGVhc2VfZXhwaXJlc19hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIioKCVR1cm5FcnJvchIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkiSgobR2VuZXJhdGVJbkJhY2tncm91bmRSZXF1ZXN0EisKB3JlcXVlc3QYASABKAsyGi5yb3V0ZXIudjEuR2VuZXJhdGVSZXF1ZXN0Ij0KHEdlbmVyYXRlSW5CYWNrZ3JvdW5kUmVzcG9uc2USHQoEdHVybhgBIAEoCzIPLnJvdXRlci52MS5UdXJuIkIKEUNhbmNlbFR1cm5SZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLnJvdXRlci52MS5DYWxsZXISCgoCaWQYAiABKAkiMwoSQ2FuY2VsVHVyblJlc3BvbnNlEh0KBHR1cm4YASABKAsyDy5yb3V0ZXIudjEuVHVybiJpCgtPdXRwdXRCbG9jaxIKCgJpZBgBIAEoCRIiCgR0eXBlGAIgASgOMhQucm91dGVyLnYxLkJsb2NrVHlwZRIqCgthbm5vdGF0aW9ucxgDIAMoCzIVLnJvdXRlci52MS5Bbm5vdGF0aW9uIj8KDkdldFR1cm5SZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLnJvdXRlci52MS5DYWxsZXISCgoCaWQYAiABKAkiMAoPR2V0VHVyblJlc3BvbnNlEh0KBHR1cm4YASABKAsyDy5yb3V0ZXIudjEuVHVybiKEAQoQTGlzdEl0ZW1zUmVxdWVzdBIhCgZjYWxsZXIYASABKAsyES5yb3V0ZXIudjEuQ2FsbGVyEgoKAmlkGAIgASgJEg0KBWFmdGVyGAMgASgJEg0KBWxpbWl0GAQgASgFEiMKBW9yZGVyGAUgASgOMhQucm91dGVyLnYxLkxpc3RPcmRlciI8CglJbnB1dEl0ZW0SCgoCaWQYASABKAkSIwoHbWVzc2FnZRgCIAEoCzISLnJvdXRlci52MS5NZXNzYWdlIm0KEUxpc3RJdGVtc1Jlc3BvbnNlEiMKBWl0ZW1zGAEgAygLMhQucm91dGVyLnYxLklucHV0SXRlbRIQCghmaXJzdF9pZBgCIAEoCRIPCgdsYXN0X2lkGAMgASgJEhAKCGhhc19tb3JlGAQgASgIIkIKEURlbGV0ZVR1cm5SZXF1ZXN0EiEKBmNhbGxlchgBIAEoCzIRLnJvdXRlci52MS5DYWxsZXISCgoCaWQYAiABKAkiMQoSRGVsZXRlVHVyblJlc3BvbnNlEgoKAmlkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgqyAEKClR1cm5TdGF0dXMSGwoXVFVSTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVUVVJOX1NUQVRVU19DT01QTEVURUQQARIaChZUVVJOX1NUQVRVU19JTkNPTVBMRVRFEAISFgoSVFVSTl9TVEFUVVNfUVVFVUVEEAMSGwoXVFVSTl9TVEFUVVNfSU5fUFJPR1JFU1MQBBIWChJUVVJOX1NUQVRVU19GQUlMRUQQBRIZChVUVVJOX1NUQVRVU19DQU5DRUxMRUQQBipQCglMaXN0T3JkZXISGgoWTElTVF9PUkRFUl9VTlNQRUNJRklFRBAAEhIKDkxJU1RfT1JERVJfQVNDEAESEwoPTElTVF9PUkRFUl9ERVNDEAIyngMKE0NvbnZlcnNhdGlvblNlcnZpY2USZwoUR2VuZXJhdGVJbkJhY2tncm91bmQSJi5yb3V0ZXIudjEuR2VuZXJhdGVJbkJhY2tncm91bmRSZXF1ZXN0Gicucm91dGVyLnYxLkdlbmVyYXRlSW5CYWNrZ3JvdW5kUmVzcG9uc2USSQoKQ2FuY2VsVHVybhIcLnJvdXRlci52MS5DYW5jZWxUdXJuUmVxdWVzdBodLnJvdXRlci52MS5DYW5jZWxUdXJuUmVzcG9uc2USQAoHR2V0VHVybhIZLnJvdXRlci52MS5HZXRUdXJuUmVxdWVzdBoaLnJvdXRlci52MS5HZXRUdXJuUmVzcG9uc2USRgoJTGlzdEl0ZW1zEhsucm91dGVyLnYxLkxpc3RJdGVtc1JlcXVlc3QaHC5yb3V0ZXIudjEuTGlzdEl0ZW1zUmVzcG9uc2USSQoKRGVsZXRlVHVybhIcLnJvdXRlci52MS5EZWxldGVUdXJuUmVxdWVzdBodLnJvdXRlci52MS5EZWxldGVUdXJuUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_router_v1_inference]);
 
 /**
  * Describes the message router.v1.Turn.
@@ -20,60 +20,95 @@ export const TurnSchema = /*@__PURE__*/
   messageDesc(file_router_v1_conversations, 0);
 
 /**
+ * Describes the message router.v1.TurnError.
+ * Use `create(TurnErrorSchema)` to create a new message.
+ */
+export const TurnErrorSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_conversations, 1);
+
+/**
+ * Describes the message router.v1.GenerateInBackgroundRequest.
+ * Use `create(GenerateInBackgroundRequestSchema)` to create a new message.
+ */
+export const GenerateInBackgroundRequestSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_conversations, 2);
+
+/**
+ * Describes the message router.v1.GenerateInBackgroundResponse.
+ * Use `create(GenerateInBackgroundResponseSchema)` to create a new message.
+ */
+export const GenerateInBackgroundResponseSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_conversations, 3);
+
+/**
+ * Describes the message router.v1.CancelTurnRequest.
+ * Use `create(CancelTurnRequestSchema)` to create a new message.
+ */
+export const CancelTurnRequestSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_conversations, 4);
+
+/**
+ * Describes the message router.v1.CancelTurnResponse.
+ * Use `create(CancelTurnResponseSchema)` to create a new message.
+ */
+export const CancelTurnResponseSchema = /*@__PURE__*/
+  messageDesc(file_router_v1_conversations, 5);
+
+/**
  * Describes the message router.v1.OutputBlock.
  * Use `create(OutputBlockSchema)` to create a new message.
  */
 export const OutputBlockSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 1);
+  messageDesc(file_router_v1_conversations, 6);
 
 /**
  * Describes the message router.v1.GetTurnRequest.
  * Use `create(GetTurnRequestSchema)` to create a new message.
  */
 export const GetTurnRequestSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 2);
+  messageDesc(file_router_v1_conversations, 7);
 
 /**
  * Describes the message router.v1.GetTurnResponse.
  * Use `create(GetTurnResponseSchema)` to create a new message.
  */
 export const GetTurnResponseSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 3);
+  messageDesc(file_router_v1_conversations, 8);
 
 /**
  * Describes the message router.v1.ListItemsRequest.
  * Use `create(ListItemsRequestSchema)` to create a new message.
  */
 export const ListItemsRequestSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 4);
+  messageDesc(file_router_v1_conversations, 9);
 
 /**
  * Describes the message router.v1.InputItem.
  * Use `create(InputItemSchema)` to create a new message.
  */
 export const InputItemSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 5);
+  messageDesc(file_router_v1_conversations, 10);
 
 /**
  * Describes the message router.v1.ListItemsResponse.
  * Use `create(ListItemsResponseSchema)` to create a new message.
  */
 export const ListItemsResponseSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 6);
+  messageDesc(file_router_v1_conversations, 11);
 
 /**
  * Describes the message router.v1.DeleteTurnRequest.
  * Use `create(DeleteTurnRequestSchema)` to create a new message.
  */
 export const DeleteTurnRequestSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 7);
+  messageDesc(file_router_v1_conversations, 12);
 
 /**
  * Describes the message router.v1.DeleteTurnResponse.
  * Use `create(DeleteTurnResponseSchema)` to create a new message.
  */
 export const DeleteTurnResponseSchema = /*@__PURE__*/
-  messageDesc(file_router_v1_conversations, 8);
+  messageDesc(file_router_v1_conversations, 13);
 
 /**
  * Describes the enum router.v1.TurnStatus.

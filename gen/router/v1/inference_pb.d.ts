@@ -207,6 +207,22 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * @generated from field: optional bool store = 20;
    */
   store?: boolean | undefined;
+
+  /**
+   * The caller's key-value pairs kept with a stored answer (Responses
+   * `metadata`): at most 16, keys up to 64 characters, values up to 512.
+   *
+   * @generated from field: map<string, string> metadata = 21;
+   */
+  metadata: { [key: string]: string };
+
+  /**
+   * Opaque to the core: what the public format wants back with the stored
+   * answer (the Responses settings that GET echoes), kept as given.
+   *
+   * @generated from field: string stored_echo = 22;
+   */
+  storedEcho: string;
 };
 
 /**

@@ -144,6 +144,28 @@ describe.each(implementations)("conversation store contract: %s", (_name, create
       expect((await store.get("org-a", "t1"))?.metadata).toEqual({ topic: "second" });
     }));
 
+  it("reads an active turn whose cancellation was requested as cancelled, through later saves of its run", () =>
+    withStore(async (store) => {
+      expect(await store.requestCancel("org-a", "t1")).toBe(false);
+      await store.save(turn("t1", { background: true, status: TurnStatus.QUEUED, leaseExpiresAt: timestampFromMs(T0 + 1000) }));
+      expect(await store.requestCancel("org-b", "t1")).toBe(false);
+      expect((await store.get("org-a", "t1"))?.status).toBe(TurnStatus.QUEUED);
+      expect(await store.requestCancel("org-a", "t1")).toBe(true);
+      expect(await store.get("org-a", "t1")).toMatchObject({ status: TurnStatus.CANCELLED, leaseExpiresAt: undefined });
+      // The running instance renews its lease: the request still stands.
+      await store.save(turn("t1", { background: true, status: TurnStatus.IN_PROGRESS, leaseExpiresAt: timestampFromMs(T0 + 2000) }));
+      expect((await store.get("org-a", "t1"))?.status).toBe(TurnStatus.CANCELLED);
+      expect((await store.get("org-b", "t1"))).toBeUndefined();
+    }));
+
+  it("reads a turn that finished despite a cancellation request as it finished", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1", { background: true, status: TurnStatus.IN_PROGRESS }));
+      await store.requestCancel("org-a", "t1");
+      await store.save(turn("t1", { background: true, status: TurnStatus.COMPLETED }));
+      expect((await store.get("org-a", "t1"))?.status).toBe(TurnStatus.COMPLETED);
+    }));
+
   it("is not changed by later changes to the turn it was given", () =>
     withStore(async (store) => {
       const saved = turn("t1");
@@ -245,7 +267,7 @@ describe("redis conversation store outages", () => {
     try {
       await store.save(turn("t1"));
       await faulty.stop();
-      for (const call of [() => store.save(turn("t2")), () => store.get("org-a", "t1"), () => store.chain("org-a", "t1", 5), () => store.delete("org-a", "t1")]) {
+      for (const call of [() => store.save(turn("t2")), () => store.get("org-a", "t1"), () => store.chain("org-a", "t1", 5), () => store.delete("org-a", "t1"), () => store.requestCancel("org-a", "t1")]) {
         await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
       }
     } finally {

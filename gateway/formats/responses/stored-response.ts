@@ -1,0 +1,166 @@
+// A stored turn (ConversationService) as the Responses API shows it: the
+// Response object of GET, cancel and a background create, and the items of
+// GET .../input_items. The turn's output is one assistant message whose parts
+// are the answer's blocks, with each block's stream id and type beside it
+// (Turn.output_blocks), so an item keeps the id it had in the answer.
+import { create } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { TurnStatus, type InputItem, type ListItemsResponse, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
+import { BlockStartSchema, BlockType, Role, type ContentPart, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
+import type { TrackedBlock } from "../../block-tracker.ts";
+import { encodeOutputItem, encodeResponseObject, type ResponseEcho, type ResponseStatus } from "./encode-response.ts";
+
+const STATUS: Record<TurnStatus, ResponseStatus> = {
+  [TurnStatus.UNSPECIFIED]: "completed",
+  [TurnStatus.COMPLETED]: "completed",
+  [TurnStatus.INCOMPLETE]: "incomplete",
+  [TurnStatus.QUEUED]: "queued",
+  [TurnStatus.IN_PROGRESS]: "in_progress",
+  [TurnStatus.FAILED]: "failed",
+  [TurnStatus.CANCELLED]: "cancelled",
+};
+
+/** The settings a Response echoes, as kept with its turn (GenerateRequest.stored_echo). */
+export function storedEcho(echo: ResponseEcho): string {
+  return JSON.stringify(echo);
+}
+
+export function encodeStoredResponse(turn: Turn) {
+  const echo = (turn.storedEcho ? JSON.parse(turn.storedEcho) : {}) as ResponseEcho;
+  const bareModel = (turn.modelId || echo.model || "").replace(/^[^/]*\//, "");
+  const start = create(ResponseStartSchema, {
+    id: turn.id,
+    modelId: turn.modelId,
+    model: bareModel,
+    provider: turn.provider,
+    created: BigInt(Math.floor((turn.createdAt ? timestampMs(turn.createdAt) : 0) / 1000)),
+  });
+  const status = STATUS[turn.status];
+  return encodeResponseObject({
+    start,
+    body: echo,
+    status,
+    background: turn.background,
+    blocks: blocksOf(turn.output[0], turn.outputBlocks, turn.id),
+    usage: turn.usage,
+    finishReason: status === "incomplete" ? turn.finishReason : undefined,
+    error: status === "failed" ? failureOf(turn) : undefined,
+  });
+}
+
+/**
+ * OpenAI's schema allows only its own codes on a Response's error: ours is
+ * told as rate_limit_exceeded or server_error (as in the stream's
+ * response.failed), the message is ours as it was.
+ */
+function failureOf(turn: Turn) {
+  const code = turn.error?.code ?? "";
+  return { code: code.includes("rate_limit") ? "rate_limit_exceeded" : "server_error", message: turn.error?.message || "The response failed." };
+}
+
+/**
+ * OpenAI's list of input items: each stored input message as the item (or
+ * items) it was sent as. An earlier answer sent back is one stored message
+ * but several items (reasoning, text, calls): the first keeps the message's
+ * id, the next ones `<id>_<k>`, and in newest-first order they are listed
+ * newest first too. A page always ends on a whole message, so the next page's
+ * `after` (its last item's id) names that message (messageIdOfItem).
+ */
+export function encodeInputItems(list: ListItemsResponse, newestFirst: boolean) {
+  const data = list.items.flatMap((item) => {
+    const items = inputItemsOf(item);
+    return newestFirst ? items.reverse() : items;
+  });
+  return { object: "list", data, first_id: data[0]?.id ?? "", last_id: data.at(-1)?.id ?? "", has_more: list.hasMore };
+}
+
+/** The stored message an item id belongs to (`<turn>_in<n>` for `<turn>_in<n>_<k>`). */
+export const messageIdOfItem = (itemId: string) => /^(.*_in\d+)_\d+$/.exec(itemId)?.[1] ?? itemId;
+
+const itemId = (messageId: string, k: number) => (k === 0 ? messageId : `${messageId}_${k}`);
+
+function inputItemsOf({ id, message }: InputItem): Record<string, unknown>[] {
+  if (!message) return [];
+  switch (message.role) {
+    case Role.ASSISTANT:
+      // An earlier answer sent back: its items as an answer's output shows them.
+      return blocksOf(message, [], id).flatMap((block, k): Record<string, unknown>[] => {
+        const item = encodeOutputItem(block, "completed");
+        return item ? [{ ...item, id: itemId(id, k) }] : [];
+      });
+    case Role.TOOL:
+      return message.content.flatMap((part, k) =>
+        part.part.case === "toolResult"
+          ? [{ id: itemId(id, k), type: "function_call_output", call_id: part.part.value.toolCallId, output: textOf(part.part.value.content), status: "completed" }]
+          : [],
+      );
+    default:
+      return [{ id, type: "message", role: ROLE_NAMES[message.role] ?? "user", status: "completed", content: message.content.flatMap(inputPartOf) }];
+  }
+}
+
+const ROLE_NAMES: Partial<Record<Role, string>> = { [Role.USER]: "user", [Role.SYSTEM]: "system", [Role.DEVELOPER]: "developer" };
+
+const textOf = (parts: ContentPart[]) => parts.map((part) => (part.part.case === "text" ? part.part.value.text : "")).join("");
+
+function inputPartOf({ part }: ContentPart): Record<string, unknown>[] {
+  switch (part.case) {
+    case "text":
+      return [{ type: "input_text", text: part.value.text }];
+    case "image":
+      return [{ type: "input_image", image_url: part.value.url, detail: part.value.detail || "auto" }];
+    case "file": {
+      const { filename, fileData, fileId } = part.value;
+      return [{ type: "input_file", ...(filename && { filename }), ...(fileData && { file_data: fileData }), ...(fileId && { file_id: fileId }) }];
+    }
+    default:
+      return [];
+  }
+}
+
+/**
+ * The blocks of an assistant message, whole, as the encoders read them. With
+ * the turn's OutputBlocks each block has its stream id, its type (a refusal is
+ * kept as text) and its annotations; without, ids are `<prefix>_<position>`.
+ */
+function blocksOf(message: Message | undefined, described: readonly OutputBlock[], idPrefix: string): TrackedBlock[] {
+  if (!message) return [];
+  const ordinals = new Map<BlockType, number>();
+  return message.content.flatMap((content, index) => {
+    const about = described[index];
+    const block = blockOf(content, index, about?.id || `${idPrefix}_${index}`);
+    if (!block) return [];
+    if (about?.type === BlockType.REFUSAL) block.type = BlockType.REFUSAL;
+    block.annotations = about?.annotations ?? [];
+    const ordinal = ordinals.get(block.type) ?? 0;
+    ordinals.set(block.type, ordinal + 1);
+    return [{ ...block, start: create(BlockStartSchema, { ...block.start, type: block.type }), ordinal }];
+  });
+}
+
+type MutableBlock = { -readonly [K in keyof TrackedBlock]: TrackedBlock[K] };
+
+function blockOf({ part }: ContentPart, index: number, id: string): MutableBlock | undefined {
+  const block = (type: BlockType, fields: Partial<MutableBlock>, startFields: { toolCallId?: string; toolName?: string } = {}): MutableBlock => ({
+    start: create(BlockStartSchema, { index, id, type, ...startFields }),
+    type,
+    ordinal: 0,
+    text: "",
+    signature: "",
+    redactedData: "",
+    data: [],
+    annotations: [],
+    stopped: true,
+    ...fields,
+  });
+  switch (part.case) {
+    case "text":
+      return block(BlockType.TEXT, { text: part.value.text });
+    case "reasoning":
+      return block(BlockType.REASONING, { text: part.value.text, signature: part.value.signature, redactedData: part.value.redactedData });
+    case "toolCall":
+      return block(BlockType.TOOL_CALL, { text: part.value.arguments }, { toolCallId: part.value.id, toolName: part.value.name });
+    default:
+      return undefined;
+  }
+}
