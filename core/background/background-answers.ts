@@ -83,9 +83,10 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
         last = { ...finished!, background: true };
       } catch (error) {
         const end = timestampFromMs(now().getTime());
-        last = controller.signal.aborted
+        const cancelled = controller.signal.aborted && controller.signal.reason !== SHUTTING_DOWN;
+        last = cancelled
           ? { ...turn, status: TurnStatus.CANCELLED, leaseExpiresAt: undefined, completedAt: end }
-          : { ...turn, status: TurnStatus.FAILED, leaseExpiresAt: undefined, completedAt: end, error: turnErrorOf(error) };
+          : { ...turn, status: TurnStatus.FAILED, leaseExpiresAt: undefined, completedAt: end, error: turnErrorOf(error, controller.signal) };
         if (!(error instanceof ConnectError)) options.logger?.error({ err: error, requestId: turn.id }, "background answer failed");
       } finally {
         ended = true;
@@ -109,13 +110,17 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
       while (running.size > 0) await Promise.all([...running.values()].map((answer) => answer.done));
     },
     async close() {
-      for (const answer of running.values()) answer.controller.abort(new Error("shutting down"));
+      for (const answer of running.values()) answer.controller.abort(SHUTTING_DOWN);
       await this.idle();
     },
   };
 }
 
-function turnErrorOf(error: unknown) {
+/** The abort reason of an answer stopped because its instance shuts down (failed, not cancelled). */
+const SHUTTING_DOWN = new Error("The instance running this response shut down before it finished.");
+
+function turnErrorOf(error: unknown, signal: AbortSignal) {
+  if (signal.reason === SHUTTING_DOWN) return create(TurnErrorSchema, { code: "instance_stopped", message: SHUTTING_DOWN.message });
   if (error instanceof ConnectError) return create(TurnErrorSchema, { code: errorDetailOf(error)?.reason ?? "internal_error", message: error.rawMessage });
   return create(TurnErrorSchema, { code: "internal_error", message: "The answer failed inside the router." });
 }

@@ -127,6 +127,33 @@ describe.each([{ split: false }, { split: true }])("stored responses through the
     expect(((await rest.json()) as { data: { type: string }[] }).data.map((item) => item.type)).toEqual(["function_call_output", "message"]);
   });
 
+  it("pages through an earlier answer sent back (one stored message, several items) with the SDK's auto-paging, in both orders", async () => {
+    const created = await stored(
+      client.responses.create({
+        model: "simulator/echo",
+        input: [
+          { role: "user", content: "Weather?" },
+          { type: "reasoning", summary: [{ type: "summary_text", text: "Look it up." }] } as OpenAI.Responses.ResponseReasoningItem,
+          { type: "function_call", call_id: "call_1", name: "get_weather", arguments: "{}" },
+          { type: "function_call", call_id: "call_2", name: "get_weather", arguments: "{}" },
+          { type: "function_call_output", call_id: "call_1", output: "Sunny" },
+          { type: "function_call_output", call_id: "call_2", output: "Windy" },
+        ],
+        tools: [weatherTool],
+      }),
+    );
+    const collect = async (order: "asc" | "desc") => {
+      const items: { id: string; type: string }[] = [];
+      for await (const item of client.responses.inputItems.list(created.id, { limit: 1, order })) items.push(item);
+      return items;
+    };
+    const ascending = await collect("asc");
+    expect(ascending.map((item) => item.type)).toEqual(["message", "reasoning", "function_call", "function_call", "function_call_output", "function_call_output"]);
+    expect(new Set(ascending.map((item) => item.id)).size).toBe(6);
+    const descending = await collect("desc");
+    expect(descending.map((item) => item.id)).toEqual(ascending.map((item) => item.id).reverse());
+  });
+
   it("refuses a bad limit or order on input_items with a 400 naming the parameter", async () => {
     const created = await stored(client.responses.create({ model: "simulator/echo", input: "Hi" }));
     for (const [query, param] of [["limit=0", "limit"], ["limit=101", "limit"], ["limit=ten", "limit"], ["order=up", "order"]]) {
@@ -224,5 +251,23 @@ describe.each([{ split: false }, { split: true }])("stored responses through the
     expect(response).toMatchObject({ status: "failed", error: { code: "server_error", message: expect.stringContaining("stopped") }, model: "echo" });
     const refused = await apiErrorOf(client.responses.cancel(id));
     expect(refused.status).toBe(400);
+  });
+});
+
+describe("background answers when their instance shuts down", () => {
+  it("stores each running answer as failed (instance_stopped), not cancelled", async () => {
+    const upstream = await startFakeUpstream();
+    const gateway = await startGateway(testConfig(upstream.url));
+    try {
+      const client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
+      const queued = await client.responses.create({ model: "test/hang", input: "Take your time", background: true });
+      await vi.waitFor(async () => expect((await client.responses.retrieve(queued.id)).status).toBe("in_progress"));
+      await gateway.close();
+      // The memory store outlives close(): read what the shutdown stored.
+      const turn = await gateway.core.conversations.store.get("org_test", queued.id);
+      expect(turn).toMatchObject({ status: TurnStatus.FAILED, error: { code: "instance_stopped" } });
+    } finally {
+      await upstream.close();
+    }
   });
 });
