@@ -75,6 +75,7 @@ describe.each([{ split: false }, { split: true }])("stored responses through the
     });
     expect(retrieved.output).toEqual(created.output);
     expect(retrieved.output_text).toBe(created.output_text);
+    expect(retrieved.completed_at).toBeGreaterThanOrEqual(created.created_at);
     expect(retrieved.usage).toEqual(created.usage);
     expect(retrieved.tools).toEqual(created.tools);
   });

@@ -52,7 +52,12 @@ export interface ResponseState {
   usage?: Usage;
   finishReason?: FinishReason;
   error?: { code: string; message: string };
+  /** When it completed (Unix seconds); shown only with status `completed`, as OpenAI does. */
+  completedAt?: number;
 }
+
+/** Now, in the Unix seconds of `created_at` and `completed_at`. */
+export const unixSeconds = (ms: number = Date.now()) => Math.floor(ms / 1000);
 
 /** The status a finished answer has: `incomplete` when a limit or a filter cut it. */
 export function statusOf(reason: FinishReason): { status: "completed" | "incomplete"; incomplete?: "max_output_tokens" | "content_filter" } {
@@ -61,7 +66,7 @@ export function statusOf(reason: FinishReason): { status: "completed" | "incompl
   return { status: "completed" };
 }
 
-export function encodeResponse(folded: FoldedResponse, body: ResponseEcho) {
+export function encodeResponse(folded: FoldedResponse, body: ResponseEcho, completedAt: number) {
   const loose = folded.annotations.filter((a) => a.blockIndex === undefined);
   return encodeResponseObject({
     start: folded.start,
@@ -71,6 +76,7 @@ export function encodeResponse(folded: FoldedResponse, body: ResponseEcho) {
     looseAnnotations: loose,
     usage: folded.usage,
     finishReason: folded.finishReason,
+    completedAt,
   });
 }
 
@@ -87,6 +93,7 @@ export function encodeResponseObject(state: ResponseState) {
     object: "response",
     created_at: Number(start.created),
     status: state.status,
+    ...(state.status === "completed" && state.completedAt !== undefined && { completed_at: state.completedAt }),
     background: state.background ?? false,
     error: state.error ?? null,
     incomplete_details: state.status === "incomplete" && incomplete ? { reason: incomplete } : null,

@@ -10,7 +10,7 @@ import type { PublicError } from "../../errors/http-status.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { errorEventOf, responseErrorOf } from "./encode-error.ts";
-import { encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf } from "./encode-response.ts";
+import { encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf, unixSeconds } from "./encode-response.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
 
 export function createResponseStreamEncoder(start: ResponseStart, body: ResponsesRequestBody): StreamEncoder {
@@ -29,7 +29,7 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
     data: JSON.stringify({ type, ...fields, sequence_number: sequence++ }),
   });
   const response = (status: "in_progress" | "completed" | "incomplete" | "failed", extra: { finish?: Parameters<typeof statusOf>[0]; error?: { code: string; message: string } } = {}) =>
-    encodeResponseObject({ start, body, status, blocks: status === "in_progress" ? [] : tracker.blocks, looseAnnotations: loose, usage, finishReason: extra.finish, error: extra.error });
+    encodeResponseObject({ start, body, status, blocks: status === "in_progress" ? [] : tracker.blocks, looseAnnotations: loose, usage, finishReason: extra.finish, error: extra.error, completedAt: unixSeconds() });
 
   const started = (block: TrackedBlock): SseEvent[] => {
     const item = encodeOutputItem(block, "in_progress");

@@ -11,7 +11,7 @@ import { writeEventStream } from "../../write-event-stream.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeResponsesRequest } from "./decode-request.ts";
 import { encodeResponsesError } from "./encode-error.ts";
-import { encodeResponse } from "./encode-response.ts";
+import { encodeResponse, unixSeconds } from "./encode-response.ts";
 import { createResponseStreamEncoder } from "./encode-stream.ts";
 import { encodeInputItems, encodeStoredResponse, messageIdOfItem } from "./stored-response.ts";
 
@@ -29,7 +29,7 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
     }
     const call = await startCall(ctx, core, request);
     if (!stream) {
-      ctx.body = encodeResponse(await foldAnswer(ctx, call), body);
+      ctx.body = encodeResponse(await foldAnswer(ctx, call), body, unixSeconds());
       return;
     }
     await writeEventStream(ctx, call, createResponseStreamEncoder(call.start, body));

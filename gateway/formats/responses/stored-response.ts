@@ -8,7 +8,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnStatus, type InputItem, type ListItemsResponse, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { BlockStartSchema, BlockType, Role, type ContentPart, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
 import type { TrackedBlock } from "../../block-tracker.ts";
-import { encodeOutputItem, encodeResponseObject, type ResponseEcho, type ResponseStatus } from "./encode-response.ts";
+import { encodeOutputItem, encodeResponseObject, unixSeconds, type ResponseEcho, type ResponseStatus } from "./encode-response.ts";
 
 const STATUS: Record<TurnStatus, ResponseStatus> = {
   [TurnStatus.UNSPECIFIED]: "completed",
@@ -33,7 +33,7 @@ export function encodeStoredResponse(turn: Turn) {
     modelId: turn.modelId,
     model: bareModel,
     provider: turn.provider,
-    created: BigInt(Math.floor((turn.createdAt ? timestampMs(turn.createdAt) : 0) / 1000)),
+    created: BigInt(unixSeconds(turn.createdAt ? timestampMs(turn.createdAt) : 0)),
   });
   const status = STATUS[turn.status];
   return encodeResponseObject({
@@ -45,6 +45,7 @@ export function encodeStoredResponse(turn: Turn) {
     usage: turn.usage,
     finishReason: status === "incomplete" ? turn.finishReason : undefined,
     error: status === "failed" ? failureOf(turn) : undefined,
+    completedAt: turn.completedAt ? unixSeconds(timestampMs(turn.completedAt)) : undefined,
   });
 }
 

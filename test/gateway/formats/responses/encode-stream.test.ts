@@ -44,7 +44,7 @@ describe("Responses encoders on a scripted answer", () => {
     async function* rest() {
       yield* answer;
     }
-    const json = JSON.parse(JSON.stringify(encodeResponse(await foldEvents(start, rest()), body)));
+    const json = JSON.parse(JSON.stringify(encodeResponse(await foldEvents(start, rest()), body, 1700000100)));
     expect(validateResponse(json) ? [] : describeErrors(validateResponse.errors ?? [])).toEqual([]);
     expect(json.output).toEqual([
       { id: "gen_1_0", type: "reasoning", summary: [], encrypted_content: "redacted:SEALED" },
@@ -57,6 +57,8 @@ describe("Responses encoders on a scripted answer", () => {
       },
       { id: "gen_1_2", type: "message", role: "assistant", status: "completed", content: [{ type: "refusal", refusal: "No more." }] },
     ]);
+    // The scripted answer ends in a refusal: status completed, so completed_at is shown.
+    expect(json.completed_at).toBe(1700000100);
     expect(json.usage).toMatchObject({ input_tokens: 5, output_tokens: 6, total_tokens: 11, input_tokens_details: { cached_tokens: 1 }, cost: 0.001, chat_id: "gen_1", provider: "p" });
   });
 
@@ -74,7 +76,7 @@ describe("Responses encoders on a scripted answer", () => {
     async function* rest() {
       yield* answer;
     }
-    const json = JSON.parse(JSON.stringify(encodeResponse(await foldEvents(start, rest()), body)));
+    const json = JSON.parse(JSON.stringify(encodeResponse(await foldEvents(start, rest()), body, 1700000100)));
     expect(events.at(-1)!.data.response.output).toEqual(json.output);
     expect(encoder.done()).toEqual([]);
   });
