@@ -102,7 +102,7 @@ describe("responses on two gateway processes sharing one Redis", { timeout: TIME
     const callTurn = {
       role: "assistant",
       content: [
-        { type: "thinking", thinking: "Let me think.", signature: signatureOfTurn(1) },
+        { type: "thinking", thinking: "Let me think.", signature: signatureOfTurn("anthropic", 1) },
         { type: "tool_use", id: call.call_id, name: "get_weather", input: { city: "Paris" } },
       ],
     };
@@ -118,7 +118,7 @@ describe("responses on two gateway processes sharing one Redis", { timeout: TIME
       {
         role: "assistant",
         content: [
-          { type: "thinking", thinking: "Let me think.", signature: signatureOfTurn(3) },
+          { type: "thinking", thinking: "Let me think.", signature: signatureOfTurn("anthropic", 3) },
           { type: "text", text: `Hello from ${UPSTREAM_MODEL}` },
         ],
       },

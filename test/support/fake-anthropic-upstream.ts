@@ -21,10 +21,11 @@
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
 // request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
 // A model named "*conversation*" counts input_tokens from the system prompt and
-// messages and signs its thinking per request (conversation-model.ts).
+// messages, signs its thinking per request and refuses a thinking signature it
+// did not give (conversation-model.ts).
 import type http from "node:http";
 import { refusalOf } from "./anthropic-request-rules.ts";
-import { isConversationModel, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
+import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THINKING = "Let me think.";
@@ -50,7 +51,7 @@ const ERROR_TYPES: Record<number, string> = {
 export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
   return startRecordingServer("/v1", ({ path, headers, body }, res) => {
     if (path !== "/v1/messages") return sendError(res, 404, `unknown path ${path}`);
-    const refusal = refusalOf(headers, body);
+    const refusal = refusalOf(headers, body) ?? foreignSignatureRefusal(body);
     if (refusal) {
       res.writeHead(refusal.status, { "content-type": "application/json" });
       res.end(JSON.stringify(refusal.body));
@@ -109,7 +110,7 @@ function answer(body: Record<string, any>, res: http.ServerResponse) {
 function answerBlocks(model: string, body: Record<string, any>): Block[] {
   const blocks: Block[] = [];
   if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
-    const signature = isConversationModel(model) ? signatureOfTurn(body.messages.length) : FAKE_SIGNATURE;
+    const signature = isConversationModel(model) ? signatureOfTurn("anthropic", body.messages.length) : FAKE_SIGNATURE;
     blocks.push({ type: "thinking", thinking: FAKE_THINKING, signature });
   }
   const tools = body.tools as { name: string }[] | undefined;
@@ -157,6 +158,20 @@ function deltasOf(block: Block): Block[] {
     default:
       return (block.text as string).split(/(?<= )/).map((text) => ({ type: "text_delta", text }));
   }
+}
+
+/** A "conversation" model checks its signatures as the real API does: one it did not give is refused. */
+function foreignSignatureRefusal(body: Record<string, any>) {
+  if (!isConversationModel(String(body.model))) return undefined;
+  for (const [index, message] of (body.messages as { content: unknown }[]).entries()) {
+    if (!Array.isArray(message.content)) continue;
+    const position = message.content.findIndex((block: Block) => block.type === "thinking" && isForeignSignature("anthropic", String(block.signature)));
+    if (position >= 0) {
+      const error = { type: "invalid_request_error", message: `messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block` };
+      return { status: 400, body: { type: "error", error } };
+    }
+  }
+  return undefined;
 }
 
 function sendError(res: http.ServerResponse, status: number, message: string) {

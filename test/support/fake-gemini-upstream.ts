@@ -26,10 +26,10 @@
 // sends them; the last chunk adds candidatesTokenCount 5, thoughtsTokenCount 3
 // (when thoughts were asked) and always cachedContentTokenCount 2 (an implicit
 // cache hit), with finishReason STOP. A model named "*conversation*" counts
-// promptTokenCount from systemInstruction and contents and signs per request
-// (conversation-model.ts).
+// promptTokenCount from systemInstruction and contents, signs per request and
+// refuses a thoughtSignature it did not give (conversation-model.ts).
 import type http from "node:http";
-import { isConversationModel, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
+import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { refusalOf } from "./gemini-request-rules.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
@@ -60,7 +60,7 @@ export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
     const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(new URL(path, "http://fake").pathname);
     if (!route) return sendError(res, 404, `unknown path ${path}`);
     const model = decodeURIComponent(route[1]);
-    const refusal = refusalOf(path, headers, body, model);
+    const refusal = refusalOf(path, headers, body, model) ?? foreignSignatureRefusal(model, body);
     if (refusal) {
       res.writeHead(refusal.status, { "content-type": "application/json; charset=UTF-8" });
       res.end(JSON.stringify(refusal.body));
@@ -149,7 +149,7 @@ function answerParts(model: string, body: FakeBody): Record<string, unknown>[] {
   } else {
     answer.push(...`Hello from ${model}`.split(/(?<= )/).map((text) => ({ text })));
   }
-  const signature = isConversationModel(model) ? signatureOfTurn(body.contents?.length ?? 0) : FAKE_SIGNATURE;
+  const signature = isConversationModel(model) ? signatureOfTurn("gemini", body.contents?.length ?? 0) : FAKE_SIGNATURE;
   if (thoughts) answer[0] = { ...answer[0], thoughtSignature: signature };
   if (body.generationConfig?.responseModalities?.includes("IMAGE")) answer.push({ inlineData: { mimeType: "image/png", data: FAKE_IMAGE } });
   if (model.startsWith("lyria")) answer.push(...FAKE_AUDIO_PARTS.map((data) => ({ inlineData: { mimeType: "audio/mpeg", data } })));
@@ -166,6 +166,14 @@ function joinTextParts(parts: Record<string, unknown>[]): Record<string, unknown
     else joined.push({ ...part });
   }
   return joined;
+}
+
+/** A "conversation" model checks its signatures as the real API does: one it did not give is refused. */
+function foreignSignatureRefusal(model: string, body: Record<string, unknown>) {
+  if (!isConversationModel(model)) return undefined;
+  const parts = ((body as FakeBody).contents ?? []).flatMap((content) => content.parts ?? []);
+  if (!parts.some((part) => typeof part.thoughtSignature === "string" && isForeignSignature("gemini", part.thoughtSignature))) return undefined;
+  return { status: 400, body: { error: { code: 400, message: "Corrupted thought signature.", status: "INVALID_ARGUMENT" } } };
 }
 
 function sendError(res: http.ServerResponse, status: number, message: string) {

@@ -3,6 +3,7 @@
 // refusal rule has one request here that the fake must refuse (with the real
 // API's status and error shape), beside a valid request it must answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signatureOfTurn } from "./conversation-model.ts";
 import { startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
 import { startFakeGeminiUpstream } from "./fake-gemini-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
@@ -131,6 +132,13 @@ describe("the fake Anthropic upstream", () => {
     // With interleaved thinking the budget may pass max_tokens.
     const interleaved = { ...HEADERS, "anthropic-beta": "interleaved-thinking-2025-05-14" };
     expect((await send({ ...THINKING, max_tokens: 2048 }, interleaved)).status).toBe(200);
+  });
+
+  it("refuses, for a conversation model, a thinking signature it did not give (400), as the real API checks them", async () => {
+    const loop = (signature: string) => [{ role: "user", content: "Weather?" }, { role: "assistant", content: [{ ...SIGNED_THINKING, signature }, CALL] }, { role: "user", content: [RESULT] }];
+    const model = "claude-conversation";
+    expect((await send({ ...THINKING, model, tools: TOOLS, messages: loop(signatureOfTurn("anthropic", 1)) })).status).toBe(200);
+    await refused({ ...THINKING, model, tools: TOOLS, messages: loop(signatureOfTurn("gemini", 1)) }, /^messages\.1\.content\.0: Invalid `signature` in `thinking` block$/);
   });
 
   it("refuses a request without x-api-key (401)", async () => {
@@ -306,6 +314,14 @@ describe("the fake Gemini upstream", () => {
     await refused({ contents, tools: TOOLS }, /Function call is missing a thought_signature/, "gemini-3-pro-preview");
     const signed = [HI, { role: "model", parts: [{ ...CALL, thoughtSignature: "c2ln" }] }, { role: "user", parts: [RESPONSE] }];
     expect((await send({ contents: signed, tools: TOOLS }, { model: "gemini-3-pro-preview" })).status).toBe(200);
+  });
+
+  it("refuses, for a conversation model, a thoughtSignature it did not give (400), as the real API checks them", async () => {
+    const contents = (thoughtSignature: string) => [HI, { role: "model", parts: [{ ...CALL, thoughtSignature }] }, { role: "user", parts: [RESPONSE] }];
+    const model = "gemini-3-conversation";
+    expect((await send({ contents: contents(signatureOfTurn("gemini", 1)), tools: TOOLS }, { model })).status).toBe(200);
+    expect((await send({ contents: contents("skip_thought_signature_validator"), tools: TOOLS }, { model })).status).toBe(200);
+    await refused({ contents: contents(signatureOfTurn("anthropic", 1)), tools: TOOLS }, /^Corrupted thought signature\.$/, model);
   });
 
   it("refuses thinkingBudget and thinkingLevel together (400)", async () => {
