@@ -152,6 +152,21 @@ describe("responses on every provider protocol", () => {
             expect(costs[1]).toBeGreaterThan(costs[0]);
             expect(costs[2]).toBeGreaterThan(costs[1]);
           });
+
+          it("sends the same history when the caller replays the output items itself (store: false)", async () => {
+            const question = { role: "user" as const, content: QUESTION };
+            const first = await send(protocol, mode, { ...SETTINGS, store: false, input: [question] });
+            const call = first.response.output.find((item) => item.type === "function_call")!;
+            // The items exactly as they came back (ids, status, encrypted_content), then the tool's output.
+            const items = JSON.parse(JSON.stringify(first.response.output)) as OpenAI.Responses.ResponseInputItem[];
+            const second = await send(protocol, mode, {
+              ...SETTINGS,
+              store: false,
+              input: [question, ...items, { type: "function_call_output", call_id: call.call_id, output: TOOL_OUTPUT }],
+            });
+            expect(outputText(second.response)).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+            expect(conversationOf(protocol, second.sent)).toEqual([userTurn(protocol, QUESTION), callTurn(protocol, call.call_id), resultTurn(protocol, call.call_id)]);
+          });
         });
       }
     });
