@@ -6,12 +6,13 @@
 // turn what the upstream received: the replayed history in the upstream's own
 // wire shape, the thinking signatures of earlier turns sent back byte for
 // byte, and the replayed history charged as the prompt tokens the upstream
-// counted (the fakes' "conversation" models count them from the request).
+// counted (the fakes' "conversation" models count them from the request), the
+// account paying exactly the answers' costs.
 // Every response and every stream event is checked against OpenAI's schema.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promptTokensOf, signatureOfTurn, type Signer } from "../support/conversation-model.ts";
-import { femtosOf } from "../support/exact-money.ts";
+import { femtosOf, nanosRoundedUp } from "../support/exact-money.ts";
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { expectValid } from "../support/openai-schema.ts";
@@ -65,6 +66,12 @@ describe("responses on every provider protocol", () => {
     if (upstreams) await closeProtocolUpstreams(upstreams);
   });
 
+  /** org_test's balance in nano-dollars, once every settlement is in. */
+  async function balance(): Promise<bigint> {
+    await gateway.core.accounts.idle();
+    return gateway.core.accounts.stores.credits.balance("org_test");
+  }
+
   /** One request through the SDK, created or streamed; the answer and the one upstream request it caused. */
   async function send(protocol: Protocol, mode: Mode, params: Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "model">) {
     const upstream = upstreams[protocol];
@@ -113,6 +120,7 @@ describe("responses on every provider protocol", () => {
           });
 
           it("continues three turns through previous_response_id alone, across a function-call round", async () => {
+            const balanceBefore = await balance();
             // Turn 1: the model thinks, then calls the tool.
             const first = await send(protocol, mode, { ...SETTINGS, input: QUESTION });
             expect(first.response.output.map((item) => item.type)).toEqual(["reasoning", "function_call"]);
@@ -151,6 +159,8 @@ describe("responses on every provider protocol", () => {
             const costs = answers.map(({ response }) => femtosOf((response.usage as RouterUsage).cost));
             expect(costs[1]).toBeGreaterThan(costs[0]);
             expect(costs[2]).toBeGreaterThan(costs[1]);
+            // And the account paid exactly that: each answer's cost, rounded up to the nano-dollar.
+            expect(balanceBefore - (await balance())).toBe(costs.reduce((sum, cost) => sum + nanosRoundedUp(cost), 0n));
           });
 
           it("sends the same history when the caller replays the output items itself (store: false)", async () => {
