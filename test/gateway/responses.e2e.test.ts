@@ -119,6 +119,8 @@ describe.each([{ split: false }, { split: true }])("responses through the openai
     expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(response.max_output_tokens).toBe(2);
     expect(response.output_text).toBe("You said: ");
+    // The item the limit cut says so, as OpenAI marks it.
+    expect(response.output.map((item) => (item as { status?: string }).status)).toEqual(["incomplete"]);
   });
 
   it("answers reasoning as a reasoning item with its summary and the signature as encrypted_content", async () => {
@@ -247,6 +249,9 @@ describe.each([{ split: false }, { split: true }])("responses through the openai
     const last = frames.at(-1)!.data;
     expect(last.type).toBe("response.incomplete");
     expect(last.response.incomplete_details).toEqual({ reason: "max_output_tokens" });
+    const itemDone = frames.filter(({ data }) => data.type === "response.output_item.done");
+    expect(itemDone.map(({ data }) => data.item.status)).toEqual(["incomplete"]);
+    expect(last.response.output.map((item: { status: string }) => item.status)).toEqual(["incomplete"]);
   });
 
   it("works with client.responses.stream: events and finalResponse", async () => {

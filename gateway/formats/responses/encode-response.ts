@@ -84,8 +84,10 @@ export function encodeResponseObject(state: ResponseState) {
   const { start, body } = state;
   const incomplete = state.finishReason === undefined ? undefined : statusOf(state.finishReason).incomplete;
   const lastText = state.blocks.findLast((b) => b.type === BlockType.TEXT);
+  // The limit or filter cut the last item, as OpenAI marks it.
+  const cut = state.status === "incomplete" ? state.blocks.at(-1) : undefined;
   const output = state.blocks.flatMap((block) => {
-    const item = encodeOutputItem(block, "completed", block === lastText ? (state.looseAnnotations ?? []) : []);
+    const item = encodeOutputItem(block, block === cut ? "incomplete" : "completed", block === lastText ? (state.looseAnnotations ?? []) : []);
     return item ? [item] : [];
   });
   const response: Record<string, unknown> = {
@@ -139,7 +141,8 @@ export function encodeUsage(usage: Usage, start: ResponseStart) {
   };
 }
 
-type ItemStatus = "in_progress" | "completed";
+/** An item's status: `incomplete` for the last item of an answer a limit or a filter cut. */
+export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
 /** The output item of one block (undefined for blocks with no item yet: media, server tools). */
 export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseAnnotations: readonly Annotation[] = []) {
@@ -147,11 +150,11 @@ export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseA
   switch (block.type) {
     case BlockType.TEXT:
     case BlockType.REFUSAL:
-      return { id, type: "message", role: "assistant", status, content: status === "completed" ? [encodeContentPart(block, looseAnnotations)] : [] };
+      return { id, type: "message", role: "assistant", status, content: status === "in_progress" ? [] : [encodeContentPart(block, looseAnnotations)] };
     case BlockType.REASONING:
-      return encodeReasoningItem(block, status === "completed");
+      return encodeReasoningItem(block, status !== "in_progress");
     case BlockType.TOOL_CALL:
-      return { id, type: "function_call", call_id: block.start.toolCallId, name: block.start.toolName, arguments: status === "completed" ? block.text : "", status };
+      return { id, type: "function_call", call_id: block.start.toolCallId, name: block.start.toolName, arguments: status === "in_progress" ? "" : block.text, status };
     default:
       return undefined;
   }

@@ -10,7 +10,7 @@ import type { PublicError } from "../../errors/http-status.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { errorEventOf, responseErrorOf } from "./encode-error.ts";
-import { encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf, unixSeconds } from "./encode-response.ts";
+import { encodeAnnotation, encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf, unixSeconds, type ItemStatus } from "./encode-response.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
 
 export function createResponseStreamEncoder(start: ResponseStart, body: ResponsesRequestBody): StreamEncoder {
@@ -21,6 +21,11 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
   /** Reasoning blocks whose summary part was opened (at their first text). */
   const summaryOpened = new Set<number>();
   const loose: Annotation[] = [];
+  /** The last block stopped, whose output_item.done is not sent yet. */
+  let unfinished: TrackedBlock | undefined;
+  let lastText: TrackedBlock | undefined;
+  /** Annotations sent so far, by block index (each event's annotation_index). */
+  const annotationCounts = new Map<number, number>();
   let items = 0;
   let sequence = 0;
   let usage: Usage | undefined;
@@ -93,8 +98,35 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
         }
         break;
     }
-    frames.push(frame("response.output_item.done", { output_index: index, item: encodeOutputItem(block, "completed") }));
+    // Its output_item.done waits for what comes next: if the answer ends cut, this was the item cut.
+    unfinished = block;
     return frames;
+  };
+
+  /** The output_item.done of the last stopped block, with the status the rest of the answer decided. */
+  const itemDone = (status: ItemStatus): SseEvent[] => {
+    const block = unfinished;
+    unfinished = undefined;
+    if (!block) return [];
+    return [frame("response.output_item.done", { output_index: outputIndex.get(block.start.index)!, item: encodeOutputItem(block, status) })];
+  };
+
+  /** An annotation as it arrives, on the text block it names (or the last text started). */
+  const annotated = (annotation: Annotation): SseEvent[] => {
+    const block = annotation.blockIndex === undefined ? lastText : tracker.blocks.find((b) => b.start.index === annotation.blockIndex);
+    const index = block && outputIndex.get(block.start.index);
+    if (!block || index === undefined || block.type !== BlockType.TEXT) return [];
+    const annotationIndex = annotationCounts.get(block.start.index) ?? 0;
+    annotationCounts.set(block.start.index, annotationIndex + 1);
+    return [
+      frame("response.output_text.annotation.added", {
+        item_id: block.start.id,
+        output_index: index,
+        content_index: 0,
+        annotation_index: annotationIndex,
+        annotation: encodeAnnotation(annotation, block.text.length),
+      }),
+    ];
   };
 
   return {
@@ -105,8 +137,11 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
           const inProgress = response("in_progress");
           return [frame("response.created", { response: inProgress }), frame("response.in_progress", { response: inProgress })];
         }
-        case "blockStart":
-          return started(tracker.track(event)!);
+        case "blockStart": {
+          const block = tracker.track(event)!;
+          if (block.type === BlockType.TEXT) lastText = block;
+          return [...itemDone("completed"), ...started(block)];
+        }
         case "blockDelta": {
           const block = tracker.track(event);
           return block ? delta(block, e.value.text) : [];
@@ -118,14 +153,14 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
         case "annotation":
           tracker.track(event);
           if (e.value.blockIndex === undefined) loose.push(e.value);
-          return [];
+          return annotated(e.value);
         case "usage":
           usage = e.value;
           return [];
         case "finish": {
           const { status } = statusOf(e.value.reason);
           const type = status === "incomplete" ? "response.incomplete" : "response.completed";
-          return [frame(type, { response: response(status, { finish: e.value.reason }) })];
+          return [...itemDone(status === "incomplete" ? "incomplete" : "completed"), frame(type, { response: response(status, { finish: e.value.reason }) })];
         }
         default:
           return [];
@@ -133,7 +168,7 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
     },
     done: () => [],
     error(error: PublicError) {
-      return [frame("error", errorEventOf(error)), frame("response.failed", { response: response("failed", { error: responseErrorOf(error) }) })];
+      return [...itemDone("completed"), frame("error", errorEventOf(error)), frame("response.failed", { response: response("failed", { error: responseErrorOf(error) }) })];
     },
   };
 }

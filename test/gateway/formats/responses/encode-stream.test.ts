@@ -80,4 +80,39 @@ describe("Responses encoders on a scripted answer", () => {
     expect(events.at(-1)!.data.response.output).toEqual(json.output);
     expect(encoder.done()).toEqual([]);
   });
+
+  it("tells each cited source as it arrives (output_text.annotation.added), numbered within its part", () => {
+    const encoder = createResponseStreamEncoder(start, body);
+    const events = [event({ case: "start", value: start }), ...answer]
+      .flatMap((response) => encoder.encode(response))
+      .map(({ data }) => JSON.parse(data) as Record<string, any>);
+    const added = events.filter((data) => data.type === "response.output_text.annotation.added");
+    expect(added).toEqual([
+      expect.objectContaining({
+        item_id: "gen_1_1",
+        output_index: 1,
+        content_index: 0,
+        annotation_index: 0,
+        annotation: { type: "url_citation", url: "https://w.example/paris", title: "Weather", start_index: 0, end_index: 5 },
+      }),
+    ]);
+    // Between the text's deltas and its done events.
+    const types = events.map((data) => data.type);
+    expect(types.indexOf("response.output_text.annotation.added")).toBeGreaterThan(types.lastIndexOf("response.output_text.delta"));
+    expect(types.indexOf("response.output_text.annotation.added")).toBeLessThan(types.indexOf("response.output_text.done"));
+  });
+
+  it("marks the item a limit cut as incomplete, in its output_item.done and in response.incomplete", () => {
+    const encoder = createResponseStreamEncoder(start, body);
+    const cut = [...answer.slice(0, -1), event({ case: "finish", value: { reason: FinishReason.LENGTH } } as never)];
+    const events = [event({ case: "start", value: start }), ...cut]
+      .flatMap((response) => encoder.encode(response))
+      .map(({ data }) => JSON.parse(data) as Record<string, any>);
+    for (const data of events) expect(validateEvent(data) ? [] : describeErrors(validateEvent.errors ?? []).slice(0, 5), JSON.stringify(data)).toEqual([]);
+    const itemStatuses = events.filter((data) => data.type === "response.output_item.done").map((data) => data.item.status);
+    expect(itemStatuses).toEqual([undefined, "completed", "incomplete"]);
+    const last = events.at(-1)!;
+    expect(last.type).toBe("response.incomplete");
+    expect(last.response.output.map((item: { status?: string }) => item.status)).toEqual([undefined, "completed", "incomplete"]);
+  });
 });
