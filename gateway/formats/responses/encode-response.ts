@@ -144,7 +144,10 @@ export function encodeUsage(usage: Usage, start: ResponseStart) {
 /** An item's status: `incomplete` for the last item of an answer a limit or a filter cut. */
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
-/** The output item of one block (undefined for blocks with no item yet: media, server tools). */
+/**
+ * The output item of one block: undefined for blocks the Responses API has no
+ * item for (audio, video, a server tool's result, server tools other than web search).
+ */
 export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseAnnotations: readonly Annotation[] = []) {
   const id = block.start.id;
   switch (block.type) {
@@ -155,9 +158,27 @@ export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseA
       return encodeReasoningItem(block, status !== "in_progress");
     case BlockType.TOOL_CALL:
       return { id, type: "function_call", call_id: block.start.toolCallId, name: block.start.toolName, arguments: status === "in_progress" ? "" : block.text, status };
+    case BlockType.IMAGE:
+      // An image the model made (Gemini, OpenAI-compatible image models): the base64 bytes, as OpenAI's image tool answers.
+      return { id, type: "image_generation_call", status: status === "in_progress" ? "generating" : "completed", result: status === "in_progress" ? null : Buffer.concat(block.data).toString("base64") };
+    case BlockType.SERVER_TOOL_CALL:
+      if (block.start.serverToolName !== "web_search") return undefined;
+      return { id, type: "web_search_call", status: status === "in_progress" ? "in_progress" : "completed", action: searchActionOf(status === "in_progress" ? "" : block.text) };
     default:
       return undefined;
   }
+}
+
+/** A web search's input as OpenAI's search action: Anthropic's `{query}`, Gemini's `{queries}`. */
+function searchActionOf(inputJson: string): { type: "search"; query?: string; queries?: string[] } {
+  let input: { query?: unknown; queries?: unknown } = {};
+  try {
+    input = inputJson ? (JSON.parse(inputJson) as typeof input) : {};
+  } catch {
+    // A provider's malformed input: the action without its query.
+  }
+  const queries = Array.isArray(input.queries) ? input.queries.filter((q): q is string => typeof q === "string") : typeof input.query === "string" ? [input.query] : [];
+  return queries.length === 0 ? { type: "search" } : { type: "search", query: queries[0], queries };
 }
 
 /** A message's one content part, whole (or empty, for `content_part.added`). */

@@ -115,4 +115,38 @@ describe("Responses encoders on a scripted answer", () => {
     expect(last.type).toBe("response.incomplete");
     expect(last.response.output.map((item: { status?: string }) => item.status)).toEqual([undefined, "completed", "incomplete"]);
   });
+
+  it("answers a web search as a web_search_call item and a made image as an image_generation_call, in JSON and stream alike", async () => {
+    const media = [
+      event({ case: "blockStart", value: { index: 0, type: BlockType.SERVER_TOOL_CALL, id: "srvtoolu_1", serverToolName: "web_search" } } as never),
+      event({ case: "blockDelta", value: { index: 0, text: '{"query":"weather paris"}' } } as never),
+      event({ case: "blockStop", value: { index: 0 } } as never),
+      event({ case: "blockStart", value: { index: 1, type: BlockType.SERVER_TOOL_RESULT, id: "gen_1_1", serverToolName: "web_search", serverToolCallId: "srvtoolu_1" } } as never),
+      event({ case: "blockDelta", value: { index: 1, text: "[]" } } as never),
+      event({ case: "blockStop", value: { index: 1 } } as never),
+      event({ case: "blockStart", value: { index: 2, type: BlockType.IMAGE, id: "gen_1_2", mimeType: "image/png" } } as never),
+      event({ case: "blockDelta", value: { index: 2, data: new Uint8Array([1, 2]) } } as never),
+      event({ case: "blockDelta", value: { index: 2, data: new Uint8Array([3]) } } as never),
+      event({ case: "blockStop", value: { index: 2 } } as never),
+      event({ case: "usage", value: { inputTokens: 5, outputTokens: 6, cost: "0.001" } } as never),
+      event({ case: "finish", value: { reason: FinishReason.STOP } } as never),
+    ];
+    async function* rest() {
+      yield* media;
+    }
+    const json = JSON.parse(JSON.stringify(encodeResponse(await foldEvents(start, rest()), body, 1700000100)));
+    expect(validateResponse(json) ? [] : describeErrors(validateResponse.errors ?? [])).toEqual([]);
+    expect(json.output).toEqual([
+      { id: "srvtoolu_1", type: "web_search_call", status: "completed", action: { type: "search", query: "weather paris", queries: ["weather paris"] } },
+      { id: "gen_1_2", type: "image_generation_call", status: "completed", result: Buffer.from([1, 2, 3]).toString("base64") },
+    ]);
+    const encoder = createResponseStreamEncoder(start, body);
+    const events = [event({ case: "start", value: start }), ...media].flatMap((response) => encoder.encode(response)).map(({ data }) => JSON.parse(data) as Record<string, any>);
+    for (const data of events) expect(validateEvent(data) ? [] : describeErrors(validateEvent.errors ?? []).slice(0, 5), JSON.stringify(data)).toEqual([]);
+    expect(events.filter((data) => data.type === "response.output_item.added").map((data) => [data.item.type, data.item.status])).toEqual([
+      ["web_search_call", "in_progress"],
+      ["image_generation_call", "generating"],
+    ]);
+    expect(events.at(-1)!.response.output).toEqual(json.output);
+  });
 });
