@@ -46,7 +46,8 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
   const skipped: SkippedRoute[] = [];
   const unavailable: string[] = [];
   const requirements = requirementsOf(request);
-  const requestWarnings = notServedYet(request);
+  // The format's own (GenerateRequest.warnings) go with every attempt's.
+  const requestWarnings = [...request.warnings, ...notServedYet(request)];
   checkProvidersExist(request, catalogue);
   for (const reference of references) {
     if (isFreeRouter(reference.requested)) {

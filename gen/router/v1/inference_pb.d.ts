@@ -223,6 +223,15 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * @generated from field: string stored_echo = 22;
    */
   storedEcho: string;
+
+  /**
+   * What the public format itself accepted but dropped or adjusted while
+   * decoding (a built-in tool a client sends by default, say): the core
+   * reports them on ResponseStart.warnings with its own.
+   *
+   * @generated from field: repeated router.v1.Warning warnings = 23;
+   */
+  warnings: Warning[];
 };
 
 /**
