@@ -1,18 +1,15 @@
 // Stored conversations shared through Redis: two gateway processes
 // (gateway/main.ts with its embedded core, as an operator runs it) on one
 // private redis-server, both routed to the fake Anthropic upstream. A
-// conversation started on one instance is continued on the other through
-// previous_response_id, across a function-call round, with the thinking
-// signature of the first turn sent back byte for byte: the turn as Redis
-// holds it is the whole turn, whichever instance wrote it.
+// conversation started on one instance is retrieved (GET, input_items) and
+// continued on the other through previous_response_id, across a function-call round, with the
+// thinking signature of the first turn sent back byte for byte: the turn as
+// Redis holds it is the whole turn, whichever instance wrote it.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, type Client } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConversationService } from "../../gen/router/v1/conversations_pb.js";
 import { signatureOfTurn } from "../support/conversation-model.ts";
 import { startFakeAnthropicUpstream } from "../support/fake-anthropic-upstream.ts";
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
@@ -23,7 +20,7 @@ import { startRedisServer, type RedisServer } from "../support/redis-server.ts";
 import { GATEWAY_ENTRY, spawnEntry, type SpawnedEntry } from "../support/spawn-entry.ts";
 
 const TIMEOUT = 30_000;
-/** How long vi.waitFor waits for a turn saved in the background to be readable. */
+/** How long vi.waitFor waits for a turn, saved off the answer's path, to be readable. */
 const SAVED_WITHIN = { timeout: 10_000, interval: 25 };
 const MODEL = "two/anthropic";
 const UPSTREAM_MODEL = "claude-conversation";
@@ -36,18 +33,12 @@ const weatherTool: OpenAI.Responses.FunctionTool = {
 };
 const SETTINGS = { model: MODEL, tools: [weatherTool], reasoning: { effort: "high" as const }, max_output_tokens: 4096 };
 
-interface Instance {
-  client: OpenAI;
-  /** The embedded core's ConversationService, to see when a turn saved in the background is in Redis. */
-  conversations: Client<typeof ConversationService>;
-}
-
 describe("responses on two gateway processes sharing one Redis", { timeout: TIMEOUT }, () => {
   let redis: RedisServer;
   let upstream: FakeUpstream;
   let dir: string;
   let entries: SpawnedEntry[] = [];
-  const instances: Instance[] = [];
+  const instances: OpenAI[] = [];
 
   beforeAll(async () => {
     [redis, upstream] = await Promise.all([startRedisServer(), startFakeAnthropicUpstream()]);
@@ -60,12 +51,8 @@ describe("responses on two gateway processes sharing one Redis", { timeout: TIME
     const env = { PORT: "0", GRPC_PORT: "0", REDIS_URL: redis.url, ROUTER_CONFIG: configFile, CHEAP_KEY: "anthropic-secret", TEST_API_KEY: TEST_KEY };
     entries = [spawnEntry(GATEWAY_ENTRY, env), spawnEntry(GATEWAY_ENTRY, env)];
     for (const entry of entries) {
-      const coreUrl = await entry.waitForListening(/^core listening/);
       const url = await entry.waitForListening(/^gateway listening$/);
-      instances.push({
-        client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${url}/api/v1`, maxRetries: 0 }),
-        conversations: createClient(ConversationService, createConnectTransport({ baseUrl: coreUrl, httpVersion: "2" })),
-      });
+      instances.push(new OpenAI({ apiKey: TEST_KEY, baseURL: `${url}/api/v1`, maxRetries: 0 }));
     }
   }, TIMEOUT);
 
@@ -75,23 +62,23 @@ describe("responses on two gateway processes sharing one Redis", { timeout: TIME
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Resolves once `instance` reads the turn from Redis (saving follows the answer, off its path). */
-  async function savedFor(instance: Instance, id: string) {
-    await vi.waitFor(async () => {
-      const { turn } = await instance.conversations.getTurn({ caller: { apiKey: TEST_KEY }, id });
-      expect(turn?.id).toBe(id);
-    }, SAVED_WITHIN);
+  /** The stored response as `instance` retrieves it, once it is there (GET answers 404 until the save is in Redis). */
+  async function retrievedOn(instance: OpenAI, id: string): Promise<OpenAI.Responses.Response> {
+    const response = await vi.waitFor(() => instance.responses.retrieve(id), SAVED_WITHIN);
+    expectValid("Response", response, `GET ${id}`);
+    return response;
   }
 
-  it("a conversation started on A continues on B, and back on A, with turn 1's thinking signature sent back each time", async () => {
+  it("a conversation started on A is retrieved and continued on B, and back on A, with turn 1's thinking signature sent back each time", async () => {
     const [a, b] = instances;
-    const first = await a.client.responses.create({ ...SETTINGS, input: "Weather in Paris?" });
+    const first = await a.responses.create({ ...SETTINGS, input: "Weather in Paris?" });
     expectValid("Response", first, "turn 1 on A");
     expect(first.output.map((item) => item.type)).toEqual(["reasoning", "function_call"]);
     const call = first.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
-    await savedFor(b, first.id);
+    const retrieved = await retrievedOn(b, first.id);
+    expect(retrieved).toMatchObject({ id: first.id, status: "completed", output: first.output, usage: first.usage });
 
-    const second = await b.client.responses.create({
+    const second = await b.responses.create({
       ...SETTINGS,
       previous_response_id: first.id,
       input: [{ type: "function_call_output", call_id: call.call_id, output: '{"celsius":21}' }],
@@ -108,9 +95,11 @@ describe("responses on two gateway processes sharing one Redis", { timeout: TIME
     };
     const resultTurn = { role: "user", content: [{ type: "tool_result", tool_use_id: call.call_id, content: '{"celsius":21}' }] };
     expect(upstream.requests.at(-1)!.body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Weather in Paris?" }] }, callTurn, resultTurn]);
-    await savedFor(a, second.id);
+    expect(await retrievedOn(a, second.id)).toMatchObject({ id: second.id, previous_response_id: first.id, output: second.output });
+    const items = await a.responses.inputItems.list(second.id);
+    expect(items.data).toMatchObject([{ type: "function_call_output", call_id: call.call_id, output: '{"celsius":21}' }]);
 
-    const third = await a.client.responses.create({ ...SETTINGS, previous_response_id: second.id, input: "And tomorrow?" });
+    const third = await a.responses.create({ ...SETTINGS, previous_response_id: second.id, input: "And tomorrow?" });
     expectValid("Response", third, "turn 3 on A");
     const sent = upstream.requests.at(-1)!.body.messages as unknown[];
     expect(sent.slice(1, 3)).toEqual([callTurn, resultTurn]);
