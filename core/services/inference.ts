@@ -10,6 +10,10 @@ import { runInference, type InferenceDeps } from "../routing/run-inference.ts";
 export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof InferenceService> {
   return {
     generate: (request, context) => runInference(request, context.signal, deps),
+    // Being built (issue 11: count_tokens); refused plainly until then.
+    async countTokens() {
+      throw routerError(Code.Unimplemented, "not_implemented", "Counting tokens is not served yet.");
+    },
     async getGeneration(request) {
       const apiKey = request.caller?.apiKey ?? "";
       if (!apiKey) throw missingApiKey();

@@ -232,6 +232,22 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * @generated from field: repeated router.v1.Warning warnings = 23;
    */
   warnings: Warning[];
+
+  /**
+   * `anthropic-beta` header values of a Messages request, sent on to
+   * Anthropic upstreams only (which validate them), ignored elsewhere.
+   *
+   * @generated from field: repeated string anthropic_beta = 24;
+   */
+  anthropicBeta: string[];
+
+  /**
+   * Tools the provider runs itself (web search). A route whose protocol has
+   * no such tool is not planned (the request is refused if none has).
+   *
+   * @generated from field: repeated router.v1.ServerTool server_tools = 25;
+   */
+  serverTools: ServerTool[];
 };
 
 /**
@@ -239,6 +255,104 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
  * Use `create(GenerateRequestSchema)` to create a new message.
  */
 export declare const GenerateRequestSchema: GenMessage<GenerateRequest>;
+
+/**
+ * @generated from message router.v1.CountTokensRequest
+ */
+export declare type CountTokensRequest = Message$1<"router.v1.CountTokensRequest"> & {
+  /**
+   * The request to count, as for Generate (its `stream` and `store` are not read).
+   *
+   * @generated from field: router.v1.GenerateRequest request = 1;
+   */
+  request?: GenerateRequest | undefined;
+};
+
+/**
+ * Describes the message router.v1.CountTokensRequest.
+ * Use `create(CountTokensRequestSchema)` to create a new message.
+ */
+export declare const CountTokensRequestSchema: GenMessage<CountTokensRequest>;
+
+/**
+ * @generated from message router.v1.CountTokensResponse
+ */
+export declare type CountTokensResponse = Message$1<"router.v1.CountTokensResponse"> & {
+  /**
+   * @generated from field: int32 input_tokens = 1;
+   */
+  inputTokens: number;
+
+  /**
+   * True when the provider counted (its counting endpoint); false for an estimate.
+   *
+   * @generated from field: bool exact = 2;
+   */
+  exact: boolean;
+
+  /**
+   * The route counted for: catalogue model id and provider.
+   *
+   * @generated from field: string model_id = 3;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: string provider = 4;
+   */
+  provider: string;
+};
+
+/**
+ * Describes the message router.v1.CountTokensResponse.
+ * Use `create(CountTokensResponseSchema)` to create a new message.
+ */
+export declare const CountTokensResponseSchema: GenMessage<CountTokensResponse>;
+
+/**
+ * ServerTool is a tool the provider runs itself.
+ *
+ * @generated from message router.v1.ServerTool
+ */
+export declare type ServerTool = Message$1<"router.v1.ServerTool"> & {
+  /**
+   * `web_search`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The most uses in one answer; unset: the provider's default.
+   *
+   * @generated from field: optional int32 max_uses = 2;
+   */
+  maxUses?: number | undefined;
+
+  /**
+   * @generated from field: repeated string allowed_domains = 3;
+   */
+  allowedDomains: string[];
+
+  /**
+   * @generated from field: repeated string blocked_domains = 4;
+   */
+  blockedDomains: string[];
+
+  /**
+   * Approximate user location for localised results (Anthropic's
+   * `user_location`: type, city, region, country, timezone).
+   *
+   * @generated from field: google.protobuf.Struct user_location = 5;
+   */
+  userLocation?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message router.v1.ServerTool.
+ * Use `create(ServerToolSchema)` to create a new message.
+ */
+export declare const ServerToolSchema: GenMessage<ServerTool>;
 
 /**
  * ConversationRef points at a stored answer. The Responses format fills it
@@ -472,6 +586,32 @@ export declare type FilePart = Message$1<"router.v1.FilePart"> & {
    * @generated from field: string mime_type = 4;
    */
   mimeType: string;
+
+  /**
+   * An https URL of the file (Anthropic document `url` source, Responses `file_url`).
+   *
+   * @generated from field: string url = 5;
+   */
+  url: string;
+
+  /**
+   * Whether the model may cite this document (Anthropic `citations.enabled`).
+   *
+   * @generated from field: bool citations = 6;
+   */
+  citations: boolean;
+
+  /**
+   * Anthropic document `title` and `context`.
+   *
+   * @generated from field: string title = 7;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string context = 8;
+   */
+  context: string;
 };
 
 /**
@@ -645,6 +785,13 @@ export declare type Tool = Message$1<"router.v1.Tool"> & {
    * @generated from field: bool strict = 4;
    */
   strict: boolean;
+
+  /**
+   * Prompt-caching breakpoint after this tool's definition (Anthropic).
+   *
+   * @generated from field: router.v1.CacheControl cache_control = 5;
+   */
+  cacheControl?: CacheControl | undefined;
 };
 
 /**
@@ -1701,6 +1848,18 @@ export declare const InferenceService: GenService<{
     methodKind: "unary";
     input: typeof GetGenerationRequestSchema;
     output: typeof GetGenerationResponseSchema;
+  },
+  /**
+   * CountTokens counts the input tokens the request would be charged for on
+   * the route it would be served by, without running it: exact where the
+   * provider has a counting endpoint (Anthropic), an estimate elsewhere.
+   *
+   * @generated from rpc router.v1.InferenceService.CountTokens
+   */
+  countTokens: {
+    methodKind: "unary";
+    input: typeof CountTokensRequestSchema;
+    output: typeof CountTokensResponseSchema;
   },
 }>;
 
