@@ -11,7 +11,8 @@
 // Every response and every stream event is checked against OpenAI's schema.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promptTokensOf, signatureOfTurn, type Signer } from "../support/conversation-model.ts";
+import { promptTokensOf, redactedOfTurn, signatureOfTurn, type Signer } from "../support/conversation-model.ts";
+import { REDACTED_THINKING_TRIGGER } from "../support/fake-anthropic-upstream.ts";
 import { femtosOf, nanosRoundedUp } from "../support/exact-money.ts";
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
@@ -181,6 +182,42 @@ describe("responses on every provider protocol", () => {
       }
     });
   }
+  // Anthropic seals thinking its safety systems flag (redacted_thinking): it is
+  // the gateway's encrypted_content `redacted:<data>`, and goes back as it came.
+  describe("anthropic redacted thinking", () => {
+    for (const mode of ["create", "stream"] as const) {
+      it(`${mode}: the sealed block goes back byte for byte, through previous_response_id and through replayed items`, async () => {
+        const question = `${QUESTION} ${REDACTED_THINKING_TRIGGER}`;
+        const first = await send("anthropic", mode, { ...SETTINGS, input: question });
+        expect(first.response.output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "function_call"]);
+        const sealed = first.response.output[0] as OpenAI.Responses.ResponseReasoningItem;
+        expect(sealed.summary).toEqual([]);
+        expect(sealed.encrypted_content).toBe(`redacted:${redactedOfTurn(1)}`);
+        const call = first.response.output[2] as OpenAI.Responses.ResponseFunctionToolCall;
+        const callTurn = {
+          role: "assistant",
+          content: [
+            { type: "redacted_thinking", data: redactedOfTurn(1) },
+            { type: "thinking", thinking: THOUGHT, signature: signatureOfTurn("anthropic", 1) },
+            { type: "tool_use", id: call.call_id, name: "get_weather", input: { city: "Paris" } },
+          ],
+        };
+        const expected = [userTurn("anthropic", question), callTurn, resultTurn("anthropic", call.call_id)];
+        const output = { type: "function_call_output" as const, call_id: call.call_id, output: TOOL_OUTPUT };
+        await gateway.core.conversations.idle();
+
+        const continued = await send("anthropic", mode, { ...SETTINGS, previous_response_id: first.response.id, input: [output] });
+        expect(continued.response.status).toBe("completed");
+        expect(conversationOf("anthropic", continued.sent)).toEqual(expected);
+
+        const items = JSON.parse(JSON.stringify(first.response.output)) as OpenAI.Responses.ResponseInputItem[];
+        const replayed = await send("anthropic", mode, { ...SETTINGS, store: false, input: [{ role: "user", content: question }, ...items, output] });
+        expect(replayed.response.status).toBe("completed");
+        expect(conversationOf("anthropic", replayed.sent)).toEqual(expected);
+      });
+    }
+  });
+
   // A conversation continued on another provider: the stored turn is replayed in
   // the new provider's shape, and reasoning another provider signed stays out
   // (Anthropic and Gemini refuse a signature they did not give). Anthropic <->

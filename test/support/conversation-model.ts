@@ -21,6 +21,16 @@ export function signatureOfTurn(signer: Signer, messageCount: number): string {
   return Buffer.from(`${signer}-signature-of-${messageCount}-messages`).toString("base64");
 }
 
+/** The sealed reasoning (redacted_thinking data) Anthropic gives a request of `messageCount` messages. */
+export function redactedOfTurn(messageCount: number): string {
+  return Buffer.from(`anthropic-redacted-of-${messageCount}-messages`).toString("base64");
+}
+
+/** Whether `data` is not sealed reasoning the Anthropic fake gave. */
+export function isForeignRedacted(data: string): boolean {
+  return !Buffer.from(data, "base64").toString("utf8").startsWith("anthropic-redacted-of-");
+}
+
 /** Whether `signature` is not one `signer` gave (Gemini's documented stand-in for a missing one aside). */
 export function isForeignSignature(signer: Signer, signature: string): boolean {
   if (signer === "gemini" && signature === "skip_thought_signature_validator") return false;

@@ -21,16 +21,20 @@
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
 // request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
 // A model named "*conversation*" counts input_tokens from the system prompt and
-// messages, signs its thinking per request and refuses a thinking signature it
-// did not give (conversation-model.ts).
+// messages, signs its thinking per request and refuses a thinking signature or
+// redacted data it did not give (conversation-model.ts). Messages with
+// REDACTED_THINKING_TRIGGER (the real API's test string) get a redacted_thinking
+// block before the thinking.
 import type http from "node:http";
 import { refusalOf } from "./anthropic-request-rules.ts";
-import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
+import { isConversationModel, isForeignRedacted, isForeignSignature, promptTokensOf, redactedOfTurn, signatureOfTurn } from "./conversation-model.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THINKING = "Let me think.";
 export const FAKE_SIGNATURE = "EqQBCgIYAhIM-fake-signature";
 export const FAKE_TOOL_USE_ID = "toolu_01FakeCall";
+/** The string Anthropic documents for testing: a request carrying it is answered with redacted thinking. */
+export const REDACTED_THINKING_TRIGGER = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253D5E2D82641AC0E52CC2876CB";
 /** The calls of an answer offered two or more tools: to the first tool, then the second (names from the request). */
 export const FAKE_PARALLEL_TOOL_USES = [
   { id: FAKE_TOOL_USE_ID, input: { city: "Paris" } },
@@ -111,6 +115,8 @@ function answerBlocks(model: string, body: Record<string, any>): Block[] {
   const blocks: Block[] = [];
   if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
     const signature = isConversationModel(model) ? signatureOfTurn("anthropic", body.messages.length) : FAKE_SIGNATURE;
+    // Safety systems sometimes seal part of the thinking: a redacted_thinking block first.
+    if (JSON.stringify(body.messages).includes(REDACTED_THINKING_TRIGGER)) blocks.push({ type: "redacted_thinking", data: redactedOfTurn(body.messages.length) });
     blocks.push({ type: "thinking", thinking: FAKE_THINKING, signature });
   }
   const tools = body.tools as { name: string }[] | undefined;
@@ -132,6 +138,8 @@ function answerBlocks(model: string, body: Record<string, any>): Block[] {
 /** A block as content_block_start shows it: its content comes in the deltas. */
 function emptied(block: Block): Block {
   switch (block.type) {
+    case "redacted_thinking":
+      return block;
     case "thinking":
       return { type: "thinking", thinking: "", signature: "" };
     case "tool_use":
@@ -143,6 +151,8 @@ function emptied(block: Block): Block {
 
 function deltasOf(block: Block): Block[] {
   switch (block.type) {
+    case "redacted_thinking":
+      return [];
     case "thinking":
       return [
         { type: "thinking_delta", thinking: block.thinking },
@@ -168,6 +178,11 @@ function foreignSignatureRefusal(body: Record<string, any>) {
     const position = message.content.findIndex((block: Block) => block.type === "thinking" && isForeignSignature("anthropic", String(block.signature)));
     if (position >= 0) {
       const error = { type: "invalid_request_error", message: `messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block` };
+      return { status: 400, body: { type: "error", error } };
+    }
+    const sealed = message.content.findIndex((block: Block) => block.type === "redacted_thinking" && isForeignRedacted(String(block.data)));
+    if (sealed >= 0) {
+      const error = { type: "invalid_request_error", message: `messages.${index}.content.${sealed}: Invalid \`data\` in \`redacted_thinking\` block` };
       return { status: 400, body: { type: "error", error } };
     }
   }

@@ -3,8 +3,8 @@
 // refusal rule has one request here that the fake must refuse (with the real
 // API's status and error shape), beside a valid request it must answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signatureOfTurn } from "./conversation-model.ts";
-import { startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
+import { redactedOfTurn, signatureOfTurn } from "./conversation-model.ts";
+import { REDACTED_THINKING_TRIGGER, startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
 import { startFakeGeminiUpstream } from "./fake-gemini-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
 import type { FakeUpstream } from "./recording-server.ts";
@@ -139,6 +139,15 @@ describe("the fake Anthropic upstream", () => {
     const model = "claude-conversation";
     expect((await send({ ...THINKING, model, tools: TOOLS, messages: loop(signatureOfTurn("anthropic", 1)) })).status).toBe(200);
     await refused({ ...THINKING, model, tools: TOOLS, messages: loop(signatureOfTurn("gemini", 1)) }, /^messages\.1\.content\.0: Invalid `signature` in `thinking` block$/);
+  });
+
+  it("answers the documented test string with redacted thinking, and refuses, for a conversation model, redacted data it did not give (400)", async () => {
+    const answer = await send({ ...THINKING, messages: [{ role: "user", content: `Hi ${REDACTED_THINKING_TRIGGER}` }] });
+    expect(answer.body.content.map((block: Json) => block.type)).toEqual(["redacted_thinking", "thinking", "text"]);
+    const model = "claude-conversation";
+    const turns = (data: string) => [{ role: "user", content: "Hi" }, { role: "assistant", content: [{ type: "redacted_thinking", data }, { type: "text", text: "Hello" }] }, { role: "user", content: "Again" }];
+    expect((await send({ ...THINKING, model, messages: turns(redactedOfTurn(1)) })).status).toBe(200);
+    await refused({ ...THINKING, model, messages: turns("c2VhbGVk") }, /^messages\.1\.content\.0: Invalid `data` in `redacted_thinking` block$/);
   });
 
   it("refuses a request without x-api-key (401)", async () => {
