@@ -346,6 +346,15 @@ export declare type ServerTool = Message$1<"router.v1.ServerTool"> & {
    * @generated from field: google.protobuf.Struct user_location = 5;
    */
   userLocation?: JsonObject | undefined;
+
+  /**
+   * A Messages request's own definition of a tool the hub does not model
+   * (Anthropic's code execution, web fetch, ...), with `name` its type: sent
+   * as is to Anthropic upstreams; no other route is planned for it.
+   *
+   * @generated from field: google.protobuf.Struct native = 6;
+   */
+  native?: JsonObject | undefined;
 };
 
 /**
@@ -454,6 +463,14 @@ export declare type ContentPart = Message$1<"router.v1.ContentPart"> & {
      */
     value: ReasoningPart;
     case: "reasoning";
+  } | {
+    /**
+     * A block of the request's own format that the hub does not model.
+     *
+     * @generated from field: router.v1.NativePart native = 9;
+     */
+    value: NativePart;
+    case: "native";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -494,6 +511,31 @@ export declare type CacheControl = Message$1<"router.v1.CacheControl"> & {
  * Use `create(CacheControlSchema)` to create a new message.
  */
 export declare const CacheControlSchema: GenMessage<CacheControl>;
+
+/**
+ * NativePart is a content block written in one public format's own terms
+ * (an Anthropic content block the hub has no type for): sent as is to a
+ * provider whose protocol is that format's, dropped with a warning elsewhere.
+ *
+ * @generated from message router.v1.NativePart
+ */
+export declare type NativePart = Message$1<"router.v1.NativePart"> & {
+  /**
+   * @generated from field: router.v1.PublicFormat format = 1;
+   */
+  format: PublicFormat;
+
+  /**
+   * @generated from field: google.protobuf.Struct block = 2;
+   */
+  block?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message router.v1.NativePart.
+ * Use `create(NativePartSchema)` to create a new message.
+ */
+export declare const NativePartSchema: GenMessage<NativePart>;
 
 /**
  * @generated from message router.v1.TextPart
