@@ -479,6 +479,15 @@ export declare type ContentPart = Message$1<"router.v1.ContentPart"> & {
    * @generated from field: router.v1.CacheControl cache_control = 8;
    */
   cacheControl?: CacheControl | undefined;
+
+  /**
+   * The block as the request's public format wrote it, kept when it has
+   * fields the typed part does not carry (Anthropic citations sent back): a
+   * provider whose protocol is that format's sends this instead.
+   *
+   * @generated from field: google.protobuf.Struct original = 10;
+   */
+  original?: JsonObject | undefined;
 };
 
 /**
@@ -834,6 +843,15 @@ export declare type Tool = Message$1<"router.v1.Tool"> & {
    * @generated from field: router.v1.CacheControl cache_control = 5;
    */
   cacheControl?: CacheControl | undefined;
+
+  /**
+   * The definition as the request's public format wrote it, kept when it has
+   * fields this message does not carry: a provider whose protocol is that
+   * format's sends this instead.
+   *
+   * @generated from field: google.protobuf.Struct original = 6;
+   */
+  original?: JsonObject | undefined;
 };
 
 /**
