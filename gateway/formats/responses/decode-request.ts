@@ -18,6 +18,7 @@ import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
 import { decodeRouterFields } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
+import { fieldWarnings } from "./field-warnings.ts";
 import { decodeEncryptedReasoning, echoOf } from "./encode-response.ts";
 import { storedEcho } from "./stored-response.ts";
 import { responsesRequestSchema, type InputItem, type InputPart, type ResponsesRequestBody } from "./schema.ts";
@@ -62,18 +63,26 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: responseFormatInit(parsed.text?.format),
       reasoning: parsed.reasoning?.effort === undefined ? undefined : { effort: parsed.reasoning.effort },
-      passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
+      passthrough: endUserOf(parsed) === undefined ? undefined : { user: endUserOf(parsed)! },
       conversation: parsed.previous_response_id === undefined ? undefined : { previousId: parsed.previous_response_id },
       store: parsed.store,
       metadata: parsed.metadata,
       // What GET answers with besides the turn (kept only when the turn is).
       storedEcho: parsed.store === false ? "" : storedEcho(echoOf(parsed)),
+      warnings: fieldWarnings(parsed),
     }),
     stream,
     background: parsed.background ?? false,
     body: parsed,
   };
 }
+
+/**
+ * The end user the providers are told of (OpenAI `user`, Anthropic
+ * `metadata.user_id`): `user`, or else `safety_identifier`, OpenAI's newer
+ * name for the same stable per-user id.
+ */
+const endUserOf = (body: ResponsesRequestBody) => body.user ?? body.safety_identifier;
 
 type MessageInit = MessageInitShape<typeof MessageSchema>;
 type PartInit = MessageInitShape<typeof ContentPartSchema>;

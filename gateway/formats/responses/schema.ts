@@ -65,6 +65,8 @@ const messageItemSchema = z
 const functionCallItemSchema = z.strictObject({
   type: z.literal("function_call"),
   id: z.string().optional(),
+  // OpenAI's, on a call to a namespaced function; the hub's tool calls have no namespace, so it is not sent on.
+  namespace: z.string().optional(),
   call_id: nonEmptyString,
   name: nonEmptyString,
   arguments: z.string(),
@@ -102,15 +104,63 @@ export type InputItem = z.output<typeof inputItemSchema>;
 
 // ---- tools and formats ----
 
+const functionToolSchema = z.strictObject({
+  type: z.literal("function"),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.json()).optional(),
+  strict: z.boolean().optional(),
+});
+
+export type FunctionTool = z.output<typeof functionToolSchema>;
+
+/**
+ * Tools that Codex CLI declares on every request although no upstream here can
+ * run them: they are left out with a warning (decode-request.ts) instead of
+ * failing every turn. `web_search` (OpenAI's search; the hub has no request-side
+ * search), `custom` (free-form input constrained by a grammar: Codex's
+ * apply_patch), `namespace` (a group of functions whose calls must come back
+ * with their namespace, which the answer's function calls do not carry) and
+ * `tool_search` (client-run discovery of deferred tools). Their other fields are
+ * not checked: none of them is used.
+ */
+export const DROPPED_TOOL_TYPES = ["web_search", "custom", "namespace", "tool_search"] as const;
+
+/** OpenAI's other built-in tools: refused with a 400 naming `tools[i].type`. */
+const REFUSED_TOOL_TYPES = [
+  "web_search_2025_08_26",
+  "web_search_preview",
+  "web_search_preview_2025_03_11",
+  "file_search",
+  "computer",
+  "computer_use_preview",
+  "code_interpreter",
+  "image_generation",
+  "local_shell",
+  "shell",
+  "apply_patch",
+  "mcp",
+  "programmatic_tool_calling",
+];
+
+const droppedToolSchema = z.looseObject({ type: z.enum(DROPPED_TOOL_TYPES), name: z.string().optional() });
+
 const toolSchema = nullMeansAbsent(
-  z.strictObject({
-    type: z.literal("function"),
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.json()).optional(),
-    strict: z.boolean().optional(),
-  }),
+  z.preprocess(
+    refuseBuiltInTool,
+    z.discriminatedUnion("type", [functionToolSchema, droppedToolSchema], { error: "must be function (or web_search, custom, namespace, tool_search, which are left out)" }),
+  ),
 );
+
+/** A built-in tool no upstream runs is a 400 of its own words at `tools[i].type`, not "unknown type". */
+function refuseBuiltInTool(tool: unknown, ctx: z.core.$RefinementCtx<unknown>): unknown {
+  const type = typeof tool === "object" && tool !== null ? (tool as { type?: unknown }).type : undefined;
+  if (typeof type === "string" && REFUSED_TOOL_TYPES.includes(type)) {
+    ctx.addIssue({ code: "custom", path: ["type"], message: `is ${type}, a built-in tool that the upstream providers cannot run; only function tools are served` });
+    return z.NEVER;
+  }
+  return tool;
+}
 
 const toolChoiceSchema = z.union(
   [z.enum(["auto", "none", "required"]), nullMeansAbsent(z.strictObject({ type: z.literal("function"), name: nonEmptyString }))],
@@ -145,6 +195,21 @@ const metadataSchema = z
 
 // ---- the body ----
 
+/** OpenAI's `include` values (ResponseIncludable); anything else is a 400. */
+export const INCLUDABLE = [
+  "reasoning.encrypted_content",
+  "message.output_text.logprobs",
+  "message.input_image.image_url",
+  "file_search_call.results",
+  "web_search_call.results",
+  "web_search_call.action.sources",
+  "computer_call_output.output.image_url",
+  "code_interpreter_call.outputs",
+] as const;
+
+/** OpenAI's service tiers; the gateway serves one, the default. */
+export const SERVICE_TIERS = ["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] as const;
+
 export const responsesRequestSchema = nullMeansAbsent(
   z
     .strictObject({
@@ -168,10 +233,25 @@ export const responsesRequestSchema = nullMeansAbsent(
       max_output_tokens: int32().min(1).optional(),
       // The spec's name for it.
       max_tokens: int32().min(1).optional(),
-      text: nullMeansAbsent(z.strictObject({ format: textFormatSchema.optional() })).optional(),
+      text: nullMeansAbsent(z.strictObject({ format: textFormatSchema.optional(), verbosity: z.enum(["low", "medium", "high"]).optional() })).optional(),
       reasoning: reasoningSchema.optional(),
       metadata: nullMeansAbsent(metadataSchema).optional(),
       user: z.string().optional(),
+
+      // What real clients send besides (docs/responses.md, "Fields real clients send").
+      include: list(z.enum(INCLUDABLE), INCLUDABLE.length * 2).optional(),
+      truncation: z.enum(["auto", "disabled"]).optional(),
+      prompt_cache_key: z.string().max(1024).optional(),
+      prompt_cache_retention: z.enum(["in_memory", "24h"]).optional(),
+      safety_identifier: z.string().max(128).optional(),
+      service_tier: z.enum(SERVICE_TIERS).optional(),
+      top_logprobs: int32().min(0).max(20).optional(),
+      stream_options: nullMeansAbsent(z.strictObject({ include_obfuscation: z.boolean().optional() })).optional(),
+      // Codex CLI's own (its window, thread and turn ids); not OpenAI's, and read by no one here.
+      client_metadata: z
+        .record(z.string().max(256), z.string().max(16_384))
+        .refine((pairs) => Object.keys(pairs).length <= 64, "must have at most 64 keys")
+        .optional(),
     })
     .superRefine((body, ctx) => {
       if (body.background === true && body.store === false) ctx.addIssue({ code: "custom", path: ["background"], message: "requires store to be true (a background response is read back from the store)" });
@@ -181,14 +261,26 @@ export const responsesRequestSchema = nullMeansAbsent(
       if (body.max_tokens !== undefined && body.max_output_tokens !== undefined && body.max_tokens !== body.max_output_tokens) {
         ctx.addIssue({ code: "custom", path: ["max_tokens"], message: "must equal max_output_tokens when both are set" });
       }
+      const functions = functionToolsOf(body.tools);
       const named = typeof body.tool_choice === "object" ? body.tool_choice.name : undefined;
-      if (named !== undefined && !body.tools?.some((tool) => tool.name === named)) {
+      if (named !== undefined && !functions.some((tool) => tool.name === named)) {
         ctx.addIssue({ code: "custom", path: ["tool_choice"], message: `names the tool ${named}, which is not in tools` });
       }
-      if (body.tool_choice === "required" && !body.tools?.length) {
-        ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools is empty" });
+      if (body.tool_choice === "required" && functions.length === 0) {
+        ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools has no function tool" });
       }
-    }),
+    })
+    // `tools` keeps the function tools, the ones served and echoed; the left-out ones are kept apart for their warnings.
+    .transform(({ tools, ...body }) => ({
+      ...body,
+      tools: tools === undefined ? undefined : functionToolsOf(tools),
+      droppedTools: (tools ?? []).flatMap((tool, index) => (tool.type === "function" ? [] : [{ index, type: tool.type, name: tool.name }])),
+    })),
 );
+
+type DeclaredTool = FunctionTool | z.output<typeof droppedToolSchema>;
+
+const functionToolsOf = (tools: readonly DeclaredTool[] | undefined): FunctionTool[] =>
+  (tools ?? []).filter((tool): tool is FunctionTool => tool.type === "function");
 
 export type ResponsesRequestBody = z.output<typeof responsesRequestSchema>;

@@ -1,0 +1,303 @@
+// The Responses fields real clients send besides the core ones (docs/responses.md,
+// "Fields real clients send"): the request bodies Codex CLI and the OpenAI
+// Agents SDK were captured sending (test/fixtures/responses-clients/) are served
+// as they are, and each field is accepted, honoured where the hub has a home
+// for it, warned about where it is dropped, and refused with a 400 naming it
+// when its value is not one OpenAI knows. The gateway runs on the fake
+// OpenAI-compatible and Anthropic upstreams, whose recorded requests show what
+// went upstream.
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { expectValid } from "../support/openai-schema.ts";
+import { closeProtocolUpstreams, protocolConfig, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
+import type { FakeUpstream } from "../support/recording-server.ts";
+
+type Json = Record<string, any>;
+
+const FIXTURES = new URL("../fixtures/responses-clients/", import.meta.url);
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-fields", anthropic: "claude-fields", gemini: "gemini-fields" };
+const OPENAI = "fields/openai-compatible";
+const ANTHROPIC = "fields/anthropic";
+
+const weatherTool = { type: "function", name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, strict: true };
+
+function fixture(name: string): Json {
+  return JSON.parse(readFileSync(new URL(name, FIXTURES), "utf8")) as Json;
+}
+
+describe("Responses fields real clients send", () => {
+  let upstreams: Record<Protocol, FakeUpstream>;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    upstreams = await startProtocolUpstreams();
+    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "fields", UPSTREAM_MODEL));
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await closeProtocolUpstreams(upstreams ?? {});
+  });
+
+  async function post(body: Json) {
+    const response = await fetch(`${gateway.apiUrl}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    const json = body.stream === true && response.status === 200 ? lastEvent(text) : (JSON.parse(text) as Json);
+    return { status: response.status, warnings: response.headers.get("x-router-warnings") ?? "", body: json };
+  }
+
+  /** A stream's last event's data: the response of response.completed. */
+  function lastEvent(text: string): Json {
+    const frames = text.split("\n\n").filter((frame) => frame.trim() !== "");
+    const event = JSON.parse(/^data: (.*)$/m.exec(frames.at(-1)!)![1]) as Json;
+    expect(event.type).toBe("response.completed");
+    return event.response as Json;
+  }
+
+  const ok = (model: string, fields: Json) => post({ model, input: "Hi", ...fields });
+  const sentTo = (protocol: Protocol) => upstreams[protocol].requests.at(-1)!.body as Json;
+
+  async function expect400(fields: Json, param: string, message?: string) {
+    const { status, body } = await ok(OPENAI, fields);
+    expect(status, JSON.stringify(body)).toBe(400);
+    expect(body.error.param).toBe(param);
+    if (message) expect(body.error.message).toBe(message);
+  }
+
+  describe("the captured request bodies", () => {
+    it.each([
+      ["codex-0.169.0-unknown-model-turn1.json", ANTHROPIC],
+      ["codex-0.169.0-unknown-model-turn2.json", ANTHROPIC],
+      ["codex-0.169.0-gpt-5.5-turn1.json", OPENAI],
+      ["agents-0.20.0-turn1.json", ANTHROPIC],
+      ["agents-0.20.0-turn2.json", OPENAI],
+    ])("%s is served on %s", async (name, model) => {
+      const { status, body } = await post({ ...fixture(name), model });
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body.status).toBe("completed");
+      expectValid("Response", body, name);
+    });
+
+    it("Codex CLI's: its function tools go upstream, its built-in web_search and namespace are left out with a warning each", async () => {
+      const body = fixture("codex-0.169.0-unknown-model-turn1.json");
+      const { status, warnings } = await post({ ...body, model: ANTHROPIC });
+      expect(status).toBe(200);
+      const functions = (body.tools as Json[]).filter((tool) => tool.type === "function").map((tool) => tool.name);
+      expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).toEqual(functions);
+      expect(warnings).toContain("tools[4] (namespace multi_agent_v1) was left out");
+      expect(warnings).toContain("tools[8] (web_search) was left out: OpenAI's web search runs on OpenAI only");
+    });
+
+    it("Codex CLI's for a model it knows: custom apply_patch and tool_search are left out too, and text.verbosity is said not sent", async () => {
+      const { status, warnings } = await post({ ...fixture("codex-0.169.0-gpt-5.5-turn1.json"), model: OPENAI });
+      expect(status).toBe(200);
+      expect(warnings).toContain("tools[3] (custom apply_patch) was left out: custom tools (free-form input with a grammar) are not served");
+      expect(warnings).toContain("tools[8] (tool_search) was left out");
+      expect(warnings).toContain("text.verbosity low was not sent");
+      expect(sentTo("openai-compatible").tools).toHaveLength(7);
+    });
+
+    it("Codex CLI's second turn: its reasoning, message and function call are one assistant turn, the output a tool result", async () => {
+      const { status } = await post({ ...fixture("codex-0.169.0-unknown-model-turn2.json"), model: ANTHROPIC });
+      expect(status).toBe(200);
+      const messages = sentTo("anthropic").messages as Json[];
+      const [assistant, toolTurn] = messages.slice(-2);
+      expect(assistant.role).toBe("assistant");
+      // The recorder that stood in for OpenAI signed its reasoning "sig:abc": the signature goes back as it came.
+      expect(assistant.content.map((block: Json) => block.type)).toEqual(["thinking", "text", "tool_use"]);
+      expect(assistant.content[0]).toMatchObject({ thinking: "thinking", signature: "abc" });
+      expect(toolTurn.content[0]).toMatchObject({ type: "tool_result", tool_use_id: "call_1" });
+    });
+  });
+
+  describe("include", () => {
+    it("takes OpenAI's values; reasoning.encrypted_content is what every reasoning item carries anyway", async () => {
+      const { status, body } = await ok(ANTHROPIC, { include: ["reasoning.encrypted_content", "message.input_image.image_url", "web_search_call.action.sources"], reasoning: { effort: "low" }, max_output_tokens: 4096 });
+      expect(status).toBe(200);
+      const reasoning = (body.output as Json[]).find((item) => item.type === "reasoning")!;
+      expect(reasoning.encrypted_content).toMatch(/^sig:/);
+    });
+
+    it("an empty list, as the Agents SDK sends it, is served", async () => {
+      expect((await ok(OPENAI, { include: [] })).status).toBe(200);
+    });
+
+    it("refuses a value OpenAI does not know, naming the entry", async () => {
+      const { body } = await ok(OPENAI, { include: ["reasoning.encrypted_content", "everything"] });
+      expect(body.error.param).toBe("include[1]");
+      expect(body.error.message).toMatch(/^include\[1\] must be one of reasoning\.encrypted_content, /);
+    });
+
+    it("message.output_text.logprobs is accepted with a warning: the gateway reports no logprobs", async () => {
+      const { status, warnings } = await ok(OPENAI, { include: ["message.output_text.logprobs"] });
+      expect(status).toBe(200);
+      expect(warnings).toContain("log probabilities are not returned");
+    });
+  });
+
+  describe("truncation", () => {
+    it("disabled is what the gateway does: no warning", async () => {
+      const { status, warnings } = await ok(OPENAI, { truncation: "disabled" });
+      expect(status).toBe(200);
+      expect(warnings).toBe("");
+    });
+
+    it("auto is served as disabled, with a warning", async () => {
+      const { status, warnings } = await ok(OPENAI, { truncation: "auto" });
+      expect(status).toBe(200);
+      expect(warnings).toContain("truncation auto was served as disabled");
+    });
+
+    it("anything else is a 400", () => expect400({ truncation: "sometimes" }, "truncation", "truncation must be one of auto, disabled"));
+  });
+
+  describe("prompt_cache_key and prompt_cache_retention", () => {
+    it("are accepted and not sent upstream, without a warning (a caching hint changes no answer)", async () => {
+      const { status, warnings } = await ok(OPENAI, { prompt_cache_key: "thread-1", prompt_cache_retention: "24h" });
+      expect(status).toBe(200);
+      expect(warnings).toBe("");
+      expect(sentTo("openai-compatible")).not.toHaveProperty("prompt_cache_key");
+    });
+
+    it("a retention OpenAI does not know is a 400", () => expect400({ prompt_cache_retention: "forever" }, "prompt_cache_retention"));
+  });
+
+  describe("safety_identifier", () => {
+    it("is the end user the upstream is told of: OpenAI's user, Anthropic's metadata.user_id", async () => {
+      expect((await ok(OPENAI, { safety_identifier: "hashed-user-1" })).status).toBe(200);
+      expect(sentTo("openai-compatible").user).toBe("hashed-user-1");
+      expect((await ok(ANTHROPIC, { safety_identifier: "hashed-user-1" })).status).toBe(200);
+      expect(sentTo("anthropic").metadata).toEqual({ user_id: "hashed-user-1" });
+    });
+
+    it("user wins when both are sent", async () => {
+      await ok(OPENAI, { safety_identifier: "hashed-user-1", user: "user-2" });
+      expect(sentTo("openai-compatible").user).toBe("user-2");
+    });
+
+    it("is at most 128 characters, as OpenAI says", () => expect400({ safety_identifier: "x".repeat(129) }, "safety_identifier"));
+  });
+
+  describe("service_tier", () => {
+    it.each(["auto", "default"])("%s is served without a warning", async (tier) => {
+      const { status, warnings } = await ok(OPENAI, { service_tier: tier });
+      expect(status).toBe(200);
+      expect(warnings).toBe("");
+    });
+
+    it("flex is served at the default tier, with a warning", async () => {
+      const { status, warnings } = await ok(OPENAI, { service_tier: "flex" });
+      expect(status).toBe(200);
+      expect(warnings).toContain("service_tier flex was served at the default tier");
+    });
+
+    it("a tier OpenAI does not know is a 400", () => expect400({ service_tier: "turbo" }, "service_tier"));
+  });
+
+  describe("store, parallel_tool_calls, reasoning.summary, client_metadata", () => {
+    it("store: false keeps nothing: GET answers 404", async () => {
+      const { body } = await ok(OPENAI, { store: false });
+      const read = await fetch(`${gateway.apiUrl}/responses/${body.id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      expect(read.status).toBe(404);
+    });
+
+    it("parallel_tool_calls: false goes upstream", async () => {
+      expect((await ok(OPENAI, { tools: [weatherTool], parallel_tool_calls: false })).status).toBe(200);
+      expect(sentTo("openai-compatible").parallel_tool_calls).toBe(false);
+    });
+
+    it("reasoning.summary is accepted and echoed; an unknown one is a 400", async () => {
+      const { body } = await ok(OPENAI, { reasoning: { summary: "detailed" } });
+      expect(body.reasoning).toEqual({ effort: null, summary: "detailed" });
+      await expect400({ reasoning: { summary: "verbose" } }, "reasoning.summary");
+    });
+
+    it("client_metadata (Codex CLI's window and turn ids) is accepted and read by no one", async () => {
+      const { status, warnings } = await ok(OPENAI, { client_metadata: { thread_id: "t-1", turn_id: "u-1" } });
+      expect(status).toBe(200);
+      expect(warnings).toBe("");
+      expect(sentTo("openai-compatible")).not.toHaveProperty("client_metadata");
+    });
+
+    it("client_metadata values must be strings", () => expect400({ client_metadata: { n: 1 } }, "client_metadata.n"));
+  });
+
+  describe("text.verbosity, top_logprobs, stream_options", () => {
+    it("text.verbosity medium (the default) is served without a warning, low with one", async () => {
+      expect((await ok(OPENAI, { text: { verbosity: "medium" } })).warnings).toBe("");
+      expect((await ok(OPENAI, { text: { verbosity: "low" } })).warnings).toContain("text.verbosity low was not sent: no upstream protocol here takes it");
+      await expect400({ text: { verbosity: "loud" } }, "text.verbosity");
+    });
+
+    it("top_logprobs 0 is served silently, above 0 with a warning, above 20 is a 400", async () => {
+      expect((await ok(OPENAI, { top_logprobs: 0 })).warnings).toBe("");
+      expect((await ok(OPENAI, { top_logprobs: 5 })).warnings).toContain("log probabilities are not returned");
+      await expect400({ top_logprobs: 21 }, "top_logprobs");
+    });
+
+    it("stream_options.include_obfuscation is accepted (no event carries obfuscation); unknown options are a 400", async () => {
+      const { status } = await ok(OPENAI, { stream: true, stream_options: { include_obfuscation: false } });
+      expect(status).toBe(200);
+      await expect400({ stream: true, stream_options: { include_usage: true } }, "stream_options.include_usage");
+    });
+  });
+
+  describe("tools", () => {
+    it("a function tool with strict: true goes upstream strict", async () => {
+      expect((await ok(OPENAI, { tools: [weatherTool] })).status).toBe(200);
+      expect(sentTo("openai-compatible").tools[0].function).toMatchObject({ name: "get_weather", strict: true });
+    });
+
+    it("web_search, custom, namespace and tool_search are left out with a warning naming tools[i]; the echo lists the function tools served", async () => {
+      const tools = [
+        { type: "web_search", external_web_access: false },
+        weatherTool,
+        { type: "custom", name: "apply_patch", format: { type: "grammar", syntax: "lark", definition: "start: /.+/" } },
+        { type: "namespace", name: "crm", description: "CRM", tools: [{ type: "function", name: "lookup", parameters: {} }] },
+        { type: "tool_search", execution: "client" },
+      ];
+      const { status, warnings, body } = await ok(OPENAI, { tools });
+      expect(status).toBe(200);
+      expect(warnings.split("; ").filter((w) => w.startsWith("tools["))).toEqual([
+        "tools[0] (web_search) was left out: OpenAI's web search runs on OpenAI only",
+        "tools[2] (custom apply_patch) was left out: custom tools (free-form input with a grammar) are not served",
+        "tools[3] (namespace crm) was left out: calls to a namespaced function must come back with their namespace, which this gateway's function calls do not carry",
+        "tools[4] (tool_search) was left out: tool search (deferred tools) is not served",
+      ]);
+      expect(sentTo("openai-compatible").tools.map((tool: Json) => tool.function.name)).toEqual(["get_weather"]);
+      expect(body.tools.map((tool: Json) => tool.name)).toEqual(["get_weather"]);
+    });
+
+    it("the same in a stream: the warnings are headers", async () => {
+      const { status, warnings } = await ok(OPENAI, { stream: true, tools: [{ type: "web_search" }] });
+      expect(status).toBe(200);
+      expect(warnings).toContain("tools[0] (web_search) was left out");
+    });
+
+    it.each(["local_shell", "file_search", "computer_use_preview", "code_interpreter", "image_generation", "mcp", "shell", "apply_patch", "web_search_preview"])(
+      "%s, a built-in tool no upstream runs and no client sends by default, is a 400 naming tools[i].type",
+      (type) => expect400({ tools: [weatherTool, { type }] }, "tools[1].type", `tools[1].type is ${type}, a built-in tool that the upstream providers cannot run; only function tools are served`),
+    );
+
+    it("an unknown tool type is a 400 naming tools[i].type", () =>
+      expect400({ tools: [{ type: "teleport" }] }, "tools[0].type", "tools[0].type must be function (or web_search, custom, namespace, tool_search, which are left out)"));
+
+    it("tool_choice required needs a function tool: the left-out ones do not count", () =>
+      expect400({ tools: [{ type: "web_search" }], tool_choice: "required" }, "tool_choice", 'tool_choice is "required", but tools has no function tool'));
+
+    it("a function_call sent back with OpenAI's namespace is accepted (the hub's calls have none)", async () => {
+      const input = [
+        { role: "user", content: "Weather?" },
+        { type: "function_call", call_id: "call_1", name: "get_weather", namespace: "weather", arguments: '{"city":"Paris"}' },
+        { type: "function_call_output", call_id: "call_1", output: "sunny" },
+      ];
+      const { status } = await post({ model: OPENAI, input, tools: [weatherTool] });
+      expect(status).toBe(200);
+    });
+  });
+});
