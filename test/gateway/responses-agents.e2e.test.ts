@@ -1,0 +1,168 @@
+// Real agents on the gateway's Responses API, on models that are not OpenAI's:
+// the OpenAI Agents SDK for JS (@openai/agents, its default OpenAIProvider and
+// so its Responses model) runs an agent with a function tool to its final
+// output, and Codex CLI (@openai/codex, `codex exec` with a model provider
+// whose wire_api is "responses") completes a turn. The gateway runs on the fake
+// Anthropic and Gemini upstreams; what they received shows the tool round.
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Agent, OpenAIProvider, Runner, tool } from "@openai/agents";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { closeProtocolUpstreams, protocolConfig, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
+import type { FakeUpstream } from "../support/recording-server.ts";
+
+type Json = Record<string, any>;
+
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent", gemini: "gemini-agent" };
+const TOOL_OUTPUT = "21 degrees and sunny";
+
+describe("real agents through the Responses API", () => {
+  let upstreams: Record<Protocol, FakeUpstream>;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    upstreams = await startProtocolUpstreams();
+    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "agents", UPSTREAM_MODEL));
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await closeProtocolUpstreams(upstreams ?? {});
+  });
+
+  describe.each([
+    { protocol: "anthropic" as const, toolResultOf: (sent: Json) => sent.messages.at(-1).content.find((block: Json) => block.type === "tool_result").content },
+    { protocol: "gemini" as const, toolResultOf: (sent: Json) => sent.contents.at(-1).parts[0].functionResponse.response },
+  ])("the OpenAI Agents SDK on $protocol", ({ protocol, toolResultOf }) => {
+    function weatherAgent() {
+      const calls: { city: string }[] = [];
+      const getWeather = tool({
+        name: "get_weather",
+        description: "The current weather of a city",
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => {
+          calls.push({ city });
+          return TOOL_OUTPUT;
+        },
+      });
+      const agent = new Agent({ name: "Weather", instructions: "Answer with the weather.", model: `agents/${protocol}`, tools: [getWeather] });
+      // The SDK's default provider (its Responses model), on an openai client pointed at the gateway; no traces leave the machine.
+      const runner = new Runner({
+        modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 }) }),
+        tracingDisabled: true,
+      });
+      return { agent, runner, calls };
+    }
+
+    it.each([{ stream: false }, { stream: true }])("runs an agent with a function tool to its final output (stream: $stream)", async ({ stream }) => {
+      const { agent, runner, calls } = weatherAgent();
+      const before = upstreams[protocol].requests.length;
+      const result = stream ? await runner.run(agent, "What is the weather in Paris?", { stream: true }) : await runner.run(agent, "What is the weather in Paris?");
+      if ("completed" in result) {
+        for await (const _event of result);
+        await result.completed;
+      }
+      expect(calls).toEqual([{ city: "Paris" }]);
+      expect(result.finalOutput).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      // Two model calls: the one that called the tool, then the one that read its output.
+      const sent = upstreams[protocol].requests.slice(before).map((request) => request.body as Json);
+      expect(sent).toHaveLength(2);
+      expect(JSON.stringify(toolResultOf(sent[1]))).toContain(TOOL_OUTPUT);
+    });
+
+    it("continues the run through previous_response_id, the stored conversation on the gateway", async () => {
+      const { agent, runner } = weatherAgent();
+      const first = await runner.run(agent, "What is the weather in Paris?");
+      const second = await runner.run(agent, "Thanks. And in one word?", { previousResponseId: first.lastResponseId });
+      expect(second.finalOutput).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      const sent = upstreams[protocol].requests.at(-1)!.body as Json;
+      // The first run's question, tool round and answer came from the gateway's store.
+      expect(JSON.stringify(sent)).toContain("What is the weather in Paris?");
+      expect(JSON.stringify(sent)).toContain(TOOL_OUTPUT);
+    });
+  });
+
+  describe.each(["anthropic", "gemini"] as const)("Codex CLI on %s", (protocol) => {
+    let home: string;
+
+    beforeAll(async () => {
+      home = await mkdtemp(join(tmpdir(), "codex-e2e-"));
+    });
+
+    afterAll(async () => {
+      if (home) await rm(home, { recursive: true, force: true });
+    });
+
+    it("codex exec completes a turn: its default tools' calls are answered and the final message printed", { timeout: 60_000 }, async () => {
+      const codexHome = join(home, `codex-home-${protocol}`);
+      const workdir = join(home, `work-${protocol}`);
+      await mkdir(codexHome, { recursive: true });
+      await mkdir(workdir, { recursive: true });
+      // A model provider on the gateway, its key from GATEWAY_KEY; nothing that reaches OpenAI (no update check, no analytics).
+      await writeFile(
+        join(codexHome, "config.toml"),
+        [
+          `model = "agents/${protocol}"`,
+          `model_provider = "gateway"`,
+          `check_for_update_on_startup = false`,
+          ``,
+          `[analytics]`,
+          `enabled = false`,
+          ``,
+          `[model_providers.gateway]`,
+          `name = "gateway"`,
+          `base_url = "${gateway.apiUrl}"`,
+          `wire_api = "responses"`,
+          `env_key = "GATEWAY_KEY"`,
+          ``,
+        ].join("\n"),
+      );
+      const before = upstreams[protocol].requests.length;
+      const run = await runCodex(["exec", "--strict-config", "--ephemeral", "--skip-git-repo-check", "--color", "never", "--sandbox", "read-only", "What is the weather in Paris?"], {
+        cwd: workdir,
+        env: { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: codexHome, GATEWAY_KEY: TEST_KEY },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      // stdout is the turn's last message alone.
+      expect(run.stdout.trim()).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      // The fake called Codex's first two tools (with arguments Codex refuses); Codex answered both, and the next call read the answers.
+      const sent = upstreams[protocol].requests.slice(before).map((request) => request.body as Json);
+      expect(sent).toHaveLength(2);
+      expect(toolResultCount(protocol, sent[1])).toBe(2);
+    });
+  });
+});
+
+/** How many tool results the upstream was sent in its last turn. */
+function toolResultCount(protocol: "anthropic" | "gemini", sent: Json): number {
+  if (protocol === "anthropic") return sent.messages.at(-1).content.filter((block: Json) => block.type === "tool_result").length;
+  return sent.contents.at(-1).parts.filter((part: Json) => part.functionResponse).length;
+}
+
+const CODEX = fileURLToPath(new URL("../../node_modules/@openai/codex/bin/codex.js", import.meta.url));
+
+/** Runs the codex launcher with stdin closed; killed (and failed) if it outlives the bound. */
+function runCodex(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CODEX, ...args], { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const bound = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`codex did not finish within 45 s: ${stderr}`));
+    }, 45_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(bound);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
