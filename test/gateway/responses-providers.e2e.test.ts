@@ -7,10 +7,11 @@
 // wire shape, the thinking signatures of earlier turns sent back byte for
 // byte, and the replayed history charged as the prompt tokens the upstream
 // counted (the fakes' "conversation" models count them from the request), the
-// account paying exactly the answers' costs.
+// account paying exactly the answers' costs. Background answers on each
+// protocol are polled to completion, listed, continued, deleted and cancelled.
 // Every response and every stream event is checked against OpenAI's schema.
-import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI, { type APIError } from "openai";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { promptTokensOf, redactedOfTurn, signatureOfTurn, type Signer } from "../support/conversation-model.ts";
 import { REDACTED_THINKING_TRIGGER } from "../support/fake-anthropic-upstream.ts";
 import { femtosOf, nanosRoundedUp } from "../support/exact-money.ts";
@@ -30,6 +31,8 @@ import {
 
 type Json = Record<string, any>;
 type Mode = "create" | "stream";
+/** How long vi.waitFor polls for a background answer to reach a status. */
+const COMPLETED_WITHIN = { timeout: 10_000, interval: 20 };
 
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-conversation", anthropic: "claude-conversation", gemini: "gemini-3-conversation" };
 /** The call id each fake gives its tool call; Gemini sends none, so the router makes one. */
@@ -59,7 +62,7 @@ describe("responses on every provider protocol", () => {
 
   beforeAll(async () => {
     upstreams = await startProtocolUpstreams();
-    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "conv", UPSTREAM_MODEL));
+    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "conv", UPSTREAM_MODEL, [{ suffix: "hang", upstreamModel: "hang" }]));
     client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -182,6 +185,58 @@ describe("responses on every provider protocol", () => {
       }
     });
   }
+  // Stored and background responses on each protocol: the core runs the answer
+  // apart from the HTTP request, and the turn it keeps is as whole as a foreground one.
+  for (const protocol of PROTOCOLS) {
+    describe(`${protocol} in the background`, () => {
+      it("queued at once, retrieved until completed, its input listed, continued with its signature, then deleted", async () => {
+        const queued = await client.responses.create({ model: `conv/${protocol}`, ...SETTINGS, input: QUESTION, background: true });
+        expectValid("Response", queued, "queued response");
+        expect(queued).toMatchObject({ status: expect.stringMatching(/^(queued|in_progress)$/), background: true, output: [] });
+        const done = await vi.waitFor(async () => {
+          const polled = await client.responses.retrieve(queued.id);
+          expect(polled.status).toBe("completed");
+          return polled;
+        }, COMPLETED_WITHIN);
+        expectValid("Response", done, "completed background response");
+        expect(done.output.map((item) => item.type)).toEqual(["reasoning", "function_call"]);
+        expectReasoningItem(protocol, done, 1);
+        const sent = upstreams[protocol].requests.at(-1)!.body;
+        expect(conversationOf(protocol, sent)).toEqual([userTurn(protocol, QUESTION)]);
+        expectChargedAsCounted(protocol, done, sent, { reasoning: true });
+
+        const items = await client.responses.inputItems.list(queued.id);
+        expect(items.data).toMatchObject([{ type: "message", role: "user", content: [{ type: "input_text", text: QUESTION }] }]);
+
+        const call = done.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+        const output = { type: "function_call_output" as const, call_id: call.call_id, output: TOOL_OUTPUT };
+        const continued = await send(protocol, "create", { ...SETTINGS, previous_response_id: queued.id, input: [output] });
+        expect(conversationOf(protocol, continued.sent)).toEqual([userTurn(protocol, QUESTION), callTurn(protocol, call.call_id), resultTurn(protocol, call.call_id)]);
+
+        expect(await client.responses.delete(queued.id)).toMatchObject({ id: queued.id, deleted: true });
+        expect(await client.responses.retrieve(queued.id).catch((error: unknown) => (error as APIError).status)).toBe(404);
+        const refused = await client.responses.create({ model: `conv/${protocol}`, ...SETTINGS, previous_response_id: queued.id, input: [output] }).catch((error: unknown) => error as APIError);
+        expect(refused).toMatchObject({ status: 400, param: "previous_response_id", code: "previous_response_not_found" });
+      });
+
+      it("cancelled while the upstream answers: the upstream call is cut and it stays cancelled", async () => {
+        const upstream = upstreams[protocol];
+        const before = upstream.requests.length;
+        const queued = await client.responses.create({ model: `conv/${protocol}-hang`, input: QUESTION, background: true });
+        await vi.waitFor(async () => {
+          expect(upstream.requests.length).toBe(before + 1);
+          expect((await client.responses.retrieve(queued.id)).status).toBe("in_progress");
+        }, COMPLETED_WITHIN);
+        const aborted = upstream.nextAbort();
+        const cancelled = await client.responses.cancel(queued.id);
+        expectValid("Response", cancelled, "cancelled response");
+        expect(cancelled).toMatchObject({ id: queued.id, status: "cancelled", background: true });
+        await aborted;
+        expect((await client.responses.retrieve(queued.id)).status).toBe("cancelled");
+      });
+    });
+  }
+
   // Anthropic seals thinking its safety systems flag (redacted_thinking): it is
   // the gateway's encrypted_content `redacted:<data>`, and goes back as it came.
   describe("anthropic redacted thinking", () => {

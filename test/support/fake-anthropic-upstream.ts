@@ -3,6 +3,7 @@
 //   "fail-<status>"   answers that status with Anthropic's error body
 //   "cut-after-first" streams the first text delta, then destroys the connection
 //   "overloaded"      opens the stream, then sends an `event: error` (overloaded_error)
+//   "hang"            streams the start and one text delta, then waits until the client goes away
 //   "thinking-usage"  reports output_tokens_details.thinking_tokens 3 (of output_tokens 5),
 //                     as the current API does; other models leave the field out
 // Before anything else it refuses, with the real API's status and error body, what
@@ -25,9 +26,11 @@
 // redacted data it did not give (conversation-model.ts). Messages with
 // REDACTED_THINKING_TRIGGER (the real API's test string) get a redacted_thinking
 // block before the thinking.
+// POST /v1/messages/count_tokens counts as fake-count-tokens.ts says.
 import type http from "node:http";
 import { refusalOf } from "./anthropic-request-rules.ts";
 import { isConversationModel, isForeignRedacted, isForeignSignature, promptTokensOf, redactedOfTurn, signatureOfTurn } from "./conversation-model.ts";
+import { answerAnthropicCount } from "./fake-count-tokens.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THINKING = "Let me think.";
@@ -53,7 +56,8 @@ const ERROR_TYPES: Record<number, string> = {
 };
 
 export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1", ({ path, headers, body }, res) => {
+  return startRecordingServer("/v1", ({ path, headers, body }, res, onAbort) => {
+    if (path === "/v1/messages/count_tokens") return answerAnthropicCount(headers, body, res);
     if (path !== "/v1/messages") return sendError(res, 404, `unknown path ${path}`);
     const refusal = refusalOf(headers, body) ?? foreignSignatureRefusal(body);
     if (refusal) {
@@ -61,13 +65,13 @@ export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
       res.end(JSON.stringify(refusal.body));
       return;
     }
-    answer(body, res);
+    answer(body, res, onAbort);
   });
 }
 
 type Block = Record<string, any>;
 
-function answer(body: Record<string, any>, res: http.ServerResponse) {
+function answer(body: Record<string, any>, res: http.ServerResponse, onAbort: () => void) {
   const model = String(body.model);
   const failure = /^fail-(\d{3})$/.exec(model);
   if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
@@ -95,6 +99,12 @@ function answer(body: Record<string, any>, res: http.ServerResponse) {
     return;
   }
   send("ping", {});
+  if (model === "hang") {
+    send("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    send("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hello" } });
+    res.once("close", onAbort);
+    return;
+  }
   for (const [index, block] of blocks.entries()) {
     send("content_block_start", { index, content_block: emptied(block) });
     for (const delta of deltasOf(block)) {

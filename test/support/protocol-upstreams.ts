@@ -23,15 +23,21 @@ export async function closeProtocolUpstreams(upstreams: Partial<Record<Protocol,
   await Promise.all(Object.values(upstreams).map((upstream) => upstream?.close()));
 }
 
+/** Another model on every protocol: `<prefix>/<protocol>-<suffix>`, served by the fakes' `upstreamModel` (e.g. "hang"). */
+export interface ExtraModel {
+  suffix: string;
+  upstreamModel: string;
+}
+
 /**
  * The configuration as its JSON document (for a file an entry point reads):
  * providers named after their protocol (key from CHEAP_KEY), models
- * `<prefix>/<protocol>` served by `upstreamModels[protocol]` at PRICES, and
- * org_test with the key in TEST_API_KEY.
+ * `<prefix>/<protocol>` served by `upstreamModels[protocol]` at PRICES (and
+ * any extra ones), and org_test with the key in TEST_API_KEY.
  */
-export function protocolConfigDocument(urls: Record<Protocol, string>, prefix: string, upstreamModels: Record<Protocol, string>) {
-  const modelFor = (protocol: Protocol) => ({
-    id: `${prefix}/${protocol}`,
+export function protocolConfigDocument(urls: Record<Protocol, string>, prefix: string, upstreamModels: Record<Protocol, string>, extra: ExtraModel[] = []) {
+  const modelFor = (protocol: Protocol, id = `${prefix}/${protocol}`, upstreamModel = upstreamModels[protocol]) => ({
+    id,
     name: `${prefix} ${protocol}`,
     created: 1700000000,
     creator: prefix,
@@ -43,7 +49,7 @@ export function protocolConfigDocument(urls: Record<Protocol, string>, prefix: s
     providers: [
       {
         provider: protocol,
-        provider_model_id: upstreamModels[protocol],
+        provider_model_id: upstreamModel,
         pricing: { prompt: "0.000001", completion: "0.000002", input_cache_read: "0.0000001", input_cache_write: "0.00000125" },
         // OpenAI takes an effort; the other two think on a budget that routing sizes.
         ...(protocol === "openai-compatible" && { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }),
@@ -52,13 +58,16 @@ export function protocolConfigDocument(urls: Record<Protocol, string>, prefix: s
   });
   return {
     providers: PROTOCOLS.map((protocol) => ({ id: protocol, label: protocol, protocol, base_url: urls[protocol], api_key_env: "CHEAP_KEY" })),
-    models: PROTOCOLS.map(modelFor),
+    models: PROTOCOLS.flatMap((protocol) => [
+      modelFor(protocol),
+      ...extra.map(({ suffix, upstreamModel }) => modelFor(protocol, `${prefix}/${protocol}-${suffix}`, upstreamModel)),
+    ]),
     organizations: [{ id: "org_test", name: "Test", credits: "1000", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
   };
 }
 
-export function protocolConfig(urls: Record<Protocol, string>, prefix: string, upstreamModels: Record<Protocol, string>): RouterConfig {
-  return parseConfig(JSON.stringify(protocolConfigDocument(urls, prefix, upstreamModels)));
+export function protocolConfig(urls: Record<Protocol, string>, prefix: string, upstreamModels: Record<Protocol, string>, extra: ExtraModel[] = []): RouterConfig {
+  return parseConfig(JSON.stringify(protocolConfigDocument(urls, prefix, upstreamModels, extra)));
 }
 
 export const urlsOf = (upstreams: Record<Protocol, FakeUpstream>): Record<Protocol, string> => ({
