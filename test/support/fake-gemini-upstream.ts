@@ -28,9 +28,11 @@
 // cache hit), with finishReason STOP. A model named "*conversation*" counts
 // promptTokenCount from systemInstruction and contents, signs per request and
 // refuses a thoughtSignature it did not give (conversation-model.ts).
+// POST /models/{model}:countTokens counts as fake-count-tokens.ts says.
 import type http from "node:http";
 import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { refusalOf } from "./gemini-request-rules.ts";
+import { answerGeminiCount } from "./fake-count-tokens.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THOUGHT = "Let me think.";
@@ -57,6 +59,7 @@ const STATUS_NAMES: Record<number, string> = {
 
 export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
   return startRecordingServer("/v1beta", ({ path, headers, body }, res, onAbort) => {
+    if (new URL(path, "http://fake").pathname.endsWith(":countTokens")) return answerGeminiCount(path, headers, body, res);
     const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(new URL(path, "http://fake").pathname);
     if (!route) return sendError(res, 404, `unknown path ${path}`);
     const model = decodeURIComponent(route[1]);
