@@ -247,6 +247,42 @@ describe("Responses fields real clients send", () => {
     });
   });
 
+  describe("input_file.file_url and input_image file_id", () => {
+    const PDF_URL = "https://example.com/report.pdf";
+    const withFile = (part: Json) => ({ input: [{ role: "user", content: [{ type: "input_text", text: "Summarise" }, part] }] });
+
+    it("a file by URL reaches Anthropic as a document with a url source", async () => {
+      const { status } = await ok(ANTHROPIC, withFile({ type: "input_file", file_url: PDF_URL, filename: "report.pdf" }));
+      expect(status).toBe(200);
+      expect(sentTo("anthropic").messages[0].content[1]).toEqual({ type: "document", source: { type: "url", url: PDF_URL }, title: "report.pdf" });
+    });
+
+    it("a file by URL reaches Gemini as fileData Google fetches", async () => {
+      const { status } = await ok("fields/gemini", withFile({ type: "input_file", file_url: PDF_URL }));
+      expect(status).toBe(200);
+      expect(sentTo("gemini").contents[0].parts[1]).toEqual({ fileData: { mimeType: "application/pdf", fileUri: PDF_URL } });
+    });
+
+    it("a file by URL reaches an OpenAI-compatible upstream as file_data (the protocol has no file URL; OpenRouter-style vendors take one there)", async () => {
+      const { status } = await ok(OPENAI, withFile({ type: "input_file", file_url: PDF_URL, filename: "report.pdf" }));
+      expect(status).toBe(200);
+      expect(sentTo("openai-compatible").messages[0].content[1]).toEqual({ type: "file", file: { filename: "report.pdf", file_data: PDF_URL } });
+    });
+
+    it("file_url must be an http(s) URL", () =>
+      expect400(withFile({ type: "input_file", file_url: "ftp://example.com/a.pdf" }), "input[0].content[1].file_url", "input[0].content[1].file_url must be an http(s) URL"));
+
+    it("an input_file needs a source", () => expect400(withFile({ type: "input_file", filename: "a.pdf" }), "input[0].content[1]", "input[0].content[1] must have file_data, file_id or file_url"));
+
+    it("an image by file_id goes as a file reference; a detail other than auto is said not sent", async () => {
+      const { status, warnings } = await ok("fields/gemini", withFile({ type: "input_image", file_id: "files/abc", detail: "high" }));
+      expect(status).toBe(200);
+      expect(sentTo("gemini").contents[0].parts[1]).toEqual({ fileData: { fileUri: "files/abc" } });
+      expect(warnings).toContain("input[0].content[1].detail high was not sent: an image given by file_id goes upstream as a file reference, which has no detail");
+      expect((await ok("fields/gemini", withFile({ type: "input_image", file_id: "files/abc", detail: "auto" }))).warnings).toBe("");
+    });
+  });
+
   describe("tools", () => {
     it("a function tool with strict: true goes upstream strict", async () => {
       expect((await ok(OPENAI, { tools: [weatherTool] })).status).toBe(200);

@@ -288,7 +288,8 @@ function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] 
     case "image":
       return [withCacheControl({ type: "image", source: mediaSource(part.part.value.url) }, cache)];
     case "file": {
-      const document = documentBlock(part.part.value.fileData, part.part.value.mimeType, part.part.value.filename);
+      const { fileData, mimeType, filename, url } = part.part.value;
+      const document = fileData ? documentBlock(fileData, mimeType, filename) : url ? { type: "document", source: { type: "url", url }, ...(filename ? { title: filename } : {}) } : undefined;
       if (!document) drops.add("fileId");
       return document ? [withCacheControl(document, cache)] : [];
     }

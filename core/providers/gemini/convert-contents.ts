@@ -128,7 +128,7 @@ function isFetchableUri(url: string): boolean {
   return /^(https?|gs):\/\//i.test(url);
 }
 
-function filePart(file: { filename: string; fileData: string; fileId: string; mimeType: string }): JsonObject[] {
+function filePart(file: { filename: string; fileData: string; fileId: string; mimeType: string; url: string }): JsonObject[] {
   if (file.fileData) {
     const inline = parseDataUri(file.fileData);
     if (inline) return [{ inlineData: inline }];
@@ -136,9 +136,11 @@ function filePart(file: { filename: string; fileData: string; fileId: string; mi
     const mimeType = file.mimeType || mimeTypeFromName(file.filename) || "application/pdf";
     return [{ inlineData: { mimeType, data: file.fileData } }];
   }
-  if (file.fileId) {
-    const mimeType = file.mimeType || mimeTypeFromName(file.filename);
-    return [{ fileData: { ...(mimeType ? { mimeType } : {}), fileUri: file.fileId } }];
+  // An uploaded file's id, or a web URL Google fetches.
+  const uri = file.fileId || file.url;
+  if (uri) {
+    const mimeType = file.mimeType || mimeTypeFromName(file.filename) || mimeTypeFromName(file.url);
+    return [{ fileData: { ...(mimeType ? { mimeType } : {}), fileUri: uri } }];
   }
   return [];
 }

@@ -117,10 +117,11 @@ function convertPart(part: ContentPart): JsonObject[] {
     case "audio":
       return [{ type: "input_audio", input_audio: { data: part.part.value.data, format: part.part.value.format } }];
     case "file": {
-      const { filename, fileData, fileId } = part.part.value;
+      const { filename, fileData, fileId, url } = part.part.value;
       const file: JsonObject = {};
       if (filename) file.filename = filename;
-      if (fileData) file.file_data = fileData;
+      // The protocol has no file URL; OpenRouter-style vendors take one as file_data, others refuse it.
+      if (fileData || url) file.file_data = fileData || url;
       if (fileId) file.file_id = fileId;
       return [{ type: "file", file }];
     }

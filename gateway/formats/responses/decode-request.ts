@@ -157,8 +157,8 @@ function toPart(part: InputPart): PartInit {
       if (part.image_url === undefined) return { part: { case: "file", value: { fileId: part.file_id ?? "", filename: "", fileData: "", mimeType: "" } } };
       return { part: { case: "image", value: { url: part.image_url, detail: part.detail ?? "" } } };
     case "input_file": {
-      const { filename = "", file_data: fileData = "", file_id: fileId = "" } = part;
-      return { part: { case: "file", value: { filename, fileData, fileId, mimeType: mediaTypeOfDataUri(fileData) } } };
+      const { filename = "", file_data: fileData = "", file_id: fileId = "", file_url: url = "" } = part;
+      return { part: { case: "file", value: { filename, fileData, fileId, url, mimeType: mediaTypeOfDataUri(fileData) } } };
     }
   }
 }

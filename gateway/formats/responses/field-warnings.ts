@@ -30,5 +30,23 @@ export function fieldWarnings(body: ResponsesRequestBody): Warning[] {
   if ((body.top_logprobs ?? 0) > 0 || body.include?.includes("message.output_text.logprobs")) {
     warnings.push(warning("unsupported_parameter", "top_logprobs", "log probabilities are not returned: the gateway reports none (output_text.logprobs stays empty)"));
   }
+  const detail = fileImageDetail(body.input);
+  if (detail) {
+    warnings.push(warning("unsupported_parameter", detail.param, `${detail.param} ${detail.value} was not sent: an image given by file_id goes upstream as a file reference, which has no detail`));
+  }
   return warnings;
+}
+
+/** The first input_image given by file_id with a detail other than auto (said once, as the adapters say their drops). */
+function fileImageDetail(input: ResponsesRequestBody["input"]): { param: string; value: string } | undefined {
+  if (typeof input === "string") return undefined;
+  for (const [itemIndex, item] of input.entries()) {
+    if (item.type !== "message" || typeof item.content === "string") continue;
+    for (const [partIndex, part] of item.content.entries()) {
+      if (part.type === "input_image" && part.image_url === undefined && part.detail !== undefined && part.detail !== "auto") {
+        return { param: `input[${itemIndex}].content[${partIndex}].detail`, value: part.detail };
+      }
+    }
+  }
+  return undefined;
 }

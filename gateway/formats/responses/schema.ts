@@ -29,9 +29,10 @@ const inputPartSchema = nullMeansAbsent(
         type: z.literal("input_file"),
         file_data: nonEmptyString.optional(),
         file_id: nonEmptyString.optional(),
+        file_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
         filename: z.string().optional(),
       })
-      .refine((file) => file.file_data !== undefined || file.file_id !== undefined, "must have file_data or file_id"),
+      .refine((file) => file.file_data !== undefined || file.file_id !== undefined || file.file_url !== undefined, "must have file_data, file_id or file_url"),
     // An earlier answer's message sent back as it came (its annotations and logprobs are output about it, dropped).
     z.strictObject({
       type: z.literal("output_text"),
