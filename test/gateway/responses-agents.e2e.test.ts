@@ -13,13 +13,15 @@ import { Agent, OpenAIProvider, Runner, tool } from "@openai/agents";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { signatureOfTurn } from "../support/conversation-model.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { closeProtocolUpstreams, protocolConfig, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
 
 type Json = Record<string, any>;
 
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent", gemini: "gemini-agent" };
+// "conversation" models sign their thinking per request and refuse a signature they did not give (conversation-model.ts).
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent" };
 const TOOL_OUTPUT = "21 degrees and sunny";
 
 describe("real agents through the Responses API", () => {
@@ -88,7 +90,11 @@ describe("real agents through the Responses API", () => {
     });
   });
 
-  describe.each(["anthropic", "gemini"] as const)("Codex CLI on %s", (protocol) => {
+  describe.each([
+    { protocol: "anthropic" as const, effort: undefined, label: "its defaults" },
+    { protocol: "gemini" as const, effort: undefined, label: "its defaults" },
+    { protocol: "anthropic" as const, effort: "high", label: "model_reasoning_effort high" },
+  ])("Codex CLI on $protocol with $label", ({ protocol, effort }) => {
     let home: string;
 
     beforeAll(async () => {
@@ -100,8 +106,8 @@ describe("real agents through the Responses API", () => {
     });
 
     it("codex exec completes a turn: its default tools' calls are answered and the final message printed", { timeout: 60_000 }, async () => {
-      const codexHome = join(home, `codex-home-${protocol}`);
-      const workdir = join(home, `work-${protocol}`);
+      const codexHome = join(home, "codex-home");
+      const workdir = join(home, "work");
       await mkdir(codexHome, { recursive: true });
       await mkdir(workdir, { recursive: true });
       // A model provider on the gateway, its key from GATEWAY_KEY; nothing that reaches OpenAI (no update check, no analytics).
@@ -111,6 +117,7 @@ describe("real agents through the Responses API", () => {
           `model = "agents/${protocol}"`,
           `model_provider = "gateway"`,
           `check_for_update_on_startup = false`,
+          ...(effort ? [`model_reasoning_effort = "${effort}"`] : []),
           ``,
           `[analytics]`,
           `enabled = false`,
@@ -135,6 +142,14 @@ describe("real agents through the Responses API", () => {
       const sent = upstreams[protocol].requests.slice(before).map((request) => request.body as Json);
       expect(sent).toHaveLength(2);
       expect(toolResultCount(protocol, sent[1])).toBe(2);
+      if (effort) {
+        // Codex keeps no state on the server (store: false): it replays the reasoning item, and Anthropic's signature in its
+        // encrypted_content comes back byte for byte, ahead of the tool calls (the fake refuses a signature it did not give).
+        expect(sent[0].thinking).toMatchObject({ type: "enabled" });
+        const replayed = (sent[1].messages as Json[]).at(-2)!;
+        expect(replayed.content[0]).toEqual({ type: "thinking", thinking: "Let me think.", signature: signatureOfTurn("anthropic", sent[0].messages.length) });
+        expect(replayed.content.slice(1).map((block: Json) => block.type)).toEqual(["tool_use", "tool_use"]);
+      }
     });
   });
 });
