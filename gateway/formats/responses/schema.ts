@@ -113,11 +113,11 @@ const functionToolSchema = z.strictObject({
   strict: z.boolean().optional(),
 });
 
-export type FunctionTool = z.output<typeof functionToolSchema>;
+type FunctionTool = z.output<typeof functionToolSchema>;
 
 /**
- * Tools that Codex CLI declares on every request although no upstream here can
- * run them: they are left out with a warning (decode-request.ts) instead of
+ * Tools that Codex CLI declares by default although no upstream here can run
+ * them: they are left out with a warning (field-warnings.ts) instead of
  * failing every turn. `web_search` (OpenAI's search; the hub has no request-side
  * search), `custom` (free-form input constrained by a grammar: Codex's
  * apply_patch), `namespace` (a group of functions whose calls must come back
@@ -125,7 +125,7 @@ export type FunctionTool = z.output<typeof functionToolSchema>;
  * `tool_search` (client-run discovery of deferred tools). Their other fields are
  * not checked: none of them is used.
  */
-export const DROPPED_TOOL_TYPES = ["web_search", "custom", "namespace", "tool_search"] as const;
+const DROPPED_TOOL_TYPES = ["web_search", "custom", "namespace", "tool_search"] as const;
 
 /** OpenAI's other built-in tools: refused with a 400 naming `tools[i].type`. */
 const REFUSED_TOOL_TYPES = [
@@ -197,7 +197,7 @@ const metadataSchema = z
 // ---- the body ----
 
 /** OpenAI's `include` values (ResponseIncludable); anything else is a 400. */
-export const INCLUDABLE = [
+const INCLUDABLE = [
   "reasoning.encrypted_content",
   "message.output_text.logprobs",
   "message.input_image.image_url",
@@ -209,7 +209,7 @@ export const INCLUDABLE = [
 ] as const;
 
 /** OpenAI's service tiers; the gateway serves one, the default. */
-export const SERVICE_TIERS = ["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] as const;
+const SERVICE_TIERS = ["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] as const;
 
 export const responsesRequestSchema = nullMeansAbsent(
   z
@@ -248,7 +248,7 @@ export const responsesRequestSchema = nullMeansAbsent(
       service_tier: z.enum(SERVICE_TIERS).optional(),
       top_logprobs: int32().min(0).max(20).optional(),
       stream_options: nullMeansAbsent(z.strictObject({ include_obfuscation: z.boolean().optional() })).optional(),
-      // Codex CLI's own (its window, thread and turn ids); not OpenAI's, and read by no one here.
+      // Codex CLI's (its window, thread and turn ids), not in OpenAI's published schema; read by no one here.
       client_metadata: z
         .record(z.string().max(256), z.string().max(16_384))
         .refine((pairs) => Object.keys(pairs).length <= 64, "must have at most 64 keys")
