@@ -29,6 +29,12 @@ export interface ProviderAdapter {
    * UpstreamError when the upstream fails.
    */
   stream(call: UpstreamCall): UpstreamStream;
+  /**
+   * The input tokens the provider counts for this call's request, asked of its
+   * own counting endpoint (exact); absent where the protocol has none, and the
+   * router estimates (core/count-tokens/). Throws UpstreamError as stream() does.
+   */
+  countTokens?(call: UpstreamCall): Promise<number>;
 }
 
 /**

@@ -269,7 +269,7 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
   });
 }
 
-function traceEntry(attempt: Attempt, outcome: string, reason: string): RoutingAttempt {
+export function traceEntry(attempt: Attempt, outcome: string, reason: string): RoutingAttempt {
   return create(RoutingAttemptSchema, { modelId: attempt.model.config.id, provider: attempt.route.provider.id, outcome, reason });
 }
 
@@ -278,7 +278,7 @@ function traceJson(trace: RoutingAttempt[]): JsonObject {
 }
 
 /** A 4xx from upstream is the caller's problem: surface it as a 400 with the upstream's words. */
-function upstreamRejected(error: UpstreamError, trace: RoutingAttempt[]): ConnectError {
+export function upstreamRejected(error: UpstreamError, trace: RoutingAttempt[]): ConnectError {
   return routerError(Code.InvalidArgument, "upstream_invalid_request", `The provider rejected the request: ${error.message}`, {
     metadata: traceJson(trace),
   });

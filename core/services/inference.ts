@@ -4,16 +4,14 @@ import { checkKey } from "../accounts/check-key.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
+import { countTokens } from "../count-tokens/count-tokens.ts";
 import { Code, missingApiKey, routerError } from "../errors.ts";
 import { runInference, type InferenceDeps } from "../routing/run-inference.ts";
 
 export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof InferenceService> {
   return {
     generate: (request, context) => runInference(request, context.signal, deps),
-    // Being built (issue 11: count_tokens); refused plainly until then.
-    async countTokens() {
-      throw routerError(Code.Unimplemented, "not_implemented", "Counting tokens is not served yet.");
-    },
+    countTokens: (request, context) => countTokens(request, context.signal, deps),
     async getGeneration(request) {
       const apiKey = request.caller?.apiKey ?? "";
       if (!apiKey) throw missingApiKey();

@@ -5,6 +5,7 @@ import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
+import { countAnthropicTokens } from "./count-tokens.ts";
 import { anthropicErrorMessage, mapError } from "./map-error.ts";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
 
@@ -31,7 +32,11 @@ export const anthropicCapabilities: ProtocolCapabilities = {
 };
 
 export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
-  return { capabilities: anthropicCapabilities, stream: (call) => exchange(http, call, protocol) };
+  return {
+    capabilities: anthropicCapabilities,
+    stream: (call) => exchange(http, call, protocol),
+    countTokens: (call) => countAnthropicTokens(http, call, ANTHROPIC_VERSION),
+  };
 }
 
 /** A stream event (named by `event`), or the whole message of a JSON answer. */

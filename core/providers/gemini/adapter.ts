@@ -6,6 +6,7 @@ import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
+import { countGeminiTokens } from "./count-tokens.ts";
 import { googleErrorMessage, mapError } from "./map-error.ts";
 import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-response.ts";
 
@@ -28,7 +29,7 @@ export const geminiCapabilities: ProtocolCapabilities = {
 };
 
 export function createGeminiAdapter(http: HttpClient): ProviderAdapter {
-  return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol) };
+  return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol), countTokens: (call) => countGeminiTokens(http, call) };
 }
 
 /** `{base_url}/models/{model}:method`; the model id may carry Google's `models/` prefix. */
