@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps): Koa {
     } catch (error) {
       const publicError = toPublicError(error);
       ctx.status = publicError.status;
-      // The format of the matched route shapes the body; before routing (no route, an unreadable body), the spec's shape.
+      // The format of the matched route shapes the body (its body read included); with no route, the spec's shape.
       const encodeError: (error: PublicError) => unknown = ctx.state.encodeError ?? specErrorBody;
       ctx.body = encodeError(publicError);
       ctx.set(errorHeaders(publicError));
@@ -61,10 +61,10 @@ export function createApp(deps: AppDeps): Koa {
     }
   });
 
-  app.use(readJsonBody(deps.bodyLimit ?? BODY_LIMIT));
-
+  // Read by each POST route, after it claimed its error shape (formats/format.ts).
+  const readBody = readJsonBody(deps.bodyLimit ?? BODY_LIMIT);
   const router = new Router();
-  for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format), { core: deps.core });
+  for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format, readBody), { core: deps.core });
   app.use(router.routes());
   return app;
 }

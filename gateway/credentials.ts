@@ -10,3 +10,14 @@ export function bearerKey(headers: IncomingHttpHeaders): string {
   if (!match) throw routerError(Code.Unauthenticated, "invalid_api_key", "Malformed Authorization header. Expected: Bearer <API_KEY>.");
   return match[1];
 }
+
+/**
+ * The key of a Messages request: `x-api-key` (Anthropic's header, which its
+ * SDK and the coding agents send) or `Authorization: Bearer` (spec rule 2).
+ * Only the Messages routes read `x-api-key`; elsewhere it is not a key.
+ */
+export function messagesKey(headers: IncomingHttpHeaders): string {
+  const header = headers["x-api-key"];
+  if (typeof header === "string" && header.trim() !== "" && !headers.authorization) return header.trim();
+  return bearerKey(headers);
+}

@@ -2,7 +2,7 @@
 // bodies. A new format is one folder exporting a GatewayFormat, plus one line
 // in formats/index.ts.
 import type Router from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import type { CoreClient } from "../core-client.ts";
 import type { PublicError } from "../errors/http-status.ts";
 
@@ -31,19 +31,20 @@ export interface FormatRoutes {
 }
 
 /**
- * Adds a format's routes to the app's router. Each handler first records the
- * format's error encoder in `ctx.state.encodeError`, before anything in it can
- * throw; the app's error middleware reads it. One router for every format
- * keeps routing one match per request.
+ * Adds a format's routes to the app's router. Each route first records the
+ * format's error encoder in `ctx.state.encodeError`, before anything can
+ * throw (the app's error middleware reads it); a POST route then reads its
+ * body (`readBody`), so an unreadable body is told in the format's own shape.
+ * One router for every format keeps routing one match per request.
  */
-export function formatRoutes(router: Router, format: GatewayFormat): FormatRoutes {
-  const claimErrors = (handler: RouteHandler) => (ctx: Context) => {
+export function formatRoutes(router: Router, format: GatewayFormat, readBody: Middleware): FormatRoutes {
+  const claimErrors: Middleware = (ctx, next) => {
     ctx.state.encodeError = format.encodeError;
-    return handler(ctx);
+    return next();
   };
   return {
-    get: (path, handler) => void router.get(path, claimErrors(handler)),
-    post: (path, handler) => void router.post(path, claimErrors(handler)),
-    delete: (path, handler) => void router.delete(path, claimErrors(handler)),
+    get: (path, handler) => void router.get(path, claimErrors, handler),
+    post: (path, handler) => void router.post(path, claimErrors, readBody, handler),
+    delete: (path, handler) => void router.delete(path, claimErrors, handler),
   };
 }

@@ -3,6 +3,7 @@ import { catalogue } from "./catalogue/routes.ts";
 import { chatCompletions } from "./chat-completions/routes.ts";
 import type { GatewayFormat } from "./format.ts";
 import { generation } from "./generation/routes.ts";
+import { messages } from "./messages/routes.ts";
 import { responses } from "./responses/routes.ts";
 
-export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, responses];
+export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, messages, responses];

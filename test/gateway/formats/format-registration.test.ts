@@ -1,7 +1,7 @@
 // A format plugs into the app with its routes and its error shape: a toy
 // format whose errors look nothing like the spec's answers its own routes'
-// errors (before and inside a stream) in its shape, while errors before
-// routing and the chat routes keep the spec's body.
+// errors (an unreadable body, before and inside a stream) in its shape, while
+// a request no route matches and the chat routes keep the spec's body.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
@@ -71,13 +71,20 @@ describe("format registration", () => {
     expect(await json(response)).toEqual({ type: "error", error: { type: "invalid_request_error", message: "model is required" } });
   });
 
-  it("answers errors before routing in the spec's shape: no route, an unreadable body", async () => {
+  it("answers a request no route matches in the spec's shape", async () => {
     const missing = await post("/nowhere", "{}");
     expect(missing.status).toBe(404);
     expect((await json(missing)).error).toMatchObject({ code: "not_found", type: "invalid_request_error", param: null });
+  });
+
+  it("answers an unreadable body in the shape of the route it was sent to (the body is read after routing)", async () => {
     const unreadable = await post("/toy", "{not json");
     expect(unreadable.status).toBe(400);
-    expect((await json(unreadable)).error).toMatchObject({ code: "invalid_json", type: "invalid_request_error" });
+    const body = await json(unreadable);
+    expect(Object.keys(body)).toEqual(["type", "error"]);
+    expect(body.error.message).toContain("JSON");
+    const onChat = await post("/api/v1/chat/completions", "{not json");
+    expect((await json(onChat)).error).toMatchObject({ code: "invalid_json", type: "invalid_request_error" });
   });
 
   it("keeps the spec's shape on the chat route beside it", async () => {

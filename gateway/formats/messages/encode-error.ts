@@ -1,0 +1,12 @@
+// Errors in the Messages format (decisions.md, "Formats"): the spec's error
+// object in Anthropic's envelope, `{"type": "error", "error": {...}}`, so that
+// both the spec's fields (message, type, param, code) and Anthropic's clients
+// (which read error.type and error.message) hold. A 401 keeps the spec's
+// `type: invalid_request_error`. Inside a committed stream the same body is
+// the `error` event (encode-stream.ts).
+import type { PublicError } from "../../errors/http-status.ts";
+import { specErrorBody } from "../../errors/spec-error-body.ts";
+
+export function messagesErrorBody(error: PublicError) {
+  return { type: "error", ...specErrorBody(error) };
+}

@@ -1,0 +1,53 @@
+// The Messages API (Anthropic's wire format) on every model: POST /v1/messages
+// and its /api/v1 alias decode, run on the core and answer the Message object
+// as JSON or as Anthropic's event stream; count_tokens counts without running.
+// Errors come in this format's envelope (encode-error.ts).
+import { messagesKey } from "../../credentials.ts";
+import { foldAnswer, startCall } from "../../start-call.ts";
+import { writeEventStream } from "../../write-event-stream.ts";
+import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { decodeMessagesRequest, type DecodeContext } from "./decode-request.ts";
+import { messagesErrorBody } from "./encode-error.ts";
+import { encodeMessage } from "./encode-message.ts";
+import { createMessageStreamEncoder } from "./encode-stream.ts";
+import type { Context } from "koa";
+
+export const messages: GatewayFormat = { encodeError: messagesErrorBody, register: registerMessagesRoutes };
+
+/** Both paths the spec names for each endpoint. */
+const PREFIXES = ["/v1", "/api/v1"];
+
+function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
+  for (const prefix of PREFIXES) {
+    router.post(`${prefix}/messages`, async (ctx) => {
+      const { request, stream } = decodeMessagesRequest(ctx.request.body, decodeContext(ctx));
+      ctx.state.requestTags = request.requestTags;
+      // Anthropic's SDK reads the request id from this header.
+      ctx.set("request-id", ctx.state.requestId);
+      const call = await startCall(ctx, core, request);
+      if (!stream) {
+        ctx.body = encodeMessage(await foldAnswer(ctx, call));
+        return;
+      }
+      await writeEventStream(ctx, call, createMessageStreamEncoder(call.start));
+    });
+
+    router.post(`${prefix}/messages/count_tokens`, async (ctx) => {
+      const { request } = decodeMessagesRequest(ctx.request.body, decodeContext(ctx), true);
+      ctx.set("request-id", ctx.state.requestId);
+      const counted = await core.inference.countTokens({ request });
+      ctx.body = { input_tokens: counted.inputTokens, exact: counted.exact };
+    });
+  }
+}
+
+function decodeContext(ctx: Context): DecodeContext {
+  return { apiKey: messagesKey(ctx.req.headers), requestId: ctx.state.requestId, betas: betasOf(ctx.req.headers["anthropic-beta"]) };
+}
+
+/** `anthropic-beta: a,b` (one header or several) as its values. */
+function betasOf(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  return (Array.isArray(header) ? header : [header]).flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
+}
+
