@@ -10,11 +10,13 @@
 // account paying exactly the answers' costs. Background answers on each
 // protocol are polled to completion, listed, continued, deleted and cancelled.
 // Every response and every stream event is checked against OpenAI's schema.
+// All of it runs in-process and split (the core over Connect/HTTP2), so the
+// signatures and sealed reasoning also survive the core's wire.
 import OpenAI, { type APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { promptTokensOf, redactedOfTurn, signatureOfTurn, type Signer } from "../support/conversation-model.ts";
-import { REDACTED_THINKING_TRIGGER } from "../support/fake-anthropic-upstream.ts";
 import { femtosOf, nanosRoundedUp } from "../support/exact-money.ts";
+import { REDACTED_THINKING_TRIGGER } from "../support/fake-anthropic-upstream.ts";
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { expectValid } from "../support/openai-schema.ts";
@@ -55,14 +57,14 @@ const SETTINGS = { tools: [weatherTool], reasoning: { effort: "high" as const },
 /** The router's usage fields, which the SDK's types do not know. */
 type RouterUsage = OpenAI.Responses.ResponseUsage & { cost: number; chat_id: string; provider: string };
 
-describe("responses on every provider protocol", () => {
+describe.each([{ split: false }, { split: true }])("responses on every provider protocol (split: $split)", ({ split }) => {
   let upstreams: Record<Protocol, FakeUpstream>;
   let gateway: Gateway;
   let client: OpenAI;
 
   beforeAll(async () => {
     upstreams = await startProtocolUpstreams();
-    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "conv", UPSTREAM_MODEL, [{ suffix: "hang", upstreamModel: "hang" }]));
+    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "conv", UPSTREAM_MODEL, [{ suffix: "hang", upstreamModel: "hang" }]), { split });
     client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
   });
   afterAll(async () => {
