@@ -12,6 +12,7 @@ import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { expectValid } from "../support/openai-schema.ts";
 import { closeProtocolUpstreams, protocolConfig, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
+import { TOOL_MEDIA_FOLLOWS } from "../../core/providers/openai-compatible/convert-request.ts";
 
 type Json = Record<string, any>;
 
@@ -74,6 +75,9 @@ describe("Responses fields real clients send", () => {
       ["codex-0.169.0-unknown-model-turn1.json", ANTHROPIC],
       ["codex-0.169.0-unknown-model-turn2.json", ANTHROPIC],
       ["codex-0.169.0-gpt-5.5-turn1.json", OPENAI],
+      ["codex-0.169.0-view-image-turn2.json", ANTHROPIC],
+      ["codex-0.169.0-view-image-turn2.json", "fields/gemini"],
+      ["codex-0.169.0-view-image-turn2.json", OPENAI],
       ["agents-0.20.0-turn1.json", ANTHROPIC],
       ["agents-0.20.0-turn2.json", OPENAI],
     ])("%s is served on %s", async (name, model) => {
@@ -113,6 +117,32 @@ describe("Responses fields real clients send", () => {
       expect(assistant.content[0]).toMatchObject({ thinking: "thinking", signature: "abc" });
       expect(toolTurn.content[0]).toMatchObject({ type: "tool_result", tool_use_id: "call_1" });
     });
+  });
+
+  describe("function_call_output with an image (Codex's view_image)", () => {
+    const IMAGE = "data:image/png;base64,iVBORw0KGgo=";
+    const input = [
+      { role: "user", content: "Look at red.png" },
+      { type: "function_call", call_id: "call_1", name: "view_image", arguments: '{"path":"red.png"}' },
+      { type: "function_call_output", call_id: "call_1", output: [{ type: "input_image", image_url: IMAGE, detail: "high" }] },
+    ];
+    const viewImage = { type: "function", name: "view_image", parameters: { type: "object", properties: { path: { type: "string" } } } };
+
+    it("Anthropic gets the image inside the tool_result", async () => {
+      expect((await post({ model: ANTHROPIC, input, tools: [viewImage] })).status).toBe(200);
+      const result = (sentTo("anthropic").messages as Json[]).at(-1)!.content[0];
+      expect(result).toMatchObject({ type: "tool_result", tool_use_id: "call_1", content: [{ type: "image", source: { type: "base64", media_type: "image/png" } }] });
+    });
+
+    it("an OpenAI-compatible upstream, whose tool messages are text only, gets the image in a user message after the tool message", async () => {
+      expect((await post({ model: OPENAI, input, tools: [viewImage] })).status).toBe(200);
+      const [tool, user] = (sentTo("openai-compatible").messages as Json[]).slice(-2);
+      expect(tool).toEqual({ role: "tool", tool_call_id: "call_1", content: TOOL_MEDIA_FOLLOWS });
+      expect(user).toEqual({ role: "user", content: [{ type: "image_url", image_url: { url: IMAGE, detail: "high" } }] });
+    });
+
+    it("a part other than input_text, input_image or input_file is a 400", () =>
+      expect400({ input: [input[0], input[1], { ...input[2], output: [{ type: "output_text", text: "x" }] }], tools: [viewImage] }, "input[2].output[0].type"));
   });
 
   describe("include", () => {

@@ -25,7 +25,7 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const sampling = request.sampling;
   const body: JsonObject = {
     model: route.provider_model_id,
-    messages: request.messages.flatMap((message) => convertMessage(message, provider.quirks.reasoning_passback)),
+    messages: convertMessages(request.messages, provider.quirks.reasoning_passback),
   };
   if (sampling) {
     setIfDefined(body, "temperature", sampling.temperature);
@@ -73,15 +73,41 @@ function setIfDefined(body: JsonObject, key: string, value: number | undefined) 
 
 type ReasoningPassback = UpstreamCall["provider"]["quirks"]["reasoning_passback"];
 
-function convertMessage(message: Message, passback: ReasoningPassback): JsonObject[] {
-  if (message.role === Role.TOOL) {
+/** Stands in for a tool result that was all media, which follows in a user message. */
+export const TOOL_MEDIA_FOLLOWS = "(the tool's result is the media in the next message)";
+
+/**
+ * The messages in the protocol's shape. A tool message carries text only, so
+ * the media of tool results (an image a tool returned) follow the run of tool
+ * messages as one user message: the protocol wants every result of a
+ * tool-call turn right after it.
+ */
+function convertMessages(messages: Message[], passback: ReasoningPassback): JsonObject[] {
+  const converted: JsonObject[] = [];
+  let toolMedia: ContentPart[] = [];
+  for (const message of messages) {
+    if (message.role !== Role.TOOL && toolMedia.length > 0) {
+      converted.push({ role: "user", content: contentOf(toolMedia) });
+      toolMedia = [];
+    }
+    if (message.role !== Role.TOOL) {
+      converted.push(convertMessage(message, passback));
+      continue;
+    }
     // One upstream tool message per result, as the protocol pairs each with its call id.
-    return message.content.flatMap((part) =>
-      part.part.case === "toolResult"
-        ? [{ role: "tool", tool_call_id: part.part.value.toolCallId, content: contentOf(part.part.value.content) }]
-        : [],
-    );
+    for (const part of message.content) {
+      if (part.part.case !== "toolResult") continue;
+      const text = part.part.value.content.filter((inner) => inner.part.case === "text");
+      const media = part.part.value.content.filter((inner) => inner.part.case !== "text");
+      converted.push({ role: "tool", tool_call_id: part.part.value.toolCallId, content: text.length > 0 || media.length === 0 ? contentOf(text) : TOOL_MEDIA_FOLLOWS });
+      toolMedia.push(...media);
+    }
   }
+  if (toolMedia.length > 0) converted.push({ role: "user", content: contentOf(toolMedia) });
+  return converted;
+}
+
+function convertMessage(message: Message, passback: ReasoningPassback): JsonObject {
   const toolCalls = message.content.flatMap((part) =>
     part.part.case === "toolCall"
       ? [{ id: part.part.value.id, type: "function", function: { name: part.part.value.name, arguments: part.part.value.arguments } }]
@@ -97,7 +123,7 @@ function convertMessage(message: Message, passback: ReasoningPassback): JsonObje
     const reasoning = message.content.flatMap((part) => (part.part.case === "reasoning" && part.part.value.text ? [part.part.value.text] : [])).join("");
     if (reasoning) out[passback] = reasoning;
   }
-  return [out];
+  return out;
 }
 
 /** A lone text part is sent as a plain string, which every vendor accepts. */

@@ -125,7 +125,7 @@ function toMessages(input: ResponsesRequestBody["input"]): MessageInit[] {
         break;
       case "function_call_output": {
         answer = undefined;
-        const content = typeof item.output === "string" ? [textPart(item.output)] : item.output.map((part) => textPart(part.text));
+        const content = typeof item.output === "string" ? [textPart(item.output)] : item.output.map(toPart);
         messages.push({ role: Role.TOOL, content: [{ part: { case: "toolResult", value: { toolCallId: item.call_id, content } } }] });
         break;
       }

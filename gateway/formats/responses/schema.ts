@@ -13,26 +13,30 @@ import { nullMeansAbsent } from "../../validation.ts";
 
 const inputTextSchema = z.strictObject({ type: z.literal("input_text"), text: z.string() });
 
+const inputImageSchema = z
+  .strictObject({
+    type: z.literal("input_image"),
+    image_url: nonEmptyString.optional(),
+    file_id: nonEmptyString.optional(),
+    detail: z.enum(["auto", "low", "high"]).optional(),
+  })
+  .refine((image) => image.image_url !== undefined || image.file_id !== undefined, "must have image_url or file_id");
+
+const inputFileSchema = z
+  .strictObject({
+    type: z.literal("input_file"),
+    file_data: nonEmptyString.optional(),
+    file_id: nonEmptyString.optional(),
+    file_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+    filename: z.string().optional(),
+  })
+  .refine((file) => file.file_data !== undefined || file.file_id !== undefined || file.file_url !== undefined, "must have file_data, file_id or file_url");
+
 const inputPartSchema = nullMeansAbsent(
   z.discriminatedUnion("type", [
     inputTextSchema,
-    z
-      .strictObject({
-        type: z.literal("input_image"),
-        image_url: nonEmptyString.optional(),
-        file_id: nonEmptyString.optional(),
-        detail: z.enum(["auto", "low", "high"]).optional(),
-      })
-      .refine((image) => image.image_url !== undefined || image.file_id !== undefined, "must have image_url or file_id"),
-    z
-      .strictObject({
-        type: z.literal("input_file"),
-        file_data: nonEmptyString.optional(),
-        file_id: nonEmptyString.optional(),
-        file_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
-        filename: z.string().optional(),
-      })
-      .refine((file) => file.file_data !== undefined || file.file_id !== undefined || file.file_url !== undefined, "must have file_data, file_id or file_url"),
+    inputImageSchema,
+    inputFileSchema,
     // An earlier answer's message sent back as it came (its annotations and logprobs are output about it, dropped).
     z.strictObject({
       type: z.literal("output_text"),
@@ -78,8 +82,10 @@ const functionCallOutputItemSchema = z.strictObject({
   type: z.literal("function_call_output"),
   id: z.string().optional(),
   call_id: nonEmptyString,
-  // A string, or OpenAI's list of input_text parts.
-  output: z.union([z.string(), list(nullMeansAbsent(inputTextSchema), MAX_ITEMS.contentBlocks)], { error: "must be a string or an array of input_text parts" }),
+  // A string, or OpenAI's list of input parts: Codex's view_image answers with an input_image.
+  output: z.union([z.string(), list(nullMeansAbsent(z.discriminatedUnion("type", [inputTextSchema, inputImageSchema, inputFileSchema])), MAX_ITEMS.contentBlocks)], {
+    error: "must be a string or an array of input_text, input_image or input_file parts",
+  }),
   status: z.enum(["in_progress", "completed", "incomplete"]).optional(),
 });
 
