@@ -9,7 +9,8 @@ import { parseConfig } from "../../core/config/load.ts";
 import { createCore, type Core } from "../../core/create-core.ts";
 import { ConnectError, errorDetailOf } from "../../core/errors.ts";
 import { tokenEstimateProfile } from "../../core/providers/token-estimates.ts";
-import { createInProcessCoreClient, type CoreClient } from "../../gateway/core-client.ts";
+import { createCoreServer } from "../../core/server.ts";
+import { createInProcessCoreClient, createRemoteCoreClient, type CoreClient } from "../../gateway/core-client.ts";
 import { CountTokensRequestSchema, GenerateRequestSchema, PublicFormat, Role, ToolChoice_Mode, type Message } from "../../gen/router/v1/inference_pb.js";
 import { startFakeAnthropicUpstream } from "../support/fake-anthropic-upstream.ts";
 import { FAKE_COUNTS } from "../support/fake-count-tokens.ts";
@@ -97,9 +98,9 @@ const WEATHER_TOOL = {
   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
 };
 
-function count(fields: RequestInit, apiKey = KEY) {
+function count(fields: RequestInit, apiKey = KEY, through = client) {
   const request = create(GenerateRequestSchema, { caller: { apiKey }, format: PublicFormat.MESSAGES, ...fields } as RequestInit);
-  return client.inference.countTokens(create(CountTokensRequestSchema, { request }));
+  return through.inference.countTokens(create(CountTokensRequestSchema, { request }));
 }
 
 async function failure(promise: Promise<unknown>) {
@@ -157,6 +158,16 @@ describe("exact counts from the provider", () => {
     expect(Object.keys(inner).sort()).toEqual(["contents", "model", "systemInstruction", "tools"]);
     expect(inner.model).toBe("models/gemini-count");
     expect(answer).toMatchObject({ inputTokens: FAKE_COUNTS.gemini(inner), exact: true, modelId: "count/gemini", provider: "gemini" });
+  });
+
+  it("answers the same over Connect, from a core in another process's place", async () => {
+    const server = await createCoreServer(core, { host: "127.0.0.1", port: 0 });
+    try {
+      const fields = { model: "count/claude", messages: [user("Hello over the wire")] };
+      expect(await count(fields, KEY, createRemoteCoreClient(server.url))).toEqual(await count(fields));
+    } finally {
+      await server.close();
+    }
   });
 
   it("counts a longer prompt as more tokens", async () => {
