@@ -78,6 +78,32 @@ describe("real agents through the Responses API", () => {
       expect(JSON.stringify(toolResultOf(sent[1]))).toContain(TOOL_OUTPUT);
     });
 
+    it("takes the SDK's model settings: sampling, limits, parallel tool calls, truncation, store, cache retention, reasoning summary, verbosity", async () => {
+      const { agent, runner, calls } = weatherAgent();
+      const tuned = agent.clone({
+        modelSettings: {
+          temperature: 0.5,
+          topP: 0.9,
+          maxTokens: 500,
+          parallelToolCalls: false,
+          truncation: "auto",
+          store: true,
+          promptCacheRetention: "24h",
+          reasoning: { summary: "auto" },
+          text: { verbosity: "medium" },
+        },
+      });
+      const result = await runner.run(tuned, "What is the weather in Paris?");
+      expect(calls).toEqual([{ city: "Paris" }]);
+      expect(result.finalOutput).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+      const sent = upstreams[protocol].requests.at(-1)!.body as Json;
+      if (protocol === "anthropic") {
+        expect(sent).toMatchObject({ temperature: 0.5, top_p: 0.9, max_tokens: 500, tool_choice: { type: "auto", disable_parallel_tool_use: true } });
+      } else {
+        expect(sent.generationConfig).toMatchObject({ temperature: 0.5, topP: 0.9, maxOutputTokens: 500 });
+      }
+    });
+
     it("continues the run through previous_response_id, the stored conversation on the gateway", async () => {
       const { agent, runner } = weatherAgent();
       const first = await runner.run(agent, "What is the weather in Paris?");
