@@ -3,6 +3,8 @@
 // speaking that protocol, and routing reads it there. Shared code never asks a
 // protocol's name: it asks its descriptor.
 
+import type { PublicFormat } from "../../gen/router/v1/inference_pb.js";
+
 /** The chat media options, by the output modality they steer. */
 export type MediaOutput = "image" | "audio";
 
@@ -47,4 +49,18 @@ export interface ProtocolCapabilities {
    * leaves the field out and returns a warning.
    */
   readonly parallelToolCalls: boolean;
+  /**
+   * The public format whose own wire this protocol speaks (Anthropic: the
+   * Messages format). A request in that format reaches it with nothing lost:
+   * its unmodelled blocks (NativePart), the originals of its blocks and
+   * tools, every pass-through field and its `anthropic-beta` values. Other
+   * routes get the typed parts only, with a warning for what was dropped.
+   */
+  readonly nativeFormat?: PublicFormat;
+  /**
+   * The server tools (GenerateRequest.server_tools by name) the protocol runs:
+   * `web_search`. A tool known only to the native format (an Anthropic code
+   * execution tool) is served by the native format's protocol alone.
+   */
+  readonly serverTools: readonly string[];
 }

@@ -15,6 +15,20 @@ export interface Requirement {
 }
 
 /**
+ * A server tool the route's protocol must run: `web_search` where the protocol
+ * has it; any other (an Anthropic tool type the hub does not model) on the
+ * request format's own protocol only.
+ */
+function serverToolRequirement(name: string, request: GenerateRequest): Requirement {
+  return {
+    reason: "server_tool",
+    param: "tools",
+    description: `the ${name} server tool`,
+    isMetBy: (route) => route.capabilities.serverTools.includes(name) || route.capabilities.nativeFormat === request.format,
+  };
+}
+
+/**
  * Characters per token assumed when estimating the prompt's size. Real
  * tokenizers average about 4 for English and fewer for code and other scripts;
  * 5 keeps the estimate low, so a request is refused only when it is clearly too long.
@@ -38,6 +52,7 @@ export function requirementsOf(request: GenerateRequest): Requirement[] {
       });
     }
   }
+  for (const tool of request.serverTools) requirements.push(serverToolRequirement(tool.name, request));
   const maxTokens = request.sampling?.maxTokens;
   if (maxTokens !== undefined) {
     requirements.push({

@@ -1,5 +1,9 @@
 // Parses the model strings of a request: `<provider>/<model>` with an optional
-// shortcut suffix (`:thinking`, `:free`).
+// shortcut suffix (`:thinking`, `:free`), and finds the catalogue model they
+// name (a bare name too, in the formats whose clients send one).
+import { PublicFormat, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+import type { Catalogue, CatalogueModel } from "../catalogue/catalogue.ts";
+import { Code, routerError } from "../errors.ts";
 export type ModelSuffix = "thinking" | "free";
 
 export interface ModelReference {
@@ -28,4 +32,34 @@ export function parseModelReference(requested: string, isKnownId: (id: string) =
 /** The bare model name of a catalogue id: `openai/gpt-4o` -> `gpt-4o`. */
 export function bareModelName(id: string): string {
   return id.slice(id.indexOf("/") + 1);
+}
+
+/**
+ * Formats whose clients name models without the provider (Anthropic's SDK and
+ * the coding agents send `claude-sonnet-4-5`): a bare name there resolves to
+ * the catalogue model whose bare name it is.
+ */
+const BARE_NAME_FORMATS = new Set([PublicFormat.MESSAGES, PublicFormat.INTERACTIONS]);
+
+/**
+ * The catalogue model a reference names: its id exactly, or in a bare-name
+ * format the one model with that bare name. Several with it: a 400 listing
+ * them; none: 404 model_not_found.
+ */
+export function findModel(catalogue: Catalogue, reference: ModelReference, request: Pick<GenerateRequest, "format" | "model">): CatalogueModel {
+  const param = reference.requested === request.model ? "model" : "models";
+  const exact = catalogue.get(reference.baseId);
+  if (exact) return exact;
+  if (BARE_NAME_FORMATS.has(request.format) && !reference.baseId.includes("/")) {
+    const matches = catalogue.models.filter((model) => bareModelName(model.config.id) === reference.baseId);
+    if (matches.length === 1) return matches[0];
+    if (matches.length > 1) {
+      const ids = matches.map((model) => model.config.id);
+      throw routerError(Code.InvalidArgument, "ambiguous_model", `Model ${reference.baseId} names several models: ${ids.join(", ")}; send one of these ids.`, {
+        param,
+        metadata: { candidates: ids },
+      });
+    }
+  }
+  throw routerError(Code.NotFound, "model_not_found", `Model ${reference.baseId} is not in the catalogue.`, { param });
 }

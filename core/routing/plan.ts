@@ -7,7 +7,8 @@ import { supportedParametersOf, type Catalogue, type CatalogueModel, type Provid
 import { noFreeModelAvailable } from "../accounts/refusals.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import { warning } from "../warnings.ts";
-import { parseModelReference, type ModelReference } from "./model-id.ts";
+import { findModel, parseModelReference, type ModelReference } from "./model-id.ts";
+import { withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
 import type { MediaOutput } from "../providers/capabilities.ts";
@@ -54,12 +55,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
       attempts.push(...freeRouterAttempts(reference.requested, request, catalogue, requirements, requestWarnings));
       continue;
     }
-    const model = catalogue.get(reference.baseId);
-    if (!model) {
-      throw routerError(Code.NotFound, "model_not_found", `Model ${reference.baseId} is not in the catalogue.`, {
-        param: reference.requested === request.model ? "model" : "models",
-      });
-    }
+    const model = findModel(catalogue, reference, request);
     const free = reference.suffix === "free";
     const routes = orderRoutes(model, request, free);
     if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
@@ -212,8 +208,14 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
   if (!route.capabilities.cacheControl && request.messages.some((m) => m.content.some((part) => part.cacheControl))) {
     warnings.push(warning("unsupported_parameter", "cache_control", `cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`));
   }
+  if (route.capabilities.nativeFormat !== request.format) {
+    const stripped = withoutNativeParts(adapted, route);
+    adapted = stripped.request;
+    warnings.push(...stripped.warnings);
+  }
   const passthrough = adapted.passthrough;
-  if (passthrough) {
+  // The native format's own protocol takes every field the format's decoder did not model.
+  if (passthrough && route.capabilities.nativeFormat !== request.format) {
     const carried = route.capabilities.passthrough;
     const dropped = Object.keys(passthrough).filter((field) => !carried.includes(field));
     if (dropped.length > 0) {

@@ -1,5 +1,6 @@
 // The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
 // `anthropic-version`, answered by one JSON message or by its SSE event stream.
+import { PublicFormat } from "../../../gen/router/v1/inference_pb.js";
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
@@ -14,7 +15,12 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 
 const protocol: HttpProtocol<AnthropicEvent> = {
   url: ({ provider }: UpstreamCall) => new URL(`${provider.base_url!.replace(/\/+$/, "")}/messages`),
-  headers: ({ apiKey }): Record<string, string> => ({ "anthropic-version": ANTHROPIC_VERSION, ...(apiKey ? { "x-api-key": apiKey } : {}) }),
+  headers: ({ apiKey, request }): Record<string, string> => ({
+    "anthropic-version": ANTHROPIC_VERSION,
+    ...(apiKey ? { "x-api-key": apiKey } : {}),
+    // A Messages request's betas; routing clears them for a request in another format.
+    ...(request.anthropicBeta.length > 0 ? { "anthropic-beta": request.anthropicBeta.join(",") } : {}),
+  }),
   convertRequest,
   errorOf: mapError,
   parse,
@@ -29,6 +35,8 @@ export const anthropicCapabilities: ProtocolCapabilities = {
   mediaOptions: [],
   passthrough: ["user"],
   parallelToolCalls: true,
+  nativeFormat: PublicFormat.MESSAGES,
+  serverTools: ["web_search"],
 };
 
 export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {

@@ -7,9 +7,11 @@ import {
   ToolChoice_Mode,
   type CacheControl,
   type ContentPart,
+  type FilePart,
   type GenerateRequest,
   type Message,
   type SamplingParams,
+  type ServerTool,
   type Warning,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
@@ -41,10 +43,19 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
   Object.assign(body, sampling, convertThinking(call, thinking), convertTools(request));
   const outputConfig = convertOutputConfig(call, thinking);
   if (outputConfig) body.output_config = outputConfig;
-  const user = request.passthrough?.user;
-  if (typeof user === "string") body.metadata = { user_id: user };
+  Object.assign(body, convertPassthrough(request));
   if (call.stream) body.stream = true;
   return { body, warnings };
+}
+
+/**
+ * The pass-through fields routing left (a Messages request's are all its
+ * unmodelled top-level fields, `service_tier` or `container` say), each as
+ * itself; `user` as Anthropic's `metadata.user_id`.
+ */
+function convertPassthrough(request: GenerateRequest): JsonObject {
+  const { user, ...fields } = request.passthrough ?? {};
+  return typeof user === "string" ? { ...fields, metadata: { user_id: user } } : fields;
 }
 
 const notCarried = (param: string, what = param) => warning("unsupported_parameter", param, `${what} is not supported by the Anthropic protocol and was ignored`);
@@ -172,14 +183,25 @@ function convertOutputConfig(call: UpstreamCall, thinking: ThinkingMode | undefi
 }
 
 function convertTools(request: GenerateRequest): JsonObject {
-  if (request.tools.length === 0) return {};
+  if (request.tools.length === 0 && request.serverTools.length === 0) return {};
   const out: JsonObject = {
-    tools: request.tools.map((tool) => ({
-      name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
-      input_schema: tool.parameters ?? { type: "object" },
-      ...(tool.strict ? { strict: true } : {}),
-    })),
+    tools: [
+      ...request.tools.map((tool) =>
+        // A Messages request's own definition, when it had fields the hub's Tool does not carry.
+        tool.original
+          ? tool.original
+          : withCacheControl(
+              {
+                name: tool.name,
+                ...(tool.description ? { description: tool.description } : {}),
+                input_schema: tool.parameters ?? { type: "object" },
+                ...(tool.strict ? { strict: true } : {}),
+              },
+              tool.cacheControl,
+            ),
+      ),
+      ...request.serverTools.map(serverToolOf),
+    ],
   };
   const choice = request.toolChoice;
   switch (choice?.mode) {
@@ -203,6 +225,22 @@ function convertTools(request: GenerateRequest): JsonObject {
   return out;
 }
 
+/** A server tool: a Messages request's own definition as it came, else web search in Anthropic's terms. */
+function serverToolOf(tool: ServerTool): JsonObject {
+  if (tool.native) return tool.native;
+  return {
+    type: WEB_SEARCH_TOOL,
+    name: "web_search",
+    ...(tool.maxUses !== undefined ? { max_uses: tool.maxUses } : {}),
+    ...(tool.allowedDomains.length > 0 ? { allowed_domains: tool.allowedDomains } : {}),
+    ...(tool.blockedDomains.length > 0 ? { blocked_domains: tool.blockedDomains } : {}),
+    ...(tool.userLocation ? { user_location: tool.userLocation } : {}),
+  };
+}
+
+/** The web search tool version sent for a request in another format. */
+const WEB_SEARCH_TOOL = "web_search_20250305";
+
 // ---- system and messages ----
 
 const isSystem = (message: Message) => message.role === Role.SYSTEM || message.role === Role.DEVELOPER;
@@ -211,7 +249,7 @@ const isSystem = (message: Message) => message.role === Role.SYSTEM || message.r
 function convertSystem(request: GenerateRequest, warnings: Warning[]): JsonObject[] {
   const blocks = request.messages
     .filter(isSystem)
-    .flatMap((message) => message.content.flatMap((part) => (part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [])));
+    .flatMap((message) => message.content.flatMap((part) => (part.original ? [part.original] : part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [])));
   if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) {
     blocks.push({ type: "text", text: JSON_OBJECT_INSTRUCTION });
     warnings.push(warning("adjusted_parameter", "response_format", "Anthropic has no json_object mode: the system prompt asks for a single JSON object instead"));
@@ -261,6 +299,12 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
   const reasoning: JsonObject[] = [];
   const rest: JsonObject[] = [];
   for (const part of message.content) {
+    // A Messages request's own block, as it came (routing left it for this protocol only).
+    const own = ownBlock(part);
+    if (own) {
+      (part.part.case === "reasoning" ? reasoning : rest).push(own);
+      continue;
+    }
     switch (part.part.case) {
       case "reasoning": {
         const { text, signature, redactedData } = part.part.value;
@@ -280,7 +324,16 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
   return [...reasoning, ...rest];
 }
 
+/** A Messages request's block as it came: its original, or a block the hub does not model. */
+function ownBlock(part: ContentPart): JsonObject | undefined {
+  if (part.original) return part.original;
+  if (part.part.case === "native" && part.part.value.block) return part.part.value.block;
+  return undefined;
+}
+
 function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] {
+  const own = ownBlock(part);
+  if (own) return [own];
   const cache = part.cacheControl;
   switch (part.part.case) {
     case "text":
@@ -288,10 +341,10 @@ function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] 
     case "image":
       return [withCacheControl({ type: "image", source: mediaSource(part.part.value.url) }, cache)];
     case "file": {
-      const { fileData, mimeType, filename, url } = part.part.value;
-      const document = fileData ? documentBlock(fileData, mimeType, filename) : url ? { type: "document", source: { type: "url", url }, ...(filename ? { title: filename } : {}) } : undefined;
+      const file = part.part.value;
+      const document = file.fileData ? documentBlock(file.fileData, file.mimeType, file.filename) : file.url ? { type: "document", source: { type: "url", url: file.url }, ...(file.filename ? { title: file.filename } : {}) } : undefined;
       if (!document) drops.add("fileId");
-      return document ? [withCacheControl(document, cache)] : [];
+      return document ? [withCacheControl(describedDocument(document, file), cache)] : [];
     }
     case "toolResult": {
       const { toolCallId, content, isError } = part.part.value;
@@ -337,6 +390,16 @@ function documentBlock(fileData: string, mimeType: string, filename: string): Js
       ? { type: "text", media_type: "text/plain", data: Buffer.from(data.data, "base64").toString("utf8") }
       : { type: "base64", media_type: data.mimeType, data: data.data };
   return { type: "document", source, ...(filename ? { title: filename } : {}) };
+}
+
+/** A document's title, context and citations switch, where the request gave them (a Messages request's document). */
+function describedDocument(document: JsonObject, file: FilePart): JsonObject {
+  return {
+    ...document,
+    ...(file.title ? { title: file.title } : {}),
+    ...(file.context ? { context: file.context } : {}),
+    ...(file.citations ? { citations: { enabled: true } } : {}),
+  };
 }
 
 /** Tool-call arguments go up as an object; text that is not one is the caller's error, not the provider's. */

@@ -26,6 +26,8 @@ export const geminiCapabilities: ProtocolCapabilities = {
   mediaOptions: ["image", "audio"],
   passthrough: [],
   parallelToolCalls: false,
+  // Grounding with Google Search.
+  serverTools: ["web_search"],
 };
 
 export function createGeminiAdapter(http: HttpClient): ProviderAdapter {

@@ -43,6 +43,14 @@ function convertTools(request: GenerateRequest, warnings: Warning[]): JsonObject
     const functionCallingConfig = convertToolChoice(request);
     if (functionCallingConfig) body.toolConfig = { functionCallingConfig };
   }
+  // Web search is Grounding with Google Search, which takes no options: the rest is said not carried.
+  const webSearch = request.serverTools.find((tool) => tool.name === "web_search");
+  if (webSearch) {
+    body.tools = [...((body.tools as JsonObject[] | undefined) ?? []), { googleSearch: {} }];
+    if (webSearch.maxUses !== undefined || webSearch.allowedDomains.length > 0 || webSearch.blockedDomains.length > 0 || webSearch.userLocation) {
+      warnings.push(notCarried("tools", "web search options (max_uses, allowed and blocked domains, user location)"));
+    }
+  }
   return body;
 }
 

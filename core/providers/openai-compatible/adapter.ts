@@ -15,6 +15,7 @@ export const openAiCompatibleCapabilities: ProtocolCapabilities = {
   mediaOptions: [],
   passthrough: ["user"],
   parallelToolCalls: true,
+  serverTools: [],
 };
 
 export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter {

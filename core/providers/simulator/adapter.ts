@@ -24,6 +24,7 @@ export const simulatorCapabilities: ProtocolCapabilities = {
   mediaOptions: ["audio"],
   passthrough: [],
   parallelToolCalls: true,
+  serverTools: [],
 };
 
 export function createSimulatorAdapter(): ProviderAdapter {

@@ -19,7 +19,7 @@ import { BlockType, FinishReason, GenerateRequestSchema, Role, type GenerateResp
 const NEW_PROTOCOL = "brand-new-protocol" as ProviderProtocol;
 const API_KEY = "sk-new-protocol";
 
-const capabilities: ProtocolCapabilities = { reasoning: "budget", cacheControl: false, mediaOptions: [], passthrough: [], parallelToolCalls: true };
+const capabilities: ProtocolCapabilities = { reasoning: "budget", cacheControl: false, mediaOptions: [], passthrough: [], parallelToolCalls: true, serverTools: [] };
 
 const config = parseConfig(
   JSON.stringify({

@@ -12,7 +12,7 @@ import { GenerateRequestSchema, Role } from "../../../gen/router/v1/inference_pb
 
 const MADE_UP = "made-up-protocol" as ProviderProtocol;
 
-const NOTHING: ProtocolCapabilities = { reasoning: "effort", cacheControl: false, mediaOptions: [], passthrough: [], parallelToolCalls: false };
+const NOTHING: ProtocolCapabilities = { reasoning: "effort", cacheControl: false, mediaOptions: [], passthrough: [], parallelToolCalls: false, serverTools: [] };
 
 /** One model generating text, images and audio, served by one provider of the made-up protocol. */
 function catalogueWith(capabilities: ProtocolCapabilities, pricing: Record<string, string> = {}): Catalogue {
