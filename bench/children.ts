@@ -17,10 +17,21 @@ export interface Child {
   cpuMicros(): Promise<number>;
   /** Resident set size at the last cpuMicros() answer, in bytes. */
   lastRss: number;
+  /** GC pauses, event-loop stalls and peak heap between the last two cpuMicros() answers (cpu-probe.ts). */
+  lastStats: ProbeStats | undefined;
+  /** Writes a V8 heap snapshot of the child to `file` (it pauses the child for seconds). */
+  heapSnapshot(file: string): Promise<void>;
   /** Ends the child: closes IPC (the probe exits cleanly), then SIGTERM, then SIGKILL. */
   stop(): Promise<void>;
   /** The last lines the child wrote, for error reports. */
   output(): string;
+}
+
+export interface ProbeStats {
+  gc: { youngCount: number; youngMs: number; youngMaxMs: number; fullCount: number; fullMs: number; fullMaxMs: number };
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
+  heapPeakBytes: number;
 }
 
 export interface StartOptions {
@@ -56,12 +67,16 @@ export async function startChild(options: StartOptions): Promise<Child> {
   const waiting = new Map<number, (micros: number) => void>();
   let url = "";
   let lastRss = 0;
+  let lastStats: ProbeStats | undefined;
   let readyResolve: (url: string) => void = () => {};
   const readyByIpc = new Promise<string>((resolve) => (readyResolve = resolve));
-  proc.on("message", (message: { type?: string; id?: number; user?: number; system?: number; rss?: number; url?: string }) => {
+  proc.on("message", (message: { type?: string; id?: number; user?: number; system?: number; rss?: number; url?: string; stats?: ProbeStats }) => {
     if (message.type === "bench:ready" && message.url) readyResolve(message.url);
-    if (message.type === "bench:cpu" && message.id !== undefined) {
+    if (message.type === "bench:cpu") {
       lastRss = message.rss ?? 0;
+      lastStats = message.stats;
+    }
+    if ((message.type === "bench:cpu" || message.type === "bench:heapsnapshot") && message.id !== undefined) {
       waiting.get(message.id)?.((message.user ?? 0) + (message.system ?? 0));
       waiting.delete(message.id);
     }
@@ -96,6 +111,16 @@ export async function startChild(options: StartOptions): Promise<Child> {
     url,
     get lastRss() {
       return lastRss;
+    },
+    get lastStats() {
+      return lastStats;
+    },
+    heapSnapshot(file) {
+      const id = nextId++;
+      return new Promise<void>((resolve) => {
+        waiting.set(id, () => resolve());
+        proc.send({ type: "bench:heapsnapshot", id, path: file });
+      });
     },
     cpuMicros() {
       const id = nextId++;

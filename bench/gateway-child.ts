@@ -1,6 +1,8 @@
 // The gateway under test as a child of the benchmark: the temporary config the
 // suites give it (one bench model, written to a temp dir) and its start
-// (gateway/main.ts of a checkout, on a free port, readiness polled).
+// (gateway/main.ts of a checkout with the Node options of its `npm start`, on
+// a free port, readiness polled).
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { freePort, startChild, type Child } from "./children.ts";
@@ -41,6 +43,19 @@ export interface GatewayOptions {
   execArgv?: string[];
 }
 
+/**
+ * The Node options of the checkout's `npm start` (`node [options] gateway/main.ts`
+ * in its package.json), so that the benchmark runs the gateway the way users
+ * start it; none when the script has none (or an older checkout has no such script).
+ */
+export function startScriptNodeOptions(root: string): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts?.start ?? "";
+  const words = start.trim().split(/\s+/);
+  const main = words.indexOf("gateway/main.ts");
+  if (words[0] !== "node" || main < 0) return [];
+  return words.slice(1, main);
+}
+
 export async function startGateway(options: GatewayOptions): Promise<Child> {
   const port = await freePort();
   return startChild({
@@ -55,7 +70,7 @@ export async function startGateway(options: GatewayOptions): Promise<Child> {
       LOG_LEVEL: options.logLevel,
       ...options.env,
     },
-    execArgv: options.execArgv,
+    execArgv: [...startScriptNodeOptions(options.root), ...(options.execArgv ?? [])],
     ready: { poll: `http://127.0.0.1:${port}/api/v1/models`, url: `http://127.0.0.1:${port}` },
   });
 }

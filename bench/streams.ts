@@ -15,20 +15,22 @@
 //
 // Options: --rounds N (4)  --streams N (1000)  --ramp-ms MS (1000)  --tokens N (12)
 //   --token-interval-ms MS (250)  --candidate DIR  --log-level L (silent)  --quick (2 rounds)
+//   --heap-snapshot (a heap snapshot of each gateway at the peak of its first measured phase)
+//   --profile (the floor and each gateway under --cpu-prof; profiles in bench/results/profiles/streams-<name>/)
 // Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { json } from "node:stream/consumers";
 import { performance } from "node:perf_hooks";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { startChild, type Child } from "./children.ts";
+import { startChild, type Child, type ProbeStats } from "./children.ts";
 import { benchModel, startGateway, writeGatewayConfig } from "./gateway-child.ts";
 import { createClient, percentile, type Client, type Target } from "./load.ts";
 import { machineCpu } from "./machine-cpu.ts";
 import { int, requireNode24 } from "./options.ts";
-import { environmentLine, fmt, log, range, ROOT, targetsSection, verdict, writeReport } from "./report.ts";
+import { environmentLine, fmt, log, range, RESULTS_DIR, ROOT, targetsSection, verdict, writeReport } from "./report.ts";
 import { RunResources } from "./resources.ts";
 import { FIRST_TOKEN, streamRun, type StreamResult } from "./stream-load.ts";
 
@@ -45,6 +47,8 @@ const { values: flags } = parseArgs({
     "log-level": { type: "string", default: "silent" },
     out: { type: "string", default: "streams.md" },
     quick: { type: "boolean", default: false },
+    "heap-snapshot": { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
   },
 });
 const settings = {
@@ -105,15 +109,32 @@ const upstream = await startChild({
   ready: { ipc: true },
 });
 run.children.push(upstream);
-const floor = await startChild({ name: "floor proxy", module: new URL("./floor-proxy.ts", import.meta.url), env: { BENCH_UPSTREAM_URL: upstream.url }, ready: { ipc: true } });
+const profileDir = (name: string) => path.join(RESULTS_DIR, "profiles", `streams-${name}`);
+const profileArgs = (name: string) => (flags.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir(name)] : []);
+const floor = await startChild({
+  name: "floor proxy",
+  module: new URL("./floor-proxy.ts", import.meta.url),
+  env: { BENCH_UPSTREAM_URL: upstream.url },
+  execArgv: profileArgs("floor"),
+  ready: { ipc: true },
+});
 run.children.push(floor);
 const configPath = await writeGatewayConfig(tempDir, {
   providers: [{ id: "bench", label: "Bench upstream", protocol: "openai-compatible", base_url: `${upstream.url}/v1`, api_key_env: "BENCH_UPSTREAM_KEY" }],
   models: [benchModel(MODEL_ID, "Bench stream", [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }])],
   organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
 });
+if (flags["heap-snapshot"]) mkdirSync(path.join(RESULTS_DIR, "profiles"), { recursive: true });
 const startGatewayOf = (name: string, root: string) =>
-  startGateway({ name, root, configPath, devKey: DEV_KEY, logLevel: settings.logLevel, env: { BENCH_UPSTREAM_KEY: "sk-upstream-bench" } });
+  startGateway({
+    name,
+    root,
+    configPath,
+    devKey: DEV_KEY,
+    logLevel: settings.logLevel,
+    env: { BENCH_UPSTREAM_KEY: "sk-upstream-bench" },
+    execArgv: profileArgs(name),
+  });
 const gateway = await startGatewayOf("gateway", ROOT);
 run.children.push(gateway);
 const candidate = CANDIDATE_ROOT ? await startGatewayOf("candidate", CANDIDATE_ROOT) : undefined;
@@ -137,11 +158,13 @@ interface Tally {
   /** Connections the upstream accepted during the phases (0 once the hop's pool is warm). */
   upstreamConnections: number;
   hopCpuMicros: number;
+  /** The hop's GC pauses, event-loop stalls and peak heap, per round (cpu-probe.ts). */
+  hopStats: ProbeStats[];
   /** Share of the machine's CPU that other processes (not this benchmark's) used, per round. */
   otherShare: number[];
 }
 
-const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], upstreamConnections: 0, hopCpuMicros: 0, otherShare: [] });
+const emptyTally = (): Tally => ({ firstToken: [], duration: [], roundP99: [], errors: 0, streams: 0, upstreamPeak: [], upstreamConnections: 0, hopCpuMicros: 0, hopStats: [], otherShare: [] });
 const tallies = Object.fromEntries(PATHS.map((name) => [name, emptyTally()])) as Record<PathName, Tally>;
 
 try {
@@ -172,19 +195,34 @@ async function ownCpu(): Promise<number> {
   return own.user + own.system + children.reduce((sum, micros) => sum + micros, 0);
 }
 
-async function phase(name: PathName): Promise<{ result: StreamResult; upstreamPeak: number; upstreamConnections: number; hopCpuMicros: number; otherShare: number }> {
+interface PhaseResult {
+  result: StreamResult;
+  upstreamPeak: number;
+  upstreamConnections: number;
+  hopCpuMicros: number;
+  hopStats: ProbeStats | undefined;
+  otherShare: number;
+}
+
+/** `snapshot`: a heap snapshot of the hop into that file once the ramp is over (all streams open). */
+async function phase(name: PathName, snapshot?: string): Promise<PhaseResult> {
   await settle();
   await upstreamStats(); // starts a new peak
-  const cpuBefore = (await hopOf[name]?.cpuMicros()) ?? 0;
   const [machineBefore, ownBefore] = [machineCpu(), await ownCpu()];
+  // Last, so that the hop's GC and stall counts start with the phase.
+  const cpuBefore = (await hopOf[name]?.cpuMicros()) ?? 0;
+  const snapshotTaken = snapshot ? sleep(settings.rampMs + 200).then(() => hopOf[name]?.heapSnapshot(snapshot)) : undefined;
   const result = await streamRun(clients[name], targetFor(name), FIRST_TOKEN, settings.streams, settings.rampMs, phaseLimitMs);
-  const [machineAfter, ownAfter] = [machineCpu(), await ownCpu()];
+  await snapshotTaken;
+  // First, so that its GC and stall counts end with the phase.
   const cpuAfter = (await hopOf[name]?.cpuMicros()) ?? 0;
+  const hopStats = hopOf[name]?.lastStats;
+  const [machineAfter, ownAfter] = [machineCpu(), await ownCpu()];
   const otherShare =
     machineBefore && machineAfter ? (machineAfter.busy - machineBefore.busy - (ownAfter - ownBefore)) / (machineAfter.total - machineBefore.total) : Number.NaN;
   // The stats request itself comes on a connection of its own: not counted.
   const { peak, connections } = await upstreamStats();
-  return { result, upstreamPeak: peak, upstreamConnections: connections - 1, hopCpuMicros: cpuAfter - cpuBefore, otherShare: Math.max(0, otherShare) };
+  return { result, upstreamPeak: peak, upstreamConnections: connections - 1, hopCpuMicros: cpuAfter - cpuBefore, hopStats, otherShare: Math.max(0, otherShare) };
 }
 
 async function main() {
@@ -200,7 +238,9 @@ async function main() {
     const order = round % 2 === 1 ? PATHS : [...PATHS].reverse();
     const line: string[] = [];
     for (const name of order) {
-      const { result, upstreamPeak, upstreamConnections, hopCpuMicros, otherShare } = await phase(name);
+      const snapshot = flags["heap-snapshot"] && round === 1 && hopOf[name] && name !== "floor" ? path.join(RESULTS_DIR, "profiles", `streams-${name}.heapsnapshot`) : undefined;
+      if (snapshot) log(`${name}: heap snapshot at the peak of this phase -> ${path.relative(ROOT, snapshot)} (its round is slower)`);
+      const { result, upstreamPeak, upstreamConnections, hopCpuMicros, hopStats, otherShare } = await phase(name, snapshot);
       const tally = tallies[name];
       tally.firstToken.push(...result.firstToken);
       tally.duration.push(...result.duration);
@@ -210,8 +250,10 @@ async function main() {
       tally.upstreamPeak.push(upstreamPeak);
       tally.upstreamConnections += upstreamConnections;
       tally.hopCpuMicros += hopCpuMicros;
+      if (hopStats) tally.hopStats.push(hopStats);
       tally.otherShare.push(otherShare);
-      line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak} others ${fmt(100 * otherShare, 0)}%${result.errors ? ` errors ${result.errors}` : ""}`);
+      const pauses = hopStats ? ` gc ${fmt(hopStats.gc.youngMs + hopStats.gc.fullMs, 0)} ms (max ${fmt(Math.max(hopStats.gc.youngMaxMs, hopStats.gc.fullMaxMs), 1)}) stall max ${fmt(hopStats.loopDelayMaxMs, 1)} ms heap ${fmt(hopStats.heapPeakBytes / 2 ** 20, 0)} MiB` : "";
+      line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak}${pauses} others ${fmt(100 * otherShare, 0)}%${result.errors ? ` errors ${result.errors}` : ""}`);
     }
     log(`round ${round}/${settings.rounds}: ${line.join(", ")}`);
   }
@@ -248,6 +290,21 @@ function renderReport(totalSeconds: number): string {
     out.push(`| ${round + 1} | ${PATHS.map((name) => `${fmt(tallies[name].roundP99[round], 1)} (${fmt(100 * tallies[name].otherShare[round], 0)}%)`).join(" | ")} |`);
   }
   out.push("");
+  // What makes a tail in the hops themselves: GC pauses, event-loop stalls, heap held with every stream open.
+  const hops = PATHS.filter((name) => tallies[name].hopStats.length > 0);
+  out.push(
+    "| path | GC pause total per phase ms (young / other) | young GCs per phase | longest GC pause ms | longest event-loop stall ms, per round | event-loop stall p99 ms | peak heap MiB, per round |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  );
+  for (const name of hops) {
+    const stats = tallies[name].hopStats;
+    const mean = (pick: (s: ProbeStats) => number) => stats.reduce((sum, s) => sum + pick(s), 0) / stats.length;
+    out.push(
+      `| ${name} | ${fmt(mean((s) => s.gc.youngMs), 0)} / ${fmt(mean((s) => s.gc.fullMs), 0)} | ${fmt(mean((s) => s.gc.youngCount), 0)} | ${fmt(Math.max(...stats.map((s) => Math.max(s.gc.youngMaxMs, s.gc.fullMaxMs))), 1)} | ` +
+        `${range(stats.map((s) => s.loopDelayMaxMs), 1)} | ${fmt(Math.max(...stats.map((s) => s.loopDelayP99Ms)), 1)} | ${range(stats.map((s) => s.heapPeakBytes / 2 ** 20), 0)} |`,
+    );
+  }
+  out.push("");
   const floorP99 = percentile(tallies.floor.firstToken, 99);
   const checks: string[] = [];
   for (const name of PATHS.filter((n) => n === "gateway" || n === "candidate")) {
@@ -268,6 +325,7 @@ function renderReport(totalSeconds: number): string {
   out.push(
     "Hop CPU = user+system CPU of the proxy's or gateway's process during the phase (ramp and whole streams), divided by the streams. " +
       "New upstream connections: those the upstream accepted during the measured phases (after the warm-up a pooled hop opens none; direct's are the client's). " +
+      "GC pauses and event-loop stalls: the hop's own (PerformanceObserver \`gc\` entries and monitorEventLoopDelay at 10 ms resolution in the preloaded cpu-probe.ts), from the phase's start to the last stream's end. " +
       "Others' CPU = the share of the whole machine's CPU (/proc/stat) that processes outside this benchmark used during the phase. " +
       "On this 2-core machine the load generator, the upstream and the hop share the CPUs with whatever else runs, so compare paths within one run.",
     "",
