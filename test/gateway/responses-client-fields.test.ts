@@ -247,6 +247,17 @@ describe("Responses fields real clients send", () => {
       await expect400({ reasoning: { summary: "verbose" } }, "reasoning.summary");
     });
 
+    it("reasoning.effort xhigh and max (OpenAI's newest levels, Codex's model_reasoning_effort takes xhigh) are served as high, with a warning", async () => {
+      for (const effort of ["xhigh", "max"]) {
+        const { status, warnings, body } = await ok(ANTHROPIC, { reasoning: { effort }, max_output_tokens: 4096 });
+        expect(status).toBe(200);
+        expect(warnings).toContain(`reasoning.effort ${effort} was served as high, the router's highest level`);
+        expect(body.reasoning.effort).toBe(effort);
+        // Anthropic thinks on a budget: high's share of the completion limit.
+        expect(sentTo("anthropic").thinking).toEqual({ type: "enabled", budget_tokens: 3276 });
+      }
+    });
+
     it("client_metadata (Codex CLI's window and turn ids) is accepted and read by no one", async () => {
       const { status, warnings } = await ok(OPENAI, { client_metadata: { thread_id: "t-1", turn_id: "u-1" } });
       expect(status).toBe(200);

@@ -62,7 +62,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       toolChoice: toolChoiceInit(parsed.tool_choice),
       parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: responseFormatInit(parsed.text?.format),
-      reasoning: parsed.reasoning?.effort === undefined ? undefined : { effort: parsed.reasoning.effort },
+      reasoning: parsed.reasoning?.effort === undefined ? undefined : { effort: routerEffort(parsed.reasoning.effort) },
       passthrough: endUserOf(parsed) === undefined ? undefined : { user: endUserOf(parsed)! },
       conversation: parsed.previous_response_id === undefined ? undefined : { previousId: parsed.previous_response_id },
       store: parsed.store,
@@ -83,6 +83,9 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
  * name for the same stable per-user id.
  */
 const endUserOf = (body: ResponsesRequestBody) => body.user ?? body.safety_identifier;
+
+/** The router's levels stop at high: OpenAI's xhigh and max are served as it (with a warning, field-warnings.ts). */
+const routerEffort = (effort: NonNullable<NonNullable<ResponsesRequestBody["reasoning"]>["effort"]>) => (effort === "xhigh" || effort === "max" ? "high" : effort);
 
 type MessageInit = MessageInitShape<typeof MessageSchema>;
 type PartInit = MessageInitShape<typeof ContentPartSchema>;

@@ -18,6 +18,10 @@ export function fieldWarnings(body: ResponsesRequestBody): Warning[] {
   const warnings = body.droppedTools.map(({ index, type, name }) =>
     warning("unsupported_parameter", `tools[${index}]`, `tools[${index}] (${type}${name ? ` ${name}` : ""}) was left out: ${DROPPED_TOOL_REASONS[type]}`),
   );
+  const effort = body.reasoning?.effort;
+  if (effort === "xhigh" || effort === "max") {
+    warnings.push(warning("adjusted_parameter", "reasoning.effort", `reasoning.effort ${effort} was served as high, the router's highest level`));
+  }
   if (body.truncation === "auto") {
     warnings.push(warning("adjusted_parameter", "truncation", "truncation auto was served as disabled: the gateway never drops input items, so an input longer than the model's context is refused"));
   }

@@ -190,7 +190,8 @@ const textFormatSchema = nullMeansAbsent(
 
 const reasoningSchema = nullMeansAbsent(
   z.strictObject({
-    effort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+    // xhigh and max are OpenAI's newest levels; the router's stop at high (field-warnings.ts).
+    effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]).optional(),
     summary: z.enum(["auto", "concise", "detailed"]).optional(),
   }),
 );
