@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { signatureOfTurn } from "../support/conversation-model.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
-import { closeProtocolUpstreams, protocolConfig, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
+import { parseConfig } from "../../core/config/load.ts";
+import { closeProtocolUpstreams, protocolConfigDocument, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
 
 type Json = Record<string, any>;
@@ -23,6 +24,7 @@ type Json = Record<string, any>;
 // "conversation" models sign their thinking per request and refuse a signature they did not give (conversation-model.ts).
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent" };
 const TOOL_OUTPUT = "21 degrees and sunny";
+const KNOWN_TO_CODEX = "openai/gpt-5.5";
 
 describe("real agents through the Responses API", () => {
   let upstreams: Record<Protocol, FakeUpstream>;
@@ -30,7 +32,12 @@ describe("real agents through the Responses API", () => {
 
   beforeAll(async () => {
     upstreams = await startProtocolUpstreams();
-    gateway = await startGateway(protocolConfig(urlsOf(upstreams), "agents", UPSTREAM_MODEL));
+    // Besides agents/<protocol>: openai/gpt-5.5, a model Codex knows (it then sends its custom apply_patch, tool_search and
+    // text.verbosity too), served by the Anthropic fake.
+    const document = protocolConfigDocument(urlsOf(upstreams), "agents", UPSTREAM_MODEL);
+    const onAnthropic = document.models.find((model) => model.id === "agents/anthropic")!;
+    document.models.push({ ...onAnthropic, id: KNOWN_TO_CODEX, name: "GPT-5.5 on the Anthropic fake" });
+    gateway = await startGateway(parseConfig(JSON.stringify(document)));
   });
 
   afterAll(async () => {
@@ -117,10 +124,11 @@ describe("real agents through the Responses API", () => {
   });
 
   describe.each([
-    { protocol: "anthropic" as const, effort: undefined, label: "its defaults" },
-    { protocol: "gemini" as const, effort: undefined, label: "its defaults" },
-    { protocol: "anthropic" as const, effort: "high", label: "model_reasoning_effort high" },
-  ])("Codex CLI on $protocol with $label", ({ protocol, effort }) => {
+    { protocol: "anthropic" as const, model: "agents/anthropic", effort: undefined, label: "its defaults" },
+    { protocol: "gemini" as const, model: "agents/gemini", effort: undefined, label: "its defaults" },
+    { protocol: "anthropic" as const, model: "agents/anthropic", effort: "high", label: "model_reasoning_effort high" },
+    { protocol: "anthropic" as const, model: KNOWN_TO_CODEX, effort: undefined, label: `a model it knows (${KNOWN_TO_CODEX})` },
+  ])("Codex CLI on $protocol with $label", ({ protocol, model, effort }) => {
     let home: string;
 
     beforeAll(async () => {
@@ -140,7 +148,7 @@ describe("real agents through the Responses API", () => {
       await writeFile(
         join(codexHome, "config.toml"),
         [
-          `model = "agents/${protocol}"`,
+          `model = "${model}"`,
           `model_provider = "gateway"`,
           `check_for_update_on_startup = false`,
           ...(effort ? [`model_reasoning_effort = "${effort}"`] : []),
@@ -168,7 +176,14 @@ describe("real agents through the Responses API", () => {
       const sent = upstreams[protocol].requests.slice(before).map((request) => request.body as Json);
       expect(sent).toHaveLength(2);
       expect(toolResultCount(protocol, sent[1])).toBe(2);
-      if (effort) {
+      if (model === KNOWN_TO_CODEX) {
+        // Its custom apply_patch, tool_search and web_search were left out; its function tools went upstream.
+        const names = (sent[0].tools as Json[]).map((tool) => tool.name);
+        expect(names).not.toContain("apply_patch");
+        expect(names.slice(0, 2)).toEqual(["exec_command", "write_stdin"]);
+      }
+      // Asked for reasoning (configured, or effort medium on a model it knows), Anthropic thinks on a budget.
+      if (effort || model === KNOWN_TO_CODEX) {
         // Codex keeps no state on the server (store: false): it replays the reasoning item, and Anthropic's signature in its
         // encrypted_content comes back byte for byte, ahead of the tool calls (the fake refuses a signature it did not give).
         expect(sent[0].thinking).toMatchObject({ type: "enabled" });
