@@ -12,18 +12,40 @@ import type { FoldedResponse } from "../../fold.ts";
 import { exactNumber } from "../../json.ts";
 
 export function encodeMessage(folded: FoldedResponse) {
+  const stopReason = stopReasonOf(folded.finishReason, folded.rawFinishReason, folded.stopSequence);
   return {
     ...messageHead(folded.start),
     content: folded.blocks.flatMap((block) => contentBlockOf(block) ?? []),
-    stop_reason: stopReasonOf(folded.finishReason, folded.rawFinishReason, folded.stopSequence),
+    stop_reason: stopReason,
     stop_sequence: folded.stopSequence || null,
+    stop_details: stopDetailsOf(stopReason),
     usage: encodeUsage(folded.usage, folded.start),
   };
 }
 
-/** The message's fields before any content (message_start's message). */
+/**
+ * The message's fields before any content (message_start's message). The
+ * SDK's Message type declares `container`, `stop_details` and `diagnostics`
+ * as always present (null when they do not apply), so they are sent as null.
+ */
 export function messageHead(start: ResponseStart) {
-  return { id: start.id, type: "message", role: "assistant", model: start.model, content: [] as unknown[], stop_reason: null, stop_sequence: null };
+  return {
+    id: start.id,
+    type: "message",
+    role: "assistant",
+    model: start.model,
+    content: [] as unknown[],
+    stop_reason: null,
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
+  };
+}
+
+/** A refusal's details (Anthropic's RefusalStopDetails): the hub knows no category or explanation. */
+export function stopDetailsOf(stopReason: string) {
+  return stopReason === "refusal" ? { type: "refusal", category: null, explanation: null } : null;
 }
 
 const ANTHROPIC_STOP_REASONS = new Set(["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"]);
@@ -45,19 +67,27 @@ export function stopReasonOf(reason: FinishReason, raw: string, stopSequence: st
 
 /**
  * Anthropic's usage: its input_tokens leave out the cache reads and writes,
- * which have their own counts (the hub's include them); plus the spec's
- * `cost`, `chat_id` and `provider`.
+ * which have their own counts (the hub's include them); reasoning tokens as
+ * `output_tokens_details.thinking_tokens`; the SDK's other always-present
+ * fields null (the hub does not know them); plus the spec's `cost`, `chat_id`
+ * and `provider`.
  */
 export function encodeUsage(usage: Usage | undefined, start: ResponseStart) {
   const cached = usage?.cachedInputTokens ?? 0;
   const written = usage?.cacheWriteTokens ?? 0;
   const written1h = usage?.cacheWrite1hTokens ?? 0;
+  const thinking = usage?.reasoningTokens ?? 0;
   return {
     input_tokens: Math.max(0, (usage?.inputTokens ?? 0) - cached - written),
     output_tokens: usage?.outputTokens ?? 0,
     cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
     cache_creation: { ephemeral_5m_input_tokens: written - written1h, ephemeral_1h_input_tokens: written1h },
+    output_tokens_details: thinking > 0 ? { thinking_tokens: thinking } : null,
+    server_tool_use: null,
+    service_tier: null,
+    inference_geo: null,
+    speed: null,
     cost: exactNumber(usage?.cost || "0"),
     chat_id: start.id,
     provider: start.provider,
@@ -95,15 +125,18 @@ export function contentBlockStart(block: TrackedBlock): Record<string, unknown> 
     case BlockType.REASONING:
       return block.redactedData ? { type: "redacted_thinking", data: block.redactedData } : { type: "thinking", thinking: "", signature: "" };
     case BlockType.TOOL_CALL:
-      return { type: "tool_use", id: start.toolCallId, name: start.toolName, input: {}, caller: { type: "direct" } };
+      return { type: "tool_use", id: start.toolCallId, name: start.toolName, input: {}, caller: DIRECT };
     case BlockType.SERVER_TOOL_CALL:
-      return { type: "server_tool_use", id: start.id, name: start.serverToolName, input: {} };
+      return { type: "server_tool_use", id: start.id, name: start.serverToolName, input: {}, caller: DIRECT };
     case BlockType.SERVER_TOOL_RESULT:
-      return { type: `${start.serverToolName}_tool_result`, tool_use_id: start.serverToolCallId, content: parsedInput(block.text, []) };
+      return { type: `${start.serverToolName}_tool_result`, tool_use_id: start.serverToolCallId, content: parsedInput(block.text, []), caller: DIRECT };
     default:
       return undefined;
   }
 }
+
+/** Who called a tool (the SDK's `caller`, always present): the model itself. */
+const DIRECT = { type: "direct" };
 
 /** A tool input as JSON; a model's malformed arguments stay visible as a string rather than fail the answer. */
 function parsedInput(text: string, empty: unknown = {}): unknown {

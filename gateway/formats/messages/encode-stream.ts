@@ -15,7 +15,7 @@ import type { PublicError } from "../../errors/http-status.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { messagesErrorBody } from "./encode-error.ts";
-import { citationOf, contentBlockStart, encodeUsage, messageHead, stopReasonOf } from "./encode-message.ts";
+import { citationOf, contentBlockStart, encodeUsage, messageHead, stopDetailsOf, stopReasonOf } from "./encode-message.ts";
 
 export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder {
   const tracker = createBlockTracker({ gather: "all" });
@@ -76,10 +76,11 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
     encode(event) {
       const { event: e } = event;
       switch (e.case) {
-        case "start":
-          return [
-            frame("message_start", { message: { ...messageHead(start), usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }),
-          ];
+        case "start": {
+          // Zero counts: they come at the end, in message_delta (with the cost, which the SDK's accumulator would otherwise keep at 0).
+          const { cost: _cost, ...zero } = encodeUsage(undefined, start);
+          return [frame("message_start", { message: { ...messageHead(start), usage: zero } })];
+        }
         case "blockStart": {
           const block = tracker.track(event)!;
           openBlocks.set(block.start.index, block);
@@ -106,11 +107,23 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
           return [];
         case "finish": {
           const { reason, rawReason, stopSequence } = e.value;
-          const { cost, chat_id, provider, cache_creation, ...counts } = encodeUsage(usage, start);
+          const whole = encodeUsage(usage, start);
+          const stopReason = stopReasonOf(reason, rawReason, stopSequence);
           return [
             frame("message_delta", {
-              delta: { stop_reason: stopReasonOf(reason, rawReason, stopSequence), stop_sequence: stopSequence || null },
-              usage: { ...counts, cost, chat_id, provider },
+              delta: { stop_reason: stopReason, stop_sequence: stopSequence || null, stop_details: stopDetailsOf(stopReason), container: null },
+              // MessageDeltaUsage's fields (cumulative), and the spec's.
+              usage: {
+                input_tokens: whole.input_tokens,
+                output_tokens: whole.output_tokens,
+                cache_creation_input_tokens: whole.cache_creation_input_tokens,
+                cache_read_input_tokens: whole.cache_read_input_tokens,
+                output_tokens_details: whole.output_tokens_details,
+                server_tool_use: whole.server_tool_use,
+                cost: whole.cost,
+                chat_id: whole.chat_id,
+                provider: whole.provider,
+              },
             }),
             frame("message_stop", {}),
           ];
