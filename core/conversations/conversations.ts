@@ -97,6 +97,14 @@ function storesAnswer(request: GenerateRequest): boolean {
   return request.format === PublicFormat.RESPONSES || request.format === PublicFormat.INTERACTIONS;
 }
 
+/** The answer's reasoning, stamped with the protocol that signed it, so that no other provider is sent its signature. */
+function signedBy(messages: Message[], protocol: string): Message[] {
+  for (const message of messages) {
+    for (const part of message.content) if (part.part.case === "reasoning" && (part.part.value.signature || part.part.value.redactedData)) part.part.value.signedBy = protocol;
+  }
+  return messages;
+}
+
 export function createConversations(options: ConversationsOptions): Conversations {
   const { store, now } = options;
   const ttlMs = options.ttlSeconds * 1000;
@@ -143,7 +151,7 @@ export function createConversations(options: ConversationsOptions): Conversation
     turn.provider = start.provider;
     turn.status = reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED;
     turn.finishReason = reason;
-    turn.output = fold.messages();
+    turn.output = signedBy(fold.messages(), start.protocol);
     turn.outputBlocks = fold.blocks();
     turn.usage = usage;
     turn.completedAt = timestampFromMs(finishedAt);

@@ -262,6 +262,7 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         attempts: trace,
         warnings,
         free: attempt.free,
+        protocol: attempt.route.provider.protocol,
         requestsWindow: admitted.admission.requestsWindow,
         tokensWindow: admitted.admission.tokensWindow,
       },

@@ -240,7 +240,7 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
   }
 
   // Anthropic seals thinking its safety systems flag (redacted_thinking): it is
-  // the gateway's encrypted_content `redacted:<data>`, and goes back as it came.
+  // the gateway's encrypted_content `redacted@anthropic:<data>`, and goes back as it came.
   describe("anthropic redacted thinking", () => {
     for (const mode of ["create", "stream"] as const) {
       it(`${mode}: the sealed block goes back byte for byte, through previous_response_id and through replayed items`, async () => {
@@ -249,7 +249,7 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
         expect(first.response.output.map((item) => item.type)).toEqual(["reasoning", "reasoning", "function_call"]);
         const sealed = first.response.output[0] as OpenAI.Responses.ResponseReasoningItem;
         expect(sealed.summary).toEqual([]);
-        expect(sealed.encrypted_content).toBe(`redacted:${redactedOfTurn(1)}`);
+        expect(sealed.encrypted_content).toBe(`redacted@anthropic:${redactedOfTurn(1)}`);
         const call = first.response.output[2] as OpenAI.Responses.ResponseFunctionToolCall;
         const callTurn = {
           role: "assistant",
@@ -285,6 +285,9 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
     ["openai-compatible", "gemini"],
     ["anthropic", "openai-compatible"],
     ["gemini", "openai-compatible"],
+    // Both sign in base64: each must leave out the other's signature (ReasoningPart.signed_by), which it would refuse.
+    ["anthropic", "gemini"],
+    ["gemini", "anthropic"],
   ];
   describe("continued on another provider", () => {
     for (const [from, to] of CROSSINGS) {
@@ -324,7 +327,7 @@ function expectReasoningItem(protocol: Protocol, response: OpenAI.Responses.Resp
   expect(reasoning.type).toBe("reasoning");
   expect(reasoning.summary).toEqual([{ type: "summary_text", text: THOUGHT }]);
   if (protocol === "openai-compatible") expect(reasoning.encrypted_content ?? undefined).toBeUndefined();
-  else expect(reasoning.encrypted_content).toBe(`sig:${signatureOfTurn(protocol as Signer, messageCount)}`);
+  else expect(reasoning.encrypted_content).toBe(`sig@${protocol}:${signatureOfTurn(protocol as Signer, messageCount)}`);
 }
 
 /** input_tokens is what the upstream counted of the request it got, and the cost is exactly that at the route's prices. */

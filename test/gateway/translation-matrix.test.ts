@@ -150,7 +150,7 @@ async function responsesStreaming(client: OpenAI, chatBody: Json): Promise<Clien
 /**
  * A Response read as the chat answer it corresponds to: the text of its
  * message items, its reasoning summary and signature (encrypted_content
- * `sig:<signature>`), its function calls, a finish reason (tool_calls when it
+ * `sig@<protocol>:<signature>`), its function calls, a finish reason (tool_calls when it
  * called, length when cut, else stop), and usage under chat's names.
  */
 function responseView(response: OpenAI.Responses.Response, warnings: string): ClientAnswer {

@@ -106,7 +106,14 @@ function toolLoopLacksThinking(request: GenerateRequest): boolean {
   if (!answersTools || index < 0) return false;
   // Consecutive assistant messages become one turn, which opens with the first one's blocks.
   while (index > 0 && turns[index - 1].role === Role.ASSISTANT) index--;
-  return !turns[index].content.some((part) => part.part.case === "reasoning" && (part.part.value.signature !== "" || part.part.value.redactedData !== ""));
+  return !turns[index].content.some(isOwnSignedReasoning);
+}
+
+/** Reasoning Anthropic takes back: signed or sealed, and not by another protocol. */
+function isOwnSignedReasoning(part: ContentPart): boolean {
+  if (part.part.case !== "reasoning") return false;
+  const { signature, redactedData, signedBy } = part.part.value;
+  return (signature !== "" || redactedData !== "") && (signedBy === "" || signedBy === "anthropic");
 }
 
 /** The thinking the request asks for, whether or not it can be sent. */
@@ -307,8 +314,10 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
     }
     switch (part.part.case) {
       case "reasoning": {
-        const { text, signature, redactedData } = part.part.value;
-        if (redactedData) reasoning.push({ type: "redacted_thinking", data: redactedData });
+        const { text, signature, redactedData, signedBy } = part.part.value;
+        // Another protocol's signature or sealed reasoning is refused as invalid: left out like unsigned reasoning.
+        if (signedBy && signedBy !== "anthropic") drops.add("unsignedReasoning");
+        else if (redactedData) reasoning.push({ type: "redacted_thinking", data: redactedData });
         // Thinking without its signature is refused; another provider's reasoning has none and stays out.
         else if (signature) reasoning.push({ type: "thinking", thinking: text, signature });
         else drops.add("unsignedReasoning");

@@ -160,8 +160,9 @@ function modelParts(content: ContentPart[], drops: Drops): JsonObject[] {
   for (const part of content) {
     if (part.part.case === "reasoning") {
       if (part.part.value.text || part.part.value.redactedData) drops.add("reasoningText");
-      const signature = part.part.value.signature;
-      if (!isGeminiSignature(signature)) continue;
+      const { signature, signedBy } = part.part.value;
+      // Another protocol's signature (Anthropic's is base64 too) would be refused as corrupted.
+      if ((signedBy && signedBy !== "gemini") || !isGeminiSignature(signature)) continue;
       if (pendingSignature) signLast(pendingSignature);
       pendingSignature = signature;
       continue;

@@ -139,9 +139,9 @@ function toMessages(input: ResponsesRequestBody["input"]): MessageInit[] {
 
 function reasoningPart(item: Extract<InputItem, { type: "reasoning" }>): PartInit {
   const text = (item.content?.length ? item.content : item.summary).map((part) => part.text).join("");
-  const sealed = item.encrypted_content ? decodeEncryptedReasoning(item.encrypted_content) : { signature: "", redactedData: "" };
-  if (sealed.redactedData) return { part: { case: "reasoning", value: { redactedData: sealed.redactedData } } };
-  return { part: { case: "reasoning", value: { text, signature: sealed.signature } } };
+  const { signature, redactedData, signedBy } = item.encrypted_content ? decodeEncryptedReasoning(item.encrypted_content) : { signature: "", redactedData: "", signedBy: "" };
+  if (redactedData) return { part: { case: "reasoning", value: { redactedData, signedBy } } };
+  return { part: { case: "reasoning", value: { text, signature, signedBy } } };
 }
 
 function toParts(content: string | InputPart[]): PartInit[] {

@@ -87,7 +87,7 @@ export function encodeResponseObject(state: ResponseState) {
   // The limit or filter cut the last item, as OpenAI marks it.
   const cut = state.status === "incomplete" ? state.blocks.at(-1) : undefined;
   const output = state.blocks.flatMap((block) => {
-    const item = encodeOutputItem(block, block === cut ? "incomplete" : "completed", block === lastText ? (state.looseAnnotations ?? []) : []);
+    const item = encodeOutputItem(block, block === cut ? "incomplete" : "completed", block === lastText ? (state.looseAnnotations ?? []) : [], start.protocol);
     return item ? [item] : [];
   });
   const response: Record<string, unknown> = {
@@ -148,14 +148,14 @@ export type ItemStatus = "in_progress" | "completed" | "incomplete";
  * The output item of one block: undefined for blocks the Responses API has no
  * item for (audio, video, a server tool's result, server tools other than web search).
  */
-export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseAnnotations: readonly Annotation[] = []) {
+export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseAnnotations: readonly Annotation[] = [], signedBy = "") {
   const id = block.start.id;
   switch (block.type) {
     case BlockType.TEXT:
     case BlockType.REFUSAL:
       return { id, type: "message", role: "assistant", status, content: status === "in_progress" ? [] : [encodeContentPart(block, looseAnnotations)] };
     case BlockType.REASONING:
-      return encodeReasoningItem(block, status !== "in_progress");
+      return encodeReasoningItem(block, status !== "in_progress", signedBy);
     case BlockType.TOOL_CALL:
       return { id, type: "function_call", call_id: block.start.toolCallId, name: block.start.toolName, arguments: status === "in_progress" ? "" : block.text, status };
     case BlockType.IMAGE:
@@ -195,10 +195,10 @@ export function encodeAnnotation(annotation: Annotation, textLength: number) {
   return { type: "url_citation", ...citationFields(annotation, textLength) };
 }
 
-function encodeReasoningItem(block: TrackedBlock, done: boolean) {
+function encodeReasoningItem(block: TrackedBlock, done: boolean, signedBy: string) {
   const item: Record<string, unknown> = { id: block.start.id, type: "reasoning", summary: done && block.text ? [{ type: "summary_text", text: block.text }] : [] };
   if (done) {
-    const sealed = encodeEncryptedReasoning(block);
+    const sealed = encodeEncryptedReasoning(block, signedBy);
     if (sealed) item.encrypted_content = sealed;
   }
   return item;
@@ -206,18 +206,25 @@ function encodeReasoningItem(block: TrackedBlock, done: boolean) {
 
 /**
  * What the provider needs back to accept its reasoning next turn (Anthropic
- * checks it), as `encrypted_content`: the signature (`sig:`), or the reasoning
- * it sealed (`redacted:`). decodeEncryptedReasoning reads it back.
+ * checks it), as `encrypted_content`: the signature (`sig`) or the reasoning
+ * it sealed (`redacted`), with the protocol that made it, so that it is never
+ * sent to another provider, which would refuse it: `sig@anthropic:<signature>`.
+ * decodeEncryptedReasoning reads it back.
  */
-export function encodeEncryptedReasoning(block: Pick<TrackedBlock, "signature" | "redactedData">): string | undefined {
-  if (block.redactedData) return `redacted:${block.redactedData}`;
-  if (block.signature) return `sig:${block.signature}`;
+export function encodeEncryptedReasoning(block: Pick<TrackedBlock, "signature" | "redactedData">, signedBy: string): string | undefined {
+  const by = signedBy ? `@${signedBy}` : "";
+  if (block.redactedData) return `redacted${by}:${block.redactedData}`;
+  if (block.signature) return `sig${by}:${block.signature}`;
   return undefined;
 }
 
-export function decodeEncryptedReasoning(value: string): { signature: string; redactedData: string } {
-  if (value.startsWith("redacted:")) return { signature: "", redactedData: value.slice("redacted:".length) };
-  if (value.startsWith("sig:")) return { signature: value.slice("sig:".length), redactedData: "" };
-  // Not ours: passed on as a signature, for the provider to judge.
-  return { signature: value, redactedData: "" };
+const SEALED = /^(sig|redacted)(?:@([a-z0-9-]+))?:/;
+
+export function decodeEncryptedReasoning(value: string): { signature: string; redactedData: string; signedBy: string } {
+  const sealed = SEALED.exec(value);
+  // Not ours: passed on as a signature of unknown origin, for the provider to judge.
+  if (!sealed) return { signature: value, redactedData: "", signedBy: "" };
+  const data = value.slice(sealed[0].length);
+  const signedBy = sealed[2] ?? "";
+  return sealed[1] === "redacted" ? { signature: "", redactedData: data, signedBy } : { signature: data, redactedData: "", signedBy };
 }

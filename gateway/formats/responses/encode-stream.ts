@@ -108,7 +108,7 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
     const block = unfinished;
     unfinished = undefined;
     if (!block) return [];
-    return [frame("response.output_item.done", { output_index: outputIndex.get(block.start.index)!, item: encodeOutputItem(block, status) })];
+    return [frame("response.output_item.done", { output_index: outputIndex.get(block.start.index)!, item: encodeOutputItem(block, status, [], start.protocol) })];
   };
 
   /** An annotation as it arrives, on the text block it names (or the last text started). */

@@ -34,6 +34,8 @@ export function encodeStoredResponse(turn: Turn) {
     model: bareModel,
     provider: turn.provider,
     created: BigInt(unixSeconds(turn.createdAt ? timestampMs(turn.createdAt) : 0)),
+    // Whose reasoning signatures the output's are (a turn is served by one provider).
+    protocol: signerOf(turn.output[0]),
   });
   const status = STATUS[turn.status];
   return encodeResponseObject({
@@ -47,6 +49,12 @@ export function encodeStoredResponse(turn: Turn) {
     error: status === "failed" ? failureOf(turn) : undefined,
     completedAt: turn.completedAt ? unixSeconds(timestampMs(turn.completedAt)) : undefined,
   });
+}
+
+/** The protocol that signed a stored message's reasoning (ReasoningPart.signed_by), empty when unknown. */
+function signerOf(message: Message | undefined): string {
+  for (const part of message?.content ?? []) if (part.part.case === "reasoning" && part.part.value.signedBy) return part.part.value.signedBy;
+  return "";
 }
 
 /**
@@ -86,7 +94,7 @@ function inputItemsOf({ id, message }: InputItem): Record<string, unknown>[] {
     case Role.ASSISTANT:
       // An earlier answer sent back: its items as an answer's output shows them.
       return blocksOf(message, [], id).flatMap((block, k): Record<string, unknown>[] => {
-        const item = encodeOutputItem(block, "completed");
+        const item = encodeOutputItem(block, "completed", [], signerOf(message));
         return item ? [{ ...item, id: itemId(id, k) }] : [];
       });
     case Role.TOOL:

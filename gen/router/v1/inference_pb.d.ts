@@ -747,6 +747,16 @@ export declare type ReasoningPart = Message$1<"router.v1.ReasoningPart"> & {
    * @generated from field: string redacted_data = 3;
    */
   redactedData: string;
+
+  /**
+   * The wire protocol whose provider made the signature or the redacted data
+   * (ResponseStart.protocol); empty when unknown (a client sent it back
+   * without saying). A provider checks only its own signatures: an adapter
+   * leaves out reasoning another protocol signed, which it would refuse.
+   *
+   * @generated from field: string signed_by = 4;
+   */
+  signedBy: string;
 };
 
 /**
@@ -1251,6 +1261,14 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
    * @generated from field: repeated router.v1.Warning warnings = 11;
    */
   warnings: Warning[];
+
+  /**
+   * The serving provider's wire protocol (`anthropic`, `gemini`, ...): whose
+   * reasoning signatures this answer's are (ReasoningPart.signed_by).
+   *
+   * @generated from field: string protocol = 12;
+   */
+  protocol: string;
 };
 
 /**

@@ -50,7 +50,17 @@ describe("decoding a Responses request", () => {
 
   it("sends sealed reasoning back as redacted data", () => {
     const request = decode({ input: [{ type: "reasoning", summary: [], encrypted_content: "redacted:XYZ" }, { role: "user", content: "Go on" }] });
-    expect(request.messages[0].content[0].part.value).toMatchObject({ redactedData: "XYZ", text: "" });
+    expect(request.messages[0].content[0].part.value).toMatchObject({ redactedData: "XYZ", text: "", signedBy: "" });
+  });
+
+  it("reads the protocol that signed the reasoning from encrypted_content, so no other provider is sent it", () => {
+    const signed = decode({ input: [{ type: "reasoning", summary: [], encrypted_content: "sig@gemini:c2lnbg==" }, { role: "user", content: "Go on" }] });
+    expect(signed.messages[0].content[0].part.value).toMatchObject({ signature: "c2lnbg==", signedBy: "gemini" });
+    const sealed = decode({ input: [{ type: "reasoning", summary: [], encrypted_content: "redacted@anthropic:XYZ" }, { role: "user", content: "Go on" }] });
+    expect(sealed.messages[0].content[0].part.value).toMatchObject({ redactedData: "XYZ", signedBy: "anthropic" });
+    // Not the gateway's own form: a signature of unknown origin.
+    const foreign = decode({ input: [{ type: "reasoning", summary: [], encrypted_content: "gAAAAopaque" }, { role: "user", content: "Go on" }] });
+    expect(foreign.messages[0].content[0].part.value).toMatchObject({ signature: "gAAAAopaque", signedBy: "" });
   });
 
   it("maps the conversation reference, store, tools, tool_choice, text.format, reasoning and limits", () => {
