@@ -22,6 +22,7 @@ import {
   type ToolSchema,
 } from "../../../gen/router/v1/inference_pb.js";
 import { decodeRouterFields } from "../../router-fields.ts";
+import { signerOfSignature } from "./encode-message.ts";
 import { validateBody } from "../../validation.ts";
 import { countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
 
@@ -148,10 +149,15 @@ function typedPart(block: ContentBlockParam): PartInit {
       const content = typeof block.content === "string" ? [textPart(block.content)] : (block.content ?? []).map(resultPart);
       return { part: { case: "toolResult", value: { toolCallId: block.tool_use_id, content, isError: block.is_error ?? false } } };
     }
-    case "thinking":
-      return { part: { case: "reasoning", value: { text: block.thinking, signature: block.signature } } };
-    case "redacted_thinking":
-      return { part: { case: "reasoning", value: { redactedData: block.data } } };
+    case "thinking": {
+      // Another protocol's signature comes back with its prefix (encode-message.ts signatureOf).
+      const { signedBy, signature } = signerOfSignature(block.signature);
+      return { part: { case: "reasoning", value: { text: block.thinking, signature, signedBy } } };
+    }
+    case "redacted_thinking": {
+      const { signedBy, signature: redactedData } = signerOfSignature(block.data);
+      return { part: { case: "reasoning", value: { redactedData, signedBy } } };
+    }
     case "router.native":
       return { part: { case: "native", value: { format: PublicFormat.MESSAGES, block: block.block as JsonObject } } };
   }

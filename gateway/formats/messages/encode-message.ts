@@ -15,7 +15,7 @@ export function encodeMessage(folded: FoldedResponse) {
   const stopReason = stopReasonOf(folded.finishReason, folded.rawFinishReason, folded.stopSequence);
   return {
     ...messageHead(folded.start),
-    content: folded.blocks.flatMap((block) => contentBlockOf(block) ?? []),
+    content: folded.blocks.flatMap((block) => contentBlockOf(block, folded.start.protocol) ?? []),
     stop_reason: stopReason,
     stop_sequence: folded.stopSequence || null,
     stop_details: stopDetailsOf(stopReason),
@@ -95,14 +95,14 @@ export function encodeUsage(usage: Usage | undefined, start: ResponseStart) {
 }
 
 /** The content block of a whole block; undefined for blocks this format has none for. */
-export function contentBlockOf(block: TrackedBlock): Record<string, unknown> | undefined {
-  const start = contentBlockStart(block);
+export function contentBlockOf(block: TrackedBlock, protocol: string): Record<string, unknown> | undefined {
+  const start = contentBlockStart(block, protocol);
   if (!start) return undefined;
   switch (start.type) {
     case "text":
       return { ...start, text: block.text, citations: block.annotations.length > 0 ? block.annotations.map(citationOf) : null };
     case "thinking":
-      return { ...start, thinking: block.text, signature: block.signature };
+      return { ...start, thinking: block.text, signature: block.signature && signatureOf(block.signature, protocol) };
     case "tool_use":
     case "server_tool_use":
       return { ...start, input: parsedInput(block.text) };
@@ -116,14 +116,14 @@ export function contentBlockOf(block: TrackedBlock): Record<string, unknown> | u
  * and thinking empty, tool input `{}`. A reasoning block is redacted_thinking
  * once its sealed data is known (it comes whole), a server tool result whole.
  */
-export function contentBlockStart(block: TrackedBlock): Record<string, unknown> | undefined {
+export function contentBlockStart(block: TrackedBlock, protocol: string): Record<string, unknown> | undefined {
   const { start } = block;
   switch (block.type) {
     case BlockType.TEXT:
     case BlockType.REFUSAL:
       return { type: "text", text: "", citations: null };
     case BlockType.REASONING:
-      return block.redactedData ? { type: "redacted_thinking", data: block.redactedData } : { type: "thinking", thinking: "", signature: "" };
+      return block.redactedData ? { type: "redacted_thinking", data: signatureOf(block.redactedData, protocol) } : { type: "thinking", thinking: "", signature: "" };
     case BlockType.TOOL_CALL:
       return { type: "tool_use", id: start.toolCallId, name: start.toolName, input: {}, caller: DIRECT };
     case BlockType.SERVER_TOOL_CALL:
@@ -137,6 +137,26 @@ export function contentBlockStart(block: TrackedBlock): Record<string, unknown> 
 
 /** Who called a tool (the SDK's `caller`, always present): the model itself. */
 const DIRECT = { type: "direct" };
+
+/**
+ * A signature (or sealed reasoning) as this format hands it out: Anthropic's
+ * as it is, so that it goes back to Anthropic byte for byte; another
+ * protocol's prefixed with that protocol (`gemini:<signature>`), so that when
+ * a client sends it back the core knows whose it is and never sends it to a
+ * provider that would refuse it (decode-request.ts reads the prefix back).
+ */
+export function signatureOf(signature: string, protocol: string): string {
+  return protocol === "anthropic" || protocol === "" ? signature : `${protocol}${SIGNER_SEPARATOR}${signature}`;
+}
+
+const SIGNER_SEPARATOR = ":";
+const SIGNED_BY = /^([a-z][a-z0-9-]*):/;
+
+/** A signature sent back: the protocol that made it (empty: Anthropic's own or unknown) and the signature itself. */
+export function signerOfSignature(value: string): { signedBy: string; signature: string } {
+  const signer = SIGNED_BY.exec(value);
+  return signer ? { signedBy: signer[1], signature: value.slice(signer[0].length) } : { signedBy: "", signature: value };
+}
 
 /** A tool input as JSON; a model's malformed arguments stay visible as a string rather than fail the answer. */
 function parsedInput(text: string, empty: unknown = {}): unknown {

@@ -15,7 +15,7 @@ import type { PublicError } from "../../errors/http-status.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { messagesErrorBody } from "./encode-error.ts";
-import { citationOf, contentBlockStart, encodeUsage, messageHead, stopDetailsOf, stopReasonOf } from "./encode-message.ts";
+import { citationOf, contentBlockStart, encodeUsage, messageHead, signatureOf, stopDetailsOf, stopReasonOf } from "./encode-message.ts";
 
 export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder {
   const tracker = createBlockTracker({ gather: "all" });
@@ -31,7 +31,7 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
   /** Opens the block's content block (once), unless the format has none for it. */
   const open = (block: TrackedBlock): SseEvent[] => {
     if (indexOf.has(block.start.index)) return [];
-    const contentBlock = contentBlockStart(block);
+    const contentBlock = contentBlockStart(block, start.protocol);
     if (!contentBlock) return [];
     const index = next++;
     indexOf.set(block.start.index, index);
@@ -52,7 +52,8 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
         // Redacted reasoning came whole in its start.
         if (block.redactedData) break;
         if (delta.text) send({ type: "thinking_delta", thinking: delta.text });
-        if (delta.signature) send({ type: "signature_delta", signature: delta.signature });
+        // The protocol prefix (signatureOf) goes before the first piece only.
+        if (delta.signature) send({ type: "signature_delta", signature: block.signature === delta.signature ? signatureOf(delta.signature, start.protocol) : delta.signature });
         break;
       case BlockType.TOOL_CALL:
       case BlockType.SERVER_TOOL_CALL:
