@@ -7,20 +7,13 @@ import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtoc
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { countAnthropicTokens } from "./count-tokens.ts";
+import { anthropicHeaders } from "./headers.ts";
 import { anthropicErrorMessage, mapError } from "./map-error.ts";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
 
-/** The API version every request names (the current stable one). */
-export const ANTHROPIC_VERSION = "2023-06-01";
-
 const protocol: HttpProtocol<AnthropicEvent> = {
   url: ({ provider }: UpstreamCall) => new URL(`${provider.base_url!.replace(/\/+$/, "")}/messages`),
-  headers: ({ apiKey, request }): Record<string, string> => ({
-    "anthropic-version": ANTHROPIC_VERSION,
-    ...(apiKey ? { "x-api-key": apiKey } : {}),
-    // A Messages request's betas; routing clears them for a request in another format.
-    ...(request.anthropicBeta.length > 0 ? { "anthropic-beta": request.anthropicBeta.join(",") } : {}),
-  }),
+  headers: anthropicHeaders,
   convertRequest,
   errorOf: mapError,
   parse,
@@ -43,7 +36,7 @@ export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
   return {
     capabilities: anthropicCapabilities,
     stream: (call) => exchange(http, call, protocol),
-    countTokens: (call) => countAnthropicTokens(http, call, ANTHROPIC_VERSION),
+    countTokens: (call) => countAnthropicTokens(http, call),
   };
 }
 

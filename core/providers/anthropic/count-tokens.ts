@@ -9,6 +9,7 @@ import { checkShape } from "../http-exchange.ts";
 import { postJson } from "../post-json.ts";
 import type { UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
+import { anthropicHeaders } from "./headers.ts";
 import { mapError } from "./map-error.ts";
 
 /**
@@ -28,19 +29,11 @@ export function countTokensBody(call: UpstreamCall): JsonObject {
   return body;
 }
 
-/** Headers as for /messages, with the caller's betas (they change what is counted: tools, context management). */
-export function countTokensHeaders(call: UpstreamCall, version: string): Record<string, string> {
-  const headers: Record<string, string> = { "anthropic-version": version };
-  if (call.apiKey) headers["x-api-key"] = call.apiKey;
-  if (call.request.anthropicBeta.length > 0) headers["anthropic-beta"] = call.request.anthropicBeta.join(",");
-  return headers;
-}
-
-export async function countAnthropicTokens(http: HttpClient, call: UpstreamCall, version: string): Promise<number> {
+export async function countAnthropicTokens(http: HttpClient, call: UpstreamCall): Promise<number> {
   const base = call.provider.base_url!.replace(/\/+$/, "");
   const answer = await postJson(http, call, {
     url: new URL(`${base}/messages/count_tokens`),
-    headers: countTokensHeaders(call, version),
+    headers: anthropicHeaders(call),
     body: countTokensBody(call),
     errorOf: mapError,
   });

@@ -2,7 +2,8 @@
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
-import { ANTHROPIC_VERSION, createAnthropicAdapter } from "../../../../core/providers/anthropic/adapter.ts";
+import { createAnthropicAdapter } from "../../../../core/providers/anthropic/adapter.ts";
+import { ANTHROPIC_VERSION } from "../../../../core/providers/anthropic/headers.ts";
 import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
 import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../../core/providers/types.ts";
 import { viewOf, type EventView } from "../../../support/event-view.ts";
