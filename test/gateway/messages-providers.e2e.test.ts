@@ -169,8 +169,289 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
           expectCounted(protocol, counted);
         });
       }
+
+      for (const mode of MODES) {
+        describe(mode, () => defineFeatures(protocol, mode));
+      }
     });
   }
+
+  /** What a Messages request can ask, sent to `protocol`: each test checks the answer and the upstream's own wire shape. */
+  function defineFeatures(protocol: Protocol, mode: Mode) {
+    it("a tool round: tool_use, then tool_result, then the answer, then a follow-up with the answer sent back", async () => {
+      const question: Anthropic.MessageParam = { role: "user", content: QUESTION };
+      const first = await send(protocol, mode, { max_tokens: 256, messages: [question], tools: [weatherTool], tool_choice: { type: "auto" } });
+      expect(first.message.stop_reason).toBe("tool_use");
+      expect(first.message.content).toHaveLength(1);
+      const call = first.message.content[0] as Anthropic.ToolUseBlock;
+      expect(call).toMatchObject({ type: "tool_use", name: "get_weather", input: { city: "Paris" }, caller: { type: "direct" } });
+      if (CALL_ID[protocol]) expect(call.id).toBe(CALL_ID[protocol]);
+      expectToolsSent(protocol, first.sent);
+
+      // The assistant turn exactly as it came back, then the result.
+      const history: Anthropic.MessageParam[] = [
+        question,
+        { role: "assistant", content: first.message.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: TOOL_OUTPUT }] },
+      ];
+      const second = await send(protocol, mode, { max_tokens: 256, messages: history, tools: [weatherTool] });
+      expect(second.message.stop_reason).toBe("end_turn");
+      expect(second.message.content).toEqual([{ type: "text", text: HELLO(protocol), citations: null }]);
+      expect(conversationOf(protocol, second.sent)).toEqual([userTurn(protocol, QUESTION), callTurn(protocol, call.id), resultTurn(protocol, call.id)]);
+
+      // The text answer sent back as it came (citations: null included) with a follow-up question.
+      const third = await send(protocol, mode, {
+        max_tokens: 256,
+        messages: [...history, { role: "assistant", content: second.message.content }, { role: "user", content: "And tomorrow?" }],
+        tools: [weatherTool],
+      });
+      expect(third.message.stop_reason).toBe("tool_use");
+      expect(conversationOf(protocol, third.sent).slice(3)).toEqual([assistantText(protocol, HELLO(protocol)), userTurn(protocol, "And tomorrow?")]);
+    });
+
+    it("extended thinking: the thinking block with its signature goes back with the tool result", async () => {
+      const settings = { max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools: [weatherTool] };
+      const question: Anthropic.MessageParam = { role: "user", content: QUESTION };
+      const first = await send(protocol, mode, { ...settings, messages: [question] });
+      expect(first.message.content.map((block) => block.type)).toEqual(["thinking", "tool_use"]);
+      const thinking = first.message.content[0] as Anthropic.ThinkingBlock;
+      // Anthropic and Gemini sign their thinking (per request, of one message here); OpenAI-compatible vendors do not.
+      // Anthropic's signature is handed out as it is; another protocol's may carry a prefix naming its signer.
+      expect(thinking).toMatchObject({ type: "thinking", thinking: THOUGHT });
+      if (protocol === "anthropic") expect(thinking.signature).toBe(signatureOfTurn("anthropic", 1));
+      if (protocol === "gemini") expect(thinking.signature.endsWith(signatureOfTurn("gemini", 1))).toBe(true);
+      if (protocol === "openai-compatible") expect(thinking.signature).toBe("");
+      expectThinkingSent(protocol, first.sent);
+      const call = first.message.content[1] as Anthropic.ToolUseBlock;
+
+      const second = await send(protocol, mode, {
+        ...settings,
+        messages: [question, { role: "assistant", content: first.message.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: TOOL_OUTPUT }] }],
+      });
+      // The conversation models refuse a signature they did not give: this one is theirs.
+      expect(second.message.content.map((block) => block.type)).toEqual(["thinking", "text"]);
+      expect((second.message.content[1] as Anthropic.TextBlock).text).toBe(HELLO(protocol));
+      const turn = conversationOf(protocol, second.sent)[1];
+      switch (protocol) {
+        case "anthropic":
+          // Byte for byte: the thinking block as the client sent it back.
+          expect(JSON.stringify(turn.content[0])).toBe(JSON.stringify(thinking));
+          expect(turn.content[1]).toMatchObject({ type: "tool_use", id: call.id });
+          break;
+        case "gemini":
+          // Gemini takes no thought text back; the signature rides on the call, where Gemini put it.
+          expect(turn).toEqual({ role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: signatureOfTurn("gemini", 1) }] });
+          break;
+        case "openai-compatible":
+          expect(turn).toMatchObject({ role: "assistant", tool_calls: [{ id: call.id }] });
+          break;
+      }
+    });
+
+    it("image and document input: base64 and URL images, a base64 PDF, plain text and a PDF by URL", async () => {
+      const content: Anthropic.ContentBlockParam[] = [
+        { type: "text", text: "What are these?" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+        { type: "image", source: { type: "url", url: "https://example.com/cat.png" } },
+        { type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF }, title: "Report" },
+        { type: "document", source: { type: "text", media_type: "text/plain", data: "Plain notes." } },
+        { type: "document", source: { type: "url", url: "https://example.com/paper.pdf" } },
+      ];
+      const { message, sent } = await send(protocol, mode, { max_tokens: 256, messages: [{ role: "user", content }] });
+      expect(message.content).toEqual([{ type: "text", text: HELLO(protocol), citations: null }]);
+      expectMediaSent(protocol, conversationOf(protocol, sent)[0]);
+    });
+
+    it("stop_sequences: sent as the protocol's stop; Anthropic says which one ended the answer", async () => {
+      // "from" is in every fake's answer ("Hello from <model>"); only Anthropic's fake (as the API) stops at it and says so.
+      const { message, sent } = await send(protocol, mode, { max_tokens: 256, stop_sequences: ["from", "END"], messages: [{ role: "user", content: "Hi" }] });
+      switch (protocol) {
+        case "anthropic":
+          expect(sent.stop_sequences).toEqual(["from", "END"]);
+          expect(message).toMatchObject({ stop_reason: "stop_sequence", stop_sequence: "from", content: [{ type: "text", text: "Hello " }] });
+          break;
+        case "openai-compatible":
+          expect(sent.stop).toEqual(["from", "END"]);
+          expect(message).toMatchObject({ stop_reason: "end_turn", stop_sequence: null });
+          break;
+        case "gemini":
+          expect(sent.generationConfig.stopSequences).toEqual(["from", "END"]);
+          expect(message).toMatchObject({ stop_reason: "end_turn", stop_sequence: null });
+          break;
+      }
+    });
+
+    it("cache_control on the system prompt, a block and a tool: unchanged to Anthropic, left out elsewhere", async () => {
+      const system: Anthropic.TextBlockParam[] = [{ type: "text", text: "The whole handbook. ".repeat(20), cache_control: { type: "ephemeral", ttl: "1h" } }];
+      const user: Anthropic.TextBlockParam[] = [{ type: "text", text: "Weather in Paris?", cache_control: { type: "ephemeral" } }];
+      const tool: Anthropic.Tool = { ...weatherTool, cache_control: { type: "ephemeral" } };
+      const { message, sent } = await send(protocol, mode, { max_tokens: 256, system, messages: [{ role: "user", content: user }], tools: [tool] });
+      if (protocol === "anthropic") {
+        expect(sent.system).toEqual(system);
+        expect(sent.messages[0].content).toEqual(user);
+        expect(sent.tools).toEqual([tool]);
+        // The fake reports 3 tokens written and 2 read when it sees a breakpoint.
+        expect(message.usage).toMatchObject({ cache_creation_input_tokens: 3, cache_read_input_tokens: 2 });
+      } else {
+        expect(JSON.stringify(sent)).not.toContain("cache_control");
+        expect(JSON.stringify(sent)).toContain("The whole handbook.");
+      }
+    });
+
+    it("anthropic-beta reaches Anthropic only", async () => {
+      const betas = "context-1m-2025-08-07,fine-grained-tool-streaming-2025-05-14";
+      const { message, upstreamHeaders } = await send(protocol, mode, { max_tokens: 64, messages: [{ role: "user", content: "Hi" }] }, { headers: { "anthropic-beta": betas } });
+      expect(message.stop_reason).toBe("end_turn");
+      if (protocol === "anthropic") expect(upstreamHeaders["anthropic-beta"]).toBe(betas);
+      else expect(upstreamHeaders).not.toHaveProperty("anthropic-beta");
+    });
+
+    it("a top-level field the gateway does not model (container): as is to Anthropic, dropped with a warning elsewhere", async () => {
+      const { message, sent, warnings } = await send(protocol, mode, { max_tokens: 64, messages: [{ role: "user", content: "Hi" }], container: "container_011CZ" } as Json as Anthropic.MessageCreateParamsNonStreaming);
+      expect(message.stop_reason).toBe("end_turn");
+      if (protocol === "anthropic") {
+        expect(sent.container).toBe("container_011CZ");
+        expect(warnings).toBe("");
+      } else {
+        expect(JSON.stringify(sent)).not.toContain("container");
+        expect(warnings).toContain("container");
+      }
+    });
+
+    it("a block type the gateway does not model (search_result): as is to Anthropic, dropped with a warning elsewhere", async () => {
+      const searchResult = {
+        type: "search_result" as const,
+        source: "https://example.com/weather",
+        title: "Weather today",
+        content: [{ type: "text" as const, text: "Paris: sunny, 21 degrees." }],
+        citations: { enabled: true },
+      };
+      const { message, sent, warnings } = await send(protocol, mode, {
+        max_tokens: 64,
+        messages: [{ role: "user", content: [searchResult, { type: "text", text: "Weather in Paris?" }] }],
+      });
+      expect(message.stop_reason).toBe("end_turn");
+      if (protocol === "anthropic") {
+        expect(sent.messages[0].content).toEqual([searchResult, { type: "text", text: "Weather in Paris?" }]);
+        expect(warnings).toBe("");
+      } else {
+        expect(JSON.stringify(sent)).not.toContain("sunny");
+        expect(conversationOf(protocol, sent)).toEqual([userTurn(protocol, "Weather in Paris?")]);
+        expect(warnings).toContain("search_result blocks are not supported");
+      }
+    });
+  }
+
+  // ---- errors, in Anthropic's envelope with the spec's fields ----
+
+  describe("errors", () => {
+    const body = { model: "conv/anthropic", max_tokens: 64, messages: [{ role: "user", content: "Hi" }] };
+
+    for (const path of ["/v1", "/api/v1"] as const) {
+      it(`${path}/messages without a key: 401 missing_api_key`, async () => {
+        const response = await fetch(`${gateway.url}${path}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        expect(response.status).toBe(401);
+        const answer = await response.json();
+        expectAnthropicValid("ErrorResponse", answer, "the error");
+        expect(answer).toEqual({ type: "error", error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "missing_api_key" } });
+      });
+    }
+
+    for (const variant of VARIANTS) {
+      it(`${variant.path} with a wrong ${variant.auth} key: 401 invalid_api_key, and nothing sent upstream`, async () => {
+        const before = upstreams.anthropic.requests.length;
+        const error = await clientFor(variant, "sk-wrong-key")
+          .messages.create(body as Anthropic.MessageCreateParamsNonStreaming)
+          .catch((caught: unknown) => caught as APIError);
+        expect(error).toBeInstanceOf(APIError);
+        expect(error).toMatchObject({ status: 401, type: "invalid_request_error" });
+        expectAnthropicValid("ErrorResponse", (error as APIError).error, "the error");
+        expect((error as APIError).error).toEqual({ type: "error", error: { message: "Invalid API key.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+        expect(upstreams.anthropic.requests.length).toBe(before);
+      });
+    }
+
+    it("x-api-key on /api/v1/chat/completions is no key there: the missing-key 401 in the spec's shape", async () => {
+      const response = await fetch(`${gateway.apiUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
+        body: JSON.stringify({ model: "conv/anthropic", messages: [{ role: "user", content: "Hi" }] }),
+      });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "missing_api_key" } });
+    });
+
+    for (const mode of MODES) {
+      it(`${mode}: a field out of range is a 400 naming it`, async () => {
+        const bad = { ...body, temperature: 2 } as Anthropic.MessageCreateParamsNonStreaming;
+        const error = await (mode === "create" ? client.messages.create(bad) : client.messages.stream(bad).finalMessage()).catch((caught: unknown) => caught as APIError);
+        expect(error).toBeInstanceOf(APIError);
+        expect((error as APIError).status).toBe(400);
+        expectAnthropicValid("ErrorResponse", (error as APIError).error, "the error");
+        expect((error as APIError).error).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "temperature", code: expect.any(String), message: expect.any(String) } });
+      });
+    }
+
+    it("thinking's budget must be below max_tokens: a 400 naming thinking.budget_tokens", async () => {
+      const error = await client.messages
+        .create({ ...body, max_tokens: 2000, thinking: { type: "enabled", budget_tokens: 2048 } } as Anthropic.MessageCreateParamsNonStreaming)
+        .catch((caught: unknown) => caught as APIError);
+      expect((error as APIError).status).toBe(400);
+      expect((error as APIError).error).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "thinking.budget_tokens" } });
+    });
+  });
+
+  // ---- bare model names: Anthropic's SDK users send `claude-...` with no provider ----
+
+  describe("bare model names", () => {
+    const ask = (model: string, mode: Mode = "create") => {
+      const params = { model, max_tokens: 64, messages: [{ role: "user" as const, content: "Hi" }] };
+      return mode === "create" ? client.messages.create(params) : client.messages.stream(params).finalMessage();
+    };
+
+    for (const mode of MODES) {
+      it(`${mode}: a name one catalogue model has as its bare name is that model`, async () => {
+        const before = upstreams.anthropic.requests.length;
+        const message = await ask("claude-sonnet-4-5", mode);
+        expectAnthropicValid("Message", JSON.parse(JSON.stringify(message)), "the message");
+        // The model that served, as Anthropic names it: bare.
+        expect(message.model).toBe("claude-sonnet-4-5");
+        expect(upstreams.anthropic.requests.slice(before).map((request) => request.body.model)).toEqual(["claude-conversation"]);
+      });
+    }
+
+    it("countTokens resolves the bare name too", async () => {
+      const counted = await client.messages.countTokens({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }] });
+      expectAnthropicValid("MessageTokensCount", counted, "the count");
+      expect(counted).toMatchObject({ exact: true });
+    });
+
+    it("a name several models share is a 400 listing them", async () => {
+      const error = (await ask("claude-twin").catch((caught: unknown) => caught)) as APIError;
+      expect(error.status).toBe(400);
+      expectAnthropicValid("ErrorResponse", error.error, "the error");
+      expect(error.error).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "ambiguous_model", param: "model" } });
+      expect((error.error as Json).error.message).toContain("vendor-a/claude-twin, vendor-b/claude-twin");
+    });
+
+    it("an unknown name is a 404 model_not_found", async () => {
+      const error = (await ask("claude-unknown-9").catch((caught: unknown) => caught)) as APIError;
+      expect(error.status).toBe(404);
+      expectAnthropicValid("ErrorResponse", error.error, "the error");
+      expect(error.error).toMatchObject({ type: "error", error: { code: "model_not_found", param: "model" } });
+    });
+
+    it("the full id works as well, and a bare name is no id in chat completions", async () => {
+      const message = await ask("anthropic/claude-sonnet-4-5");
+      expect(message.model).toBe("claude-sonnet-4-5");
+      const response = await fetch(`${gateway.apiUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${TEST_KEY}` },
+        body: JSON.stringify({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }] }),
+      });
+      expect(response.status).toBe(404);
+    });
+  });
 
   /** Exact (the upstream's count endpoint) on Anthropic and Gemini, an estimate on OpenAI-compatible routes. */
   function expectCounted(protocol: Protocol, counted: Anthropic.MessageTokensCount) {
@@ -187,6 +468,131 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
     expect(counted.input_tokens).toBe(protocol === "anthropic" ? FAKE_COUNTS.anthropic(request.body) : FAKE_COUNTS.gemini(request.body.generateContentRequest));
   }
 });
+
+// ---- the conversation each upstream received, in its own wire shape ----
+
+/** The messages (OpenAI, Anthropic) or contents (Gemini) of a request. */
+function conversationOf(protocol: Protocol, sent: Json): Json[] {
+  return protocol === "gemini" ? sent.contents : sent.messages;
+}
+
+function userTurn(protocol: Protocol, text: string): Json {
+  switch (protocol) {
+    case "openai-compatible":
+      return { role: "user", content: text };
+    case "anthropic":
+      return { role: "user", content: [{ type: "text", text }] };
+    case "gemini":
+      return { role: "user", parts: [{ text }] };
+  }
+}
+
+function assistantText(protocol: Protocol, text: string): Json {
+  switch (protocol) {
+    case "openai-compatible":
+      return { role: "assistant", content: text };
+    case "anthropic":
+      return { role: "assistant", content: [{ type: "text", text }] };
+    case "gemini":
+      return { role: "model", parts: [{ text }] };
+  }
+}
+
+/** The assistant's call as sent back, without thinking. */
+function callTurn(protocol: Protocol, callId: string): Json {
+  switch (protocol) {
+    case "openai-compatible":
+      return { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] };
+    case "anthropic":
+      // The block as the client sent it back (its `caller` too): Anthropic gets the original.
+      return { role: "assistant", content: [{ type: "tool_use", id: callId, name: "get_weather", input: { city: "Paris" }, caller: { type: "direct" } }] };
+    case "gemini":
+      // Gemini 3 refuses a function call without a signature: unsigned, it gets Gemini's documented stand-in.
+      return { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "skip_thought_signature_validator" }] };
+  }
+}
+
+function resultTurn(protocol: Protocol, callId: string): Json {
+  switch (protocol) {
+    case "openai-compatible":
+      return { role: "tool", tool_call_id: callId, content: TOOL_OUTPUT };
+    case "anthropic":
+      return { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: TOOL_OUTPUT }] };
+    case "gemini":
+      return { role: "user", parts: [{ functionResponse: { name: "get_weather", response: JSON.parse(TOOL_OUTPUT) } }] };
+  }
+}
+
+function expectToolsSent(protocol: Protocol, sent: Json) {
+  const { name, description, input_schema } = weatherTool;
+  switch (protocol) {
+    case "openai-compatible":
+      expect(sent.tools).toEqual([{ type: "function", function: { name, description, parameters: input_schema } }]);
+      expect(sent.tool_choice).toBe("auto");
+      return;
+    case "anthropic":
+      expect(sent.tools).toEqual([weatherTool]);
+      expect(sent.tool_choice).toEqual({ type: "auto" });
+      return;
+    case "gemini":
+      expect(sent.tools).toEqual([{ functionDeclarations: [{ name, description, parametersJsonSchema: input_schema }] }]);
+      expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: "AUTO" } });
+      return;
+  }
+}
+
+/** Thinking on a budget of 2048 of max_tokens 4096, in the protocol's words. */
+function expectThinkingSent(protocol: Protocol, sent: Json) {
+  switch (protocol) {
+    case "openai-compatible":
+      expect(sent.reasoning_effort).toBeTruthy();
+      return;
+    case "anthropic":
+      expect(sent).toMatchObject({ max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 } });
+      return;
+    case "gemini":
+      expect(sent.generationConfig).toMatchObject({ maxOutputTokens: 4096, thinkingConfig: { includeThoughts: true } });
+      return;
+  }
+}
+
+/** The user turn of the media test, in the protocol's own blocks. */
+function expectMediaSent(protocol: Protocol, turn: Json) {
+  const notes = Buffer.from("Plain notes.").toString("base64");
+  switch (protocol) {
+    case "anthropic":
+      expect(turn.content).toEqual([
+        { type: "text", text: "What are these?" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+        { type: "image", source: { type: "url", url: "https://example.com/cat.png" } },
+        { type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF }, title: "Report" },
+        { type: "document", source: { type: "text", media_type: "text/plain", data: "Plain notes." } },
+        { type: "document", source: { type: "url", url: "https://example.com/paper.pdf" } },
+      ]);
+      return;
+    case "gemini":
+      expect(turn.parts).toEqual([
+        { text: "What are these?" },
+        { inlineData: { mimeType: "image/png", data: PNG } },
+        { fileData: expect.objectContaining({ fileUri: "https://example.com/cat.png" }) },
+        { inlineData: { mimeType: "application/pdf", data: PDF } },
+        { inlineData: { mimeType: "text/plain", data: notes } },
+        { fileData: expect.objectContaining({ fileUri: "https://example.com/paper.pdf" }) },
+      ]);
+      return;
+    case "openai-compatible":
+      expect(turn.content).toEqual([
+        { type: "text", text: "What are these?" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+        { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
+        { type: "file", file: { file_data: `data:application/pdf;base64,${PDF}` } },
+        { type: "file", file: { file_data: `data:text/plain;base64,${notes}` } },
+        // The protocol has no file URL: OpenRouter-style vendors take one as file_data.
+        { type: "file", file: { file_data: "https://example.com/paper.pdf" } },
+      ]);
+      return;
+  }
+}
 
 function pick(object: object, fields: string[]): Json {
   return Object.fromEntries(Object.entries(object).filter(([field]) => fields.includes(field)));

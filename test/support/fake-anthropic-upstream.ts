@@ -18,7 +18,9 @@
 //     offered two or more tools, two tool_use blocks in one answer (FAKE_PARALLEL_TOOL_USES:
 //     the first tool, then the second), each streamed as its own content block;
 //   - output_config.format (structured output): the text {"answer":"Hello"};
-//   - else "Hello from <model>" in several text deltas.
+//   - else "Hello from <model>" in several text deltas;
+//   - stop_sequences: a text answer ends before the first one it contains, with
+//     stop_reason stop_sequence and that sequence (as the API says which one).
 // Usage: input_tokens 10, output_tokens 5; when any cache_control appears in the
 // request, cache_creation_input_tokens 3 and cache_read_input_tokens 2 (else 0).
 // A model named "*conversation*" counts input_tokens from the system prompt and
@@ -77,12 +79,13 @@ function answer(body: Record<string, any>, res: http.ServerResponse, onAbort: ()
   if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
 
   const blocks = answerBlocks(model, body);
+  const stopSequence = cutAtStopSequence(blocks, body.stop_sequences);
   const cached = JSON.stringify(body).includes('"cache_control"');
   const details = model === "thinking-usage" ? { output_tokens_details: { thinking_tokens: 3 } } : {};
   const inputTokens = isConversationModel(model) ? promptTokensOf({ system: body.system, messages: body.messages }) : 10;
   const usage = { input_tokens: inputTokens, cache_creation_input_tokens: cached ? 3 : 0, cache_read_input_tokens: cached ? 2 : 0, output_tokens: 5, ...details };
-  const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
-  const message = { id: "msg_fake", type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage };
+  const stopReason = blocks.some((b) => b.type === "tool_use") ? "tool_use" : stopSequence ? "stop_sequence" : "end_turn";
+  const message = { id: "msg_fake", type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: stopSequence, usage };
 
   if (body.stream !== true) {
     res.writeHead(200, { "content-type": "application/json" });
@@ -116,7 +119,7 @@ function answer(body: Record<string, any>, res: http.ServerResponse, onAbort: ()
     }
     send("content_block_stop", { index });
   }
-  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens, ...details } });
+  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: { output_tokens: usage.output_tokens, ...details } });
   send("message_stop", {});
   res.end();
 }
@@ -143,6 +146,18 @@ function answerBlocks(model: string, body: Record<string, any>): Block[] {
     blocks.push({ type: "text", text: `Hello from ${model}` });
   }
   return blocks;
+}
+
+/** Cuts the text answer before the first stop sequence it contains; that sequence, or null. */
+function cutAtStopSequence(blocks: Block[], stopSequences: unknown): string | null {
+  const text = blocks.find((block) => block.type === "text");
+  if (!text || !Array.isArray(stopSequences)) return null;
+  const found = stopSequences
+    .filter((sequence): sequence is string => typeof sequence === "string" && sequence !== "" && (text.text as string).includes(sequence))
+    .sort((a, b) => (text.text as string).indexOf(a) - (text.text as string).indexOf(b))[0];
+  if (found === undefined) return null;
+  text.text = (text.text as string).slice(0, (text.text as string).indexOf(found));
+  return found;
 }
 
 /** A block as content_block_start shows it: its content comes in the deltas. */
