@@ -1,17 +1,21 @@
-// The translation matrix: every public format {chat completions, Responses} x
-// every upstream protocol x {JSON, stream} x each feature, through the official
-// openai SDK, against fake upstreams that speak each protocol and record what
+// The translation matrix: every public format {chat completions, Responses,
+// Messages} x every upstream protocol x {JSON, stream} x each feature, through
+// the official SDKs (openai for chat and Responses, @anthropic-ai/sdk for
+// Messages), against fake upstreams that speak each protocol and record what
 // they received. Each cell asserts both what went upstream and what the client
 // got. A row writes its request once, as a chat completions body; the Responses
-// driver sends the same request as Responses input items, and both drivers read
-// the answer back into one view (ClientAnswer), so each row's assertions serve
-// both formats.
+// driver sends the same request as Responses input items, the Messages driver
+// as an Anthropic Messages body, and every driver reads the answer back into
+// one view (ClientAnswer), so each row's assertions serve every format.
 //
-// Every answer, chunk and event is also validated against OpenAI's published
-// schemas. Test names are `<format> > <protocol> > <mode> > <feature>`: `npm run
+// Every answer, chunk and event is also validated against the published
+// schemas: OpenAI's OpenAPI document, and the Anthropic SDK's types
+// (anthropic-schema.ts). Test names are `<format> > <protocol> > <mode> > <feature>`: `npm run
 // docs:matrix` turns this file's results into docs/translation-matrix.md.
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAnthropicValid } from "../support/anthropic-schema.ts";
 import { STRUCTURED_ANSWER, type FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { expectValid } from "../support/openai-schema.ts";
@@ -28,8 +32,8 @@ import {
 } from "../support/protocol-upstreams.ts";
 
 type Json = Record<string, any>;
-type Format = "chat" | "responses";
-const FORMATS: Format[] = ["chat", "responses"];
+type Format = "chat" | "responses" | "messages";
+const FORMATS: Format[] = ["chat", "responses", "messages"];
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-test", anthropic: "claude-test", gemini: "gemini-test" };
 
 // ---- what each fake upstream reports, and the cost the router must compute from it ----
@@ -69,14 +73,20 @@ interface ClientAnswer {
 
 // ---- the drivers: one request, written as a chat completions body, sent through each format ----
 
-type Driver = (client: OpenAI, chatBody: Json) => Promise<ClientAnswer>;
+interface Clients {
+  openai: OpenAI;
+  anthropic: Anthropic;
+}
+
+type Driver = (clients: Clients, chatBody: Json) => Promise<ClientAnswer>;
 
 const DRIVERS: Record<Format, { json: Driver; stream: Driver }> = {
   chat: { json: chatJson, stream: chatStreaming },
   responses: { json: responsesJson, stream: responsesStreaming },
+  messages: { json: messagesJson, stream: messagesStreaming },
 };
 
-async function chatJson(client: OpenAI, params: Json): Promise<ClientAnswer> {
+async function chatJson({ openai: client }: Clients, params: Json): Promise<ClientAnswer> {
   const { data, response } = await client.chat.completions.create(params as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
   expectValid("CreateChatCompletionResponse", data, "JSON answer");
   const message = data.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning?: { text: string; signature?: string } };
@@ -92,7 +102,7 @@ async function chatJson(client: OpenAI, params: Json): Promise<ClientAnswer> {
 }
 
 /** Streams through the SDK's helper, which assembles content and tool calls; reasoning is read from the raw chunks. */
-async function chatStreaming(client: OpenAI, params: Json): Promise<ClientAnswer> {
+async function chatStreaming({ openai: client }: Clients, params: Json): Promise<ClientAnswer> {
   const runner = client.chat.completions.stream({ ...(params as OpenAI.ChatCompletionCreateParamsNonStreaming), stream: true });
   let reasoning = "";
   let signature: string | undefined;
@@ -126,7 +136,7 @@ function chatToolCalls(calls: OpenAI.ChatCompletionMessageToolCall[] | undefined
   });
 }
 
-async function responsesJson(client: OpenAI, chatBody: Json): Promise<ClientAnswer> {
+async function responsesJson({ openai: client }: Clients, chatBody: Json): Promise<ClientAnswer> {
   const body = toResponsesBody(chatBody) as OpenAI.Responses.ResponseCreateParamsNonStreaming;
   const { data, response } = await client.responses.create(body).withResponse();
   expectValid("Response", data, "JSON answer");
@@ -134,7 +144,7 @@ async function responsesJson(client: OpenAI, chatBody: Json): Promise<ClientAnsw
 }
 
 /** Streams through the SDK's helper; every event is checked, numbered from 0, and the last one is the response finalResponse gives. */
-async function responsesStreaming(client: OpenAI, chatBody: Json): Promise<ClientAnswer> {
+async function responsesStreaming({ openai: client }: Clients, chatBody: Json): Promise<ClientAnswer> {
   const body = toResponsesBody(chatBody) as OpenAI.Responses.ResponseCreateParamsNonStreaming;
   const stream = client.responses.stream({ ...body, stream: true });
   const events: OpenAI.Responses.ResponseStreamEvent[] = [];
@@ -227,15 +237,136 @@ function toInputPart(part: Json): Json {
   }
 }
 
+async function messagesJson({ anthropic: client }: Clients, chatBody: Json): Promise<ClientAnswer> {
+  const { data, response } = await client.messages.create(toMessagesBody(chatBody)).withResponse();
+  expectAnthropicValid("Message", data, "JSON answer");
+  return messageView(data, data.usage as Json, response.headers.get("x-router-warnings") ?? "");
+}
+
+/**
+ * Streams through messages.stream(): every event checked against the SDK's
+ * types, and the message finalMessage() accumulates is read back; the router's
+ * usage fields (cost) come from message_delta, which the accumulator does not keep.
+ */
+async function messagesStreaming({ anthropic: client }: Clients, chatBody: Json): Promise<ClientAnswer> {
+  const stream = client.messages.stream(toMessagesBody(chatBody));
+  const events: Anthropic.MessageStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const final = JSON.parse(JSON.stringify(await stream.finalMessage())) as Anthropic.Message;
+  for (const event of events) expectAnthropicValid("RawMessageStreamEvent", event, `${event.type} event`);
+  expect(events[0].type).toBe("message_start");
+  expect(events.at(-1)!.type).toBe("message_stop");
+  const delta = events.at(-2) as Anthropic.RawMessageDeltaEvent;
+  expect(delta.type).toBe("message_delta");
+  expectAnthropicValid("Message", final, "final message");
+  return messageView(final, { ...final.usage, ...delta.usage }, "");
+}
+
+/**
+ * A Message read as the chat answer it corresponds to: its text blocks, its
+ * thinking and signature, its tool_use blocks as tool calls (input as JSON
+ * arguments), a finish reason (tool_use is tool_calls, max_tokens length), and
+ * usage under chat's names (Anthropic counts cache reads and writes apart from
+ * input_tokens; chat's prompt_tokens include them).
+ */
+function messageView(message: Anthropic.Message, usage: Json, warnings: string): ClientAnswer {
+  const blocks = message.content;
+  const texts = blocks.filter((block) => block.type === "text");
+  const thinking = blocks.filter((block) => block.type === "thinking");
+  const prompt = usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+  return {
+    content: texts.length === 0 ? null : texts.map((block) => block.text).join(""),
+    reasoning: thinking.map((block) => block.thinking).join(""),
+    signature: thinking.map((block) => block.signature).find(Boolean),
+    toolCalls: blocks.filter((block) => block.type === "tool_use").map((block) => ({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) })),
+    finishReason: message.stop_reason === "tool_use" ? "tool_calls" : message.stop_reason === "max_tokens" ? "length" : "stop",
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: usage.output_tokens,
+      total_tokens: prompt + usage.output_tokens,
+      prompt_tokens_details: { cached_tokens: usage.cache_read_input_tokens ?? 0, cache_write_tokens: usage.cache_creation_input_tokens ?? 0 },
+      completion_tokens_details: { reasoning_tokens: usage.output_tokens_details?.thinking_tokens ?? 0 },
+      cost: usage.cost,
+    },
+    warnings,
+  };
+}
+
+/**
+ * A chat completions body as the Messages request that asks the same: system
+ * messages as `system` (blocks keep their cache_control), image_url parts as
+ * image blocks, an assistant's tool calls as tool_use blocks, a run of tool
+ * messages as one user turn of tool_result blocks, `stop` as
+ * `stop_sequences`, tools with `input_schema`, `reasoning.effort` as
+ * `output_config.effort`, `response_format` as `output_config.format`.
+ * `max_tokens` is required here: 1024 when the row sets none. Router fields
+ * pass as they are.
+ */
+function toMessagesBody(chat: Json): Anthropic.MessageCreateParamsNonStreaming {
+  const { messages, max_tokens, stop, tools, tool_choice, reasoning, response_format, ...rest } = chat;
+  for (const field of ["stream_options", "n", "logprobs", "seed"]) if (field in rest) throw new Error(`Messages has no ${field}: send this row's ${field} for chat only`);
+  const body: Json = { ...rest, max_tokens: max_tokens ?? 1024 };
+  const system = (messages as Json[]).filter((message) => message.role === "system");
+  if (system.length > 0) body.system = system.flatMap((message) => (typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content));
+  body.messages = [];
+  for (const message of (messages as Json[]).filter((message) => message.role !== "system")) {
+    const turn = toMessageTurn(message);
+    const last = body.messages.at(-1);
+    // Tool results answering one assistant turn are one user turn.
+    if (message.role === "tool" && last?.role === "user" && last.content.every((block: Json) => block.type === "tool_result")) last.content.push(...turn.content);
+    else body.messages.push(turn);
+  }
+  if (stop !== undefined) body.stop_sequences = stop;
+  if (tools !== undefined) body.tools = (tools as Json[]).map(({ function: fn }) => ({ name: fn.name, description: fn.description, input_schema: fn.parameters }));
+  if (tool_choice !== undefined) body.tool_choice = tool_choice === "required" ? { type: "any" } : { type: tool_choice };
+  if (reasoning?.effort !== undefined) body.output_config = { ...body.output_config, effort: reasoning.effort };
+  if (response_format?.type === "json_schema") body.output_config = { ...body.output_config, format: { type: "json_schema", schema: response_format.json_schema.schema } };
+  return body as Anthropic.MessageCreateParamsNonStreaming;
+}
+
+function toMessageTurn(message: Json): Json {
+  switch (message.role) {
+    case "assistant":
+      return {
+        role: "assistant",
+        content: [
+          ...(message.content ? [{ type: "text", text: message.content }] : []),
+          ...((message.tool_calls ?? []) as Json[]).map((call) => ({ type: "tool_use", id: call.id, name: call.function.name, input: JSON.parse(call.function.arguments) })),
+        ],
+      };
+    case "tool":
+      return { role: "user", content: [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }] };
+    default:
+      return { role: "user", content: typeof message.content === "string" ? message.content : (message.content as Json[]).map(toMessageBlock) };
+  }
+}
+
+function toMessageBlock(part: Json): Json {
+  switch (part.type) {
+    case "text":
+      return part;
+    case "image_url": {
+      const data = /^data:([^;]+);base64,(.*)$/.exec(part.image_url.url);
+      return { type: "image", source: data ? { type: "base64", media_type: data[1], data: data[2] } : { type: "url", url: part.image_url.url } };
+    }
+    default:
+      throw new Error(`no Messages block for a chat ${part.type} part`);
+  }
+}
+
 describe("translation matrix", () => {
   let upstreams: Record<Protocol, FakeUpstream>;
   let gateway: Gateway;
-  let client: OpenAI;
+  let clients: Clients;
 
   beforeAll(async () => {
     upstreams = await startProtocolUpstreams();
     gateway = await startGateway(protocolConfig(urlsOf(upstreams), "matrix", UPSTREAM_MODEL));
-    client = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
+    clients = {
+      openai: new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 }),
+      // As Claude Code calls it: x-api-key, the gateway root as the base URL (the SDK adds /v1/messages).
+      anthropic: new Anthropic({ apiKey: TEST_KEY, baseURL: gateway.url, maxRetries: 0 }),
+    };
   });
   afterAll(async () => {
     await gateway?.close();
@@ -250,7 +381,7 @@ describe("translation matrix", () => {
     const upstream = upstreams[protocol];
     const before = upstream.requests.length;
     const params = { model: `matrix/${protocol}`, ...body };
-    const answer = await DRIVERS[format][stream ? "stream" : "json"](client, params);
+    const answer = await DRIVERS[format][stream ? "stream" : "json"](clients, params);
     expect(upstream.requests.length - before).toBe(1);
     const sent = upstream.requests.at(-1)!;
     expectRouterFieldsNotSent(sent.body);
@@ -330,14 +461,14 @@ describe("translation matrix", () => {
         max_tokens: 50,
         temperature: 0.5,
         // Responses has no stop sequences.
-        ...(format === "chat" && { stop: ["END"] }),
+        ...(format !== "responses" && { stop: ["END"] }),
         request_tags: ["matrix-tag"],
         provider: { allow_fallbacks: true },
       });
       expect(answer.content).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
       expect(answer.finishReason).toBe("stop");
       expectUsage(answer, expectedTokens(protocol, {}));
-      expectPlainSent(protocol, sent, format === "chat" ? ["END"] : undefined);
+      expectPlainSent(protocol, sent, format !== "responses" ? ["END"] : undefined);
     });
 
     it("tools with a tool-result turn", async () => {
@@ -401,7 +532,7 @@ describe("translation matrix", () => {
         response_format: { type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } },
       });
       expect(JSON.parse(answer.content!)).toEqual(JSON.parse(STRUCTURED_ANSWER));
-      expectJsonSchemaSent(protocol, sent);
+      expectJsonSchemaSent(protocol, sent, format);
     });
 
     it("reasoning", async () => {
@@ -433,8 +564,8 @@ describe("translation matrix", () => {
       expectImageSent(protocol, sent);
     });
 
-    // Responses has no cache_control: the row is chat's only.
-    if (format === "chat") it("cached prompt", async () => {
+    // Responses has no cache_control: the row is chat's and Messages'.
+    if (format !== "responses") it("cached prompt", async () => {
       const longContext = "The whole handbook. ".repeat(50);
       const { answer, sent } = await send({
         messages: [
@@ -571,10 +702,11 @@ describe("translation matrix", () => {
     }
   }
 
-  function expectJsonSchemaSent(protocol: Protocol, sent: Json) {
+  function expectJsonSchemaSent(protocol: Protocol, sent: Json, format: Format) {
     switch (protocol) {
       case "openai-compatible":
-        expect(sent.response_format).toEqual({ type: "json_schema", json_schema: { name: "answer", schema: answerSchema, strict: true } });
+        // Messages' output_config.format names no schema: the router calls it "output".
+        expect(sent.response_format).toEqual({ type: "json_schema", json_schema: { name: format === "messages" ? "output" : "answer", schema: answerSchema, strict: true } });
         return;
       case "anthropic":
         expect(anthropicOutputSchema(sent)).toEqual(answerSchema);

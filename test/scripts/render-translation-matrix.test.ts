@@ -21,6 +21,7 @@ describe("render-translation-matrix", () => {
           result("chat", "gemini", "stream", "cached prompt", "passed"),
           result("responses", "anthropic", "JSON", "plain text", "passed"),
           result("responses", "anthropic", "stream", "plain text", "passed"),
+          result("messages", "gemini", "JSON", "plain text", "passed"),
           // Not a matrix cell: ignored.
           { ancestorTitles: ["something else"], title: "x", status: "passed" },
         ],
@@ -33,14 +34,14 @@ describe("render-translation-matrix", () => {
       { format: "chat", protocol: "anthropic", mode: "JSON", feature: "plain text", passed: true },
       { format: "chat", protocol: "anthropic", mode: "stream", feature: "plain text", passed: false },
     ]);
-    expect(cellsOf(report).at(-1)).toEqual({ format: "responses", protocol: "anthropic", mode: "stream", feature: "plain text", passed: true });
-    expect(cellsOf(report)).toHaveLength(8);
+    expect(cellsOf(report).at(-1)).toEqual({ format: "messages", protocol: "gemini", mode: "JSON", feature: "plain text", passed: true });
+    expect(cellsOf(report)).toHaveLength(9);
   });
 
   it("draws one table per format, marks each cell by its result (— for a row the format has not) and counts them", () => {
     const document = renderMatrix(cellsOf(report));
-    expect(document).toContain("7 of 8 cells pass.");
-    const [, chat, responses] = document.split(/^## /m);
+    expect(document).toContain("8 of 9 cells pass.");
+    const [, chat, responses, messages] = document.split(/^## /m);
     expect(chat).toMatch(/^Chat completions\n/);
     expect(chat).toContain("5 of 6 cells pass.");
     expect(chat).toContain("| Feature | anthropic | gemini |");
@@ -50,5 +51,7 @@ describe("render-translation-matrix", () => {
     expect(responses).toContain("2 of 2 cells pass.");
     expect(responses).toContain("| plain text | JSON ✅ · stream ✅ | JSON — · stream — |");
     expect(responses).toContain("| cached prompt | JSON — · stream — | JSON — · stream — |");
+    expect(messages).toMatch(/^Messages\n/);
+    expect(messages).toContain("| plain text | JSON — · stream — | JSON ✅ · stream — |");
   });
 });
