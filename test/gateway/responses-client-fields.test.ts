@@ -13,6 +13,8 @@ import { expectValid } from "../support/openai-schema.ts";
 import { closeProtocolUpstreams, protocolConfig, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
 import { TOOL_MEDIA_FOLLOWS } from "../../core/providers/openai-compatible/convert-request.ts";
+import { decodeEncryptedReasoning } from "../../gateway/formats/responses/encode-response.ts";
+import { FAKE_SIGNATURE } from "../support/fake-anthropic-upstream.ts";
 
 type Json = Record<string, any>;
 
@@ -75,6 +77,7 @@ describe("Responses fields real clients send", () => {
       ["codex-0.169.0-unknown-model-turn1.json", ANTHROPIC],
       ["codex-0.169.0-unknown-model-turn2.json", ANTHROPIC],
       ["codex-0.169.0-gpt-5.5-turn1.json", OPENAI],
+      ["codex-0.169.0-mcp-server-turn1.json", ANTHROPIC],
       ["codex-0.169.0-view-image-turn2.json", ANTHROPIC],
       ["codex-0.169.0-view-image-turn2.json", "fields/gemini"],
       ["codex-0.169.0-view-image-turn2.json", OPENAI],
@@ -95,6 +98,13 @@ describe("Responses fields real clients send", () => {
       expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).toEqual(functions);
       expect(warnings).toContain("tools[4] (namespace multi_agent_v1) was left out");
       expect(warnings).toContain("tools[8] (web_search) was left out: OpenAI's web search runs on OpenAI only");
+    });
+
+    it("Codex CLI's with an MCP server configured: the server's tools come as a namespace (mcp__<server>), left out with a warning", async () => {
+      const { status, warnings } = await post({ ...fixture("codex-0.169.0-mcp-server-turn1.json"), model: ANTHROPIC });
+      expect(status).toBe(200);
+      expect(warnings).toContain("tools[8] (namespace mcp__weather) was left out");
+      expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).not.toContain("get_weather");
     });
 
     it("Codex CLI's for a model it knows: custom apply_patch and tool_search are left out too, and text.verbosity is said not sent", async () => {
@@ -150,7 +160,7 @@ describe("Responses fields real clients send", () => {
       const { status, body } = await ok(ANTHROPIC, { include: ["reasoning.encrypted_content", "message.input_image.image_url", "web_search_call.action.sources"], reasoning: { effort: "low" }, max_output_tokens: 4096 });
       expect(status).toBe(200);
       const reasoning = (body.output as Json[]).find((item) => item.type === "reasoning")!;
-      expect(reasoning.encrypted_content).toMatch(/^sig:/);
+      expect(decodeEncryptedReasoning(reasoning.encrypted_content).signature).toBe(FAKE_SIGNATURE);
     });
 
     it("an empty list, as the Agents SDK sends it, is served", async () => {
