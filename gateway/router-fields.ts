@@ -2,6 +2,7 @@
 // beside its own (spec: `models`, `provider`, `request_tags`): their schemas,
 // for a format's strict body schema, and their GenerateRequest fields.
 import { z } from "zod";
+import type { PublicFormat } from "../gen/router/v1/inference_pb.js";
 import { MAX_ITEMS } from "./limits.ts";
 import { list, nonEmptyString } from "./schema-parts.ts";
 import { nullMeansAbsent } from "./validation.ts";
@@ -34,5 +35,17 @@ export function decodeRouterFields(body: RouterFieldsBody) {
     models: body.models ?? [],
     requestTags: body.request_tags ?? [],
     provider: body.provider && { only: body.provider.only ?? [], order: body.provider.order ?? [], allowFallbacks: body.provider.allow_fallbacks },
+  };
+}
+
+/** What every generation format's request starts with: its format, the caller, the request id, the stream switch, the model and the router fields. */
+export function requestHead(format: PublicFormat, body: RouterFieldsBody & { model: string; stream?: boolean }, context: { apiKey: string; requestId: string }) {
+  return {
+    format,
+    caller: { apiKey: context.apiKey },
+    requestId: context.requestId,
+    stream: body.stream ?? false,
+    model: body.model,
+    ...decodeRouterFields(body),
   };
 }

@@ -129,7 +129,7 @@ describe.each([{ split: false }, { split: true }])("responses through the openai
     expect(response.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
     const reasoning = response.output[0] as OpenAI.Responses.ResponseReasoningItem;
     expect(reasoning.summary).toEqual([{ type: "summary_text", text: "Considering the request: Think" }]);
-    expect(reasoning.encrypted_content).toMatch(/^sig:sim_/);
+    expect(reasoning.encrypted_content).toMatch(/^sig@simulator:sim_/);
     expect(response.reasoning).toEqual({ effort: "low", summary: "auto" });
     expect((response.usage as RouterUsage).output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
   });
@@ -227,7 +227,7 @@ describe.each([{ split: false }, { split: true }])("responses through the openai
     expect(types).toContain("response.reasoning_summary_text.done");
     expect(types).toContain("response.reasoning_summary_part.done");
     const reasoningDone = reasoning.find(({ data }) => data.type === "response.output_item.done")!.data.item;
-    expect(reasoningDone.encrypted_content).toMatch(/^sig:/);
+    expect(reasoningDone.encrypted_content).toMatch(/^sig@simulator:/);
 
     const tool = await rawStream(gateway, { model: "simulator/tool-call", input: "Weather?", tools: [weatherTool] });
     for (const { data } of tool) expectValidEvent(data);

@@ -20,7 +20,7 @@ import {
 } from "./schema.ts";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
-import { decodeRouterFields } from "../../router-fields.ts";
+import { requestHead } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 
 export interface DecodeContext {
@@ -40,13 +40,7 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
   const parsed = validateBody(chatRequestSchema, body);
   return {
     request: create(GenerateRequestSchema, {
-      format: PublicFormat.CHAT_COMPLETIONS,
-      caller: { apiKey: context.apiKey },
-      requestId: context.requestId,
-      stream: parsed.stream ?? false,
-      model: parsed.model,
-      // models, requestTags, provider
-      ...decodeRouterFields(parsed),
+      ...requestHead(PublicFormat.CHAT_COMPLETIONS, parsed, context),
       messages: parsed.messages.map(toMessage),
       sampling: toSampling(parsed),
       tools: (parsed.tools ?? []).map(toTool),

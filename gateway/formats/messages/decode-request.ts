@@ -21,7 +21,7 @@ import {
   type ServerToolSchema,
   type ToolSchema,
 } from "../../../gen/router/v1/inference_pb.js";
-import { decodeRouterFields } from "../../router-fields.ts";
+import { requestHead } from "../../router-fields.ts";
 import { signerOfSignature } from "./encode-message.ts";
 import { validateBody } from "../../validation.ts";
 import { countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
@@ -48,12 +48,7 @@ export function decodeMessagesRequest(body: unknown, context: DecodeContext, for
   const { tools, serverTools } = splitTools(parsed.tools ?? []);
   return {
     request: create(GenerateRequestSchema, {
-      format: PublicFormat.MESSAGES,
-      caller: { apiKey: context.apiKey },
-      requestId: context.requestId,
-      stream,
-      model: parsed.model,
-      ...decodeRouterFields(parsed),
+      ...requestHead(PublicFormat.MESSAGES, parsed, context),
       messages,
       sampling: {
         maxTokens: parsed.max_tokens,

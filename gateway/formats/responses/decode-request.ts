@@ -16,7 +16,7 @@ import {
 } from "../../../gen/router/v1/inference_pb.js";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
-import { decodeRouterFields } from "../../router-fields.ts";
+import { requestHead } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 import { fieldWarnings } from "./field-warnings.ts";
 import { decodeEncryptedReasoning, echoOf } from "./encode-response.ts";
@@ -45,12 +45,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   messages.push(...toMessages(parsed.input));
   return {
     request: create(GenerateRequestSchema, {
-      format: PublicFormat.RESPONSES,
-      caller: { apiKey: context.apiKey },
-      requestId: context.requestId,
-      stream,
-      model: parsed.model,
-      ...decodeRouterFields(parsed),
+      ...requestHead(PublicFormat.RESPONSES, parsed, context),
       messages,
       sampling: { temperature: parsed.temperature, topP: parsed.top_p, maxTokens: parsed.max_output_tokens ?? parsed.max_tokens },
       tools: (parsed.tools ?? []).map((tool) => ({

@@ -45,7 +45,7 @@ const citedText = { type: "text", text: "As cited.", citations: [{ type: "char_l
 
 /** A Messages request with one of everything only Anthropic takes. */
 function messagesRequest(init: RequestInit = {}) {
-  return create(GenerateRequestSchema, {
+  const defaults: RequestInit = {
     format: PublicFormat.MESSAGES,
     sampling: { maxTokens: 100 },
     messages: [
@@ -60,8 +60,8 @@ function messagesRequest(init: RequestInit = {}) {
     tools: [{ name: "lookup", parameters: { type: "object" }, original: { name: "lookup", input_schema: { type: "object" }, defer_loading: true } }],
     passthrough: { service_tier: "auto", context_management: { edits: [] }, user: "u1" },
     anthropicBeta: ["context-management-2025-06-27"],
-    ...init,
-  });
+  };
+  return create(GenerateRequestSchema, { ...defaults, ...init } as RequestInit);
 }
 
 const attemptFor = (modelId: string, init: RequestInit = {}) => planAttempts(messagesRequest({ model: modelId, ...init }), catalogue).attempts[0];
