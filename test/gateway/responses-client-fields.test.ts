@@ -3,10 +3,10 @@
 // Agents SDK were captured sending (test/fixtures/responses-clients/) are served
 // as they are, and each field is accepted, honoured where the hub has a home
 // for it, warned about where it is dropped, and refused with a 400 naming it
-// when its value is not one OpenAI knows. The gateway runs on the fake
-// OpenAI-compatible and Anthropic upstreams, whose recorded requests show what
-// went upstream.
-import { readdirSync, readFileSync } from "node:fs";
+// when its value is not one OpenAI knows. The gateway runs on the three fake
+// upstreams (OpenAI-compatible, Anthropic, Gemini), whose recorded requests
+// show what went upstream.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { expectValid } from "../support/openai-schema.ts";
@@ -22,6 +22,7 @@ const FIXTURES = new URL("../fixtures/responses-clients/", import.meta.url);
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-fields", anthropic: "claude-fields", gemini: "gemini-fields" };
 const OPENAI = "fields/openai-compatible";
 const ANTHROPIC = "fields/anthropic";
+const GEMINI = "fields/gemini";
 
 const weatherTool = { type: "function", name: "get_weather", description: "Weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, strict: true };
 
@@ -79,7 +80,7 @@ describe("Responses fields real clients send", () => {
       ["codex-0.169.0-gpt-5.5-turn1.json", OPENAI],
       ["codex-0.169.0-mcp-server-turn1.json", ANTHROPIC],
       ["codex-0.169.0-view-image-turn2.json", ANTHROPIC],
-      ["codex-0.169.0-view-image-turn2.json", "fields/gemini"],
+      ["codex-0.169.0-view-image-turn2.json", GEMINI],
       ["codex-0.169.0-view-image-turn2.json", OPENAI],
       ["agents-0.20.0-turn1.json", ANTHROPIC],
       ["agents-0.20.0-turn2.json", OPENAI],
@@ -309,7 +310,7 @@ describe("Responses fields real clients send", () => {
     });
 
     it("a file by URL reaches Gemini as fileData Google fetches", async () => {
-      const { status } = await ok("fields/gemini", withFile({ type: "input_file", file_url: PDF_URL }));
+      const { status } = await ok(GEMINI, withFile({ type: "input_file", file_url: PDF_URL }));
       expect(status).toBe(200);
       expect(sentTo("gemini").contents[0].parts[1]).toEqual({ fileData: { mimeType: "application/pdf", fileUri: PDF_URL } });
     });
@@ -326,11 +327,11 @@ describe("Responses fields real clients send", () => {
     it("an input_file needs a source", () => expect400(withFile({ type: "input_file", filename: "a.pdf" }), "input[0].content[1]", "input[0].content[1] must have file_data, file_id or file_url"));
 
     it("an image by file_id goes as a file reference; a detail other than auto is said not sent", async () => {
-      const { status, warnings } = await ok("fields/gemini", withFile({ type: "input_image", file_id: "files/abc", detail: "high" }));
+      const { status, warnings } = await ok(GEMINI, withFile({ type: "input_image", file_id: "files/abc", detail: "high" }));
       expect(status).toBe(200);
       expect(sentTo("gemini").contents[0].parts[1]).toEqual({ fileData: { fileUri: "files/abc" } });
       expect(warnings).toContain("input[0].content[1].detail high was not sent: an image given by file_id goes upstream as a file reference, which has no detail");
-      expect((await ok("fields/gemini", withFile({ type: "input_image", file_id: "files/abc", detail: "auto" }))).warnings).toBe("");
+      expect((await ok(GEMINI, withFile({ type: "input_image", file_id: "files/abc", detail: "auto" }))).warnings).toBe("");
     });
   });
 
