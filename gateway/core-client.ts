@@ -3,7 +3,17 @@
 // network: stack.md measured that hop); split, they speak Connect over HTTP/2.
 import type { DescMessage, DescService } from "@bufbuild/protobuf";
 import { create, isMessage } from "@bufbuild/protobuf";
-import { createClient, createHandlerContext, type CallOptions, type Client, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
+import {
+  createClient,
+  createContextValues,
+  createHandlerContext,
+  type CallOptions,
+  type Client,
+  type ContextValues,
+  type HandlerContext,
+  type Interceptor,
+  type ServiceImpl,
+} from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
@@ -90,17 +100,21 @@ function directClient<S extends DescService>(service: S, impl: ServiceImpl<S>): 
   const client: Record<string, unknown> = {};
   for (const method of service.methods) {
     const handler = (impl as Record<string, (request: unknown, context: unknown) => unknown>)[method.localName].bind(impl);
-    const context = (options: CallOptions | undefined) =>
-      createHandlerContext({
-        service,
-        method,
-        protocolName: "in-process",
-        requestMethod: "POST",
-        url: `/${service.typeName}/${method.name}`,
-        requestSignal: options?.signal,
-        requestHeader: options?.headers,
-        timeoutMs: options?.timeoutMs,
-      });
+    const url = `/${service.typeName}/${method.name}`;
+    const context = (options: CallOptions | undefined): HandlerContext =>
+      // A deadline needs Connect's own signal (a timer linked to the caller's).
+      options?.timeoutMs !== undefined
+        ? createHandlerContext({
+            service,
+            method,
+            protocolName: "in-process",
+            requestMethod: "POST",
+            url,
+            requestSignal: options.signal,
+            requestHeader: options.headers,
+            timeoutMs: options.timeoutMs,
+          })
+        : inProcessContext(service, method, url, options);
     // Callers may pass init objects as with a remote client; the handler wants messages.
     const message = (input: DescMessage, request: object) =>
       isMessage(request, input) ? request : create(input, request as Parameters<typeof create>[1]);
@@ -110,4 +124,40 @@ function directClient<S extends DescService>(service: S, impl: ServiceImpl<S>): 
         : (request: object, options?: CallOptions) => handler(message(method.input, request), context(options));
   }
   return client as Client<S>;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * The handler context of a call without a deadline, made for the call's
+ * lifetime at little cost: the caller's own signal (Connect's links a new
+ * controller to it with listeners on both) and headers only when read. Every
+ * streamed answer keeps its context until it ends.
+ */
+function inProcessContext(service: DescService, method: DescService["methods"][number], url: string, options: CallOptions | undefined): HandlerContext {
+  let requestHeader: Headers | undefined;
+  let responseHeader: Headers | undefined;
+  let responseTrailer: Headers | undefined;
+  let values: ContextValues | undefined;
+  return {
+    service,
+    method,
+    url,
+    protocolName: "in-process",
+    requestMethod: "POST",
+    signal: options?.signal ?? NEVER_ABORTED,
+    timeoutMs: () => undefined,
+    get requestHeader() {
+      return (requestHeader ??= new Headers(options?.headers));
+    },
+    get responseHeader() {
+      return (responseHeader ??= new Headers());
+    },
+    get responseTrailer() {
+      return (responseTrailer ??= new Headers());
+    },
+    get values() {
+      return (values ??= createContextValues());
+    },
+  };
 }

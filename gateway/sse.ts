@@ -5,8 +5,11 @@ import type { ServerResponse } from "node:http";
 export interface SseWriter {
   /** Sends the 200 and the event-stream headers. */
   commit(headers?: Record<string, string>): void;
-  /** Writes events in one socket write; resolves when the socket can take more (backpressure). */
-  send(events: SseEvent[]): Promise<void>;
+  /**
+   * Writes events in one socket write. Undefined when the socket can take more at
+   * once (the usual case: no promise per event), else a promise of `drain` (backpressure).
+   */
+  send(events: SseEvent[]): Promise<void> | undefined;
   end(): void;
 }
 
@@ -17,9 +20,15 @@ export interface SseEvent {
 }
 
 export function createSseWriter(res: ServerResponse): SseWriter {
-  // One promise for the end of the response, shared by every wait for `drain`,
-  // so waiting adds no listeners per write.
-  const closed = new Promise<void>((resolve) => res.once("close", resolve));
+  // One promise for the end of the response, made at the first wait for `drain`
+  // and shared by the later ones, so waiting adds no listeners per write.
+  let closed: Promise<void> | undefined;
+  const drained = async () => {
+    closed ??= new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once("close", resolve)));
+    let onDrain!: () => void;
+    await Promise.race([new Promise<void>((resolve) => res.once("drain", (onDrain = resolve))), closed]);
+    res.off("drain", onDrain);
+  };
   return {
     commit(headers = {}) {
       res.socket?.setNoDelay(true);
@@ -32,15 +41,11 @@ export function createSseWriter(res: ServerResponse): SseWriter {
         ...headers,
       });
     },
-    async send(events) {
-      if (res.destroyed || events.length === 0) return;
+    send(events) {
+      if (res.destroyed || events.length === 0) return undefined;
       let frame = "";
       for (const { data, event } of events) frame += (event ? `event: ${event}\n` : "") + `data: ${data}\n\n`;
-      if (!res.write(frame)) {
-        let onDrain!: () => void;
-        await Promise.race([new Promise<void>((resolve) => res.once("drain", (onDrain = resolve))), closed]);
-        res.off("drain", onDrain);
-      }
+      return res.write(frame) ? undefined : drained();
     },
     end() {
       if (!res.writableEnded) res.end();

@@ -32,9 +32,11 @@ export async function writeEventStream(ctx: Context, call: StartedCall, encoder:
   // A failure from here on is logged with the provider that was serving.
   ctx.state.provider = start.provider;
   try {
+    // `send` gives a promise only when the socket is full: most events cost no extra await.
     await sse.send(encoder.encode(first));
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
-      await sse.send(encoder.encode(step.value));
+      const full = sse.send(encoder.encode(step.value));
+      if (full) await full;
     }
     await sse.send(encoder.done());
   } catch (error) {

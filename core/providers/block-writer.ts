@@ -66,9 +66,12 @@ export class BlockWriter {
   private nextIndex = 0;
   /** The open block that continues (text, reasoning, refusal), if any. */
   private continuing: { key: string; index: number } | undefined;
-  /** Other open blocks (tool calls: OpenAI-style streams keep several open; media; server tools), with their keys. */
-  private readonly open = new Map<number, BlockKey | undefined>();
-  private readonly openByKey = new Map<BlockKey, number>();
+  /**
+   * Other open blocks (tool calls: OpenAI-style streams keep several open; media; server tools),
+   * with their keys. Made at the first such block: a text answer needs neither map.
+   */
+  private open: Map<number, BlockKey | undefined> | undefined;
+  private openByKey: Map<BlockKey, number> | undefined;
   /** The latest text block, for annotations that cite the answer's text. */
   private lastTextIndex: number | undefined;
 
@@ -99,14 +102,14 @@ export class BlockWriter {
   startBlock(type: BlockType, opening: BlockOpening, key?: BlockKey): number {
     this.stopContinuing();
     const index = this.begin(type, opening);
-    this.open.set(index, key);
-    if (key !== undefined) this.openByKey.set(key, index);
+    (this.open ??= new Map()).set(index, key);
+    if (key !== undefined) (this.openByKey ??= new Map()).set(key, index);
     return index;
   }
 
   /** The index of the open block started with this key, if it is still open. */
   openIndex(key: BlockKey): number | undefined {
-    return this.openByKey.get(key);
+    return this.openByKey?.get(key);
   }
 
   /** A whole block at once (Gemini's function calls and media, the simulator's tool call). */
@@ -135,10 +138,10 @@ export class BlockWriter {
 
   stopBlock(index: number): void {
     if (this.continuing?.index === index) this.continuing = undefined;
-    else if (this.open.has(index)) {
+    else if (this.open?.has(index)) {
       const key = this.open.get(index);
       this.open.delete(index);
-      if (key !== undefined) this.openByKey.delete(key);
+      if (key !== undefined) this.openByKey?.delete(key);
     } else return;
     this.pending.push({ $typeName: "router.v1.GenerateResponse", event: { case: "blockStop", value: { $typeName: "router.v1.BlockStop", index } } });
   }
@@ -146,7 +149,7 @@ export class BlockWriter {
   /** Stops every open block, in the order they started. */
   stopAll(): void {
     this.stopContinuing();
-    for (const index of this.open.keys()) this.stopBlock(index);
+    if (this.open) for (const index of this.open.keys()) this.stopBlock(index);
   }
 
   /** A cited source; without a block of its own it is tied to the latest text block, when there is one. */

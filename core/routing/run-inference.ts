@@ -122,7 +122,20 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         const start = startEvent(id, attempt, trace, warnings, admitted, deps.now());
         recorder?.observe(start);
         yield start;
-        yield* relay(id, first, iterator, answering, signal, recorder);
+        // The relay loop is here rather than in a generator of its own: one async step fewer per event.
+        const relay = new Relay(id, answering, recorder);
+        try {
+          for (let step = first; !step.done; step = await iterator.next()) {
+            const response = relay.pass(step.value);
+            if (response) yield response;
+          }
+        } catch (error) {
+          if (signal.aborted) throw callerWentAway();
+          const reason = error instanceof UpstreamError ? error.message : String(error);
+          throw routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, { cause: error });
+        }
+        yield relay.usage();
+        yield relay.finish();
       } finally {
         // Ends the upstream request too when our caller stops reading early.
         await iterator.return?.();
@@ -186,65 +199,73 @@ function finishRequest({ admitted, answering, outcome, request, latencyMs, now }
  * The recorder sees every event as relayed (ids filled, cost set), withheld
  * reasoning included: a stored turn keeps it for the next turn's provider.
  */
-async function* relay(
-  id: string,
-  first: IteratorResult<GenerateResponse>,
-  rest: AsyncIterator<GenerateResponse>,
-  progress: Answering,
-  signal: AbortSignal,
-  recorder: TurnRecorder | undefined,
-): AsyncGenerator<GenerateResponse> {
-  const { attempt } = progress;
-  let usageEvent: GenerateResponse | undefined;
-  let finishEvent: GenerateResponse | undefined;
-  const excludeReasoning = attempt.request.reasoning?.exclude === true;
-  const withheld = new Set<number>();
-  try {
-    for (let step = first; !step.done; step = await rest.next()) {
-      const response = step.value;
-      const event = response.event;
-      // Unique across requests, stable within this one (the Responses format's item ids).
-      if (event.case === "blockStart" && !event.value.id) event.value.id = `${id}_${event.value.index}`;
-      if (event.case !== "usage" && event.case !== "finish") recorder?.observe(response);
-      switch (event.case) {
-        case "blockStart":
-          if (excludeReasoning && event.value.type === BlockType.REASONING) withheld.add(event.value.index);
-          else yield response;
-          break;
-        case "blockDelta":
-          // Withheld reasoning was generated all the same.
-          progress.outputCharacters += event.value.text.length;
-          if (withheld.size === 0 || !withheld.has(event.value.index)) yield response;
-          break;
-        case "blockStop":
-          if (withheld.size === 0 || !withheld.has(event.value.index)) yield response;
-          break;
-        case "usage":
-          usageEvent = response;
-          break;
-        case "finish":
-          finishEvent = response;
-          break;
-        default:
-          yield response;
-      }
-    }
-  } catch (error) {
-    if (signal.aborted) throw callerWentAway();
-    const reason = error instanceof UpstreamError ? error.message : String(error);
-    throw routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, { cause: error });
+class Relay {
+  private usageEvent: GenerateResponse | undefined;
+  private finishEvent: GenerateResponse | undefined;
+  private readonly excludeReasoning: boolean;
+  /** Indexes of withheld blocks; made only when reasoning is excluded. */
+  private readonly withheld: Set<number> | undefined;
+  private readonly id: string;
+  private readonly progress: Answering;
+  private readonly recorder: TurnRecorder | undefined;
+
+  constructor(id: string, progress: Answering, recorder: TurnRecorder | undefined) {
+    this.id = id;
+    this.progress = progress;
+    this.recorder = recorder;
+    this.excludeReasoning = progress.attempt.request.reasoning?.exclude === true;
+    this.withheld = this.excludeReasoning ? new Set() : undefined;
   }
-  usageEvent ??= create(GenerateResponseSchema, { event: { case: "usage", value: {} } });
-  const usage = usageEvent.event.value as Usage;
-  const cost = attempt.free ? 0n : costOf(usage, attempt.route.prices);
-  usage.cost = formatMoney(cost);
-  // Served from here on: a caller leaving after the usage event still pays the real cost.
-  progress.served = { tokens: usage, cost };
-  recorder?.observe(usageEvent);
-  yield usageEvent;
-  finishEvent ??= create(GenerateResponseSchema, { event: { case: "finish", value: {} } });
-  recorder?.observe(finishEvent);
-  yield finishEvent;
+
+  /** The event to pass on now, if any (usage and finish wait for the end; withheld blocks never go). */
+  pass(response: GenerateResponse): GenerateResponse | undefined {
+    const event = response.event;
+    // Unique across requests, stable within this one (the Responses format's item ids).
+    if (event.case === "blockStart" && !event.value.id) event.value.id = `${this.id}_${event.value.index}`;
+    if (event.case !== "usage" && event.case !== "finish") this.recorder?.observe(response);
+    switch (event.case) {
+      case "blockStart":
+        if (this.excludeReasoning && event.value.type === BlockType.REASONING) {
+          this.withheld!.add(event.value.index);
+          return undefined;
+        }
+        return response;
+      case "blockDelta":
+        // Withheld reasoning was generated all the same.
+        this.progress.outputCharacters += event.value.text.length;
+        return this.withheld?.has(event.value.index) ? undefined : response;
+      case "blockStop":
+        return this.withheld?.has(event.value.index) ? undefined : response;
+      case "usage":
+        this.usageEvent = response;
+        return undefined;
+      case "finish":
+        this.finishEvent = response;
+        return undefined;
+      default:
+        return response;
+    }
+  }
+
+  /** After the last event: the usage with its exact cost; from here on the answer counts as served. */
+  usage(): GenerateResponse {
+    const usageEvent = (this.usageEvent ??= create(GenerateResponseSchema, { event: { case: "usage", value: {} } }));
+    const { attempt } = this.progress;
+    const usage = usageEvent.event.value as Usage;
+    const cost = attempt.free ? 0n : costOf(usage, attempt.route.prices);
+    usage.cost = formatMoney(cost);
+    // Served from here on: a caller leaving after the usage event still pays the real cost.
+    this.progress.served = { tokens: usage, cost };
+    this.recorder?.observe(usageEvent);
+    return usageEvent;
+  }
+
+  /** The finish, last. */
+  finish(): GenerateResponse {
+    const finishEvent = (this.finishEvent ??= create(GenerateResponseSchema, { event: { case: "finish", value: {} } }));
+    this.recorder?.observe(finishEvent);
+    return finishEvent;
+  }
 }
 
 const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");

@@ -87,12 +87,14 @@ export function createChunkTranslator(): ChunkTranslator {
   const blocks = new BlockWriter();
   let finishRaw: string | undefined;
   let usage: OpenAiUsage | undefined;
-  const citedUrls = new Set<string>();
+  // Made at the first citation (Perplexity): most answers cite nothing.
+  let citedUrls: Set<string> | undefined;
 
   return {
     translate(chunk) {
       if (chunk.usage) usage = chunk.usage;
       for (const url of chunk.citations ?? []) {
+        citedUrls ??= new Set();
         if (!citedUrls.has(url)) blocks.annotation({ url, title: "" });
         citedUrls.add(url);
       }

@@ -20,6 +20,11 @@ export function createChunkEncoder(start: ResponseStart): StreamEncoder {
     data: JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra }),
   });
   const delta = (value: Record<string, unknown>) => chunk([{ index: 0, delta: value, finish_reason: null }]);
+  // The frame of every text delta, as `delta({ content })` spells it, without building and
+  // stringifying its objects per event: only the text is encoded.
+  const contentHead = JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider }).slice(0, -1) + ',"choices":[{"index":0,"delta":{"content":';
+  const contentTail = '},"finish_reason":null}]}';
+  const contentDelta = (text: string): SseEvent => ({ data: contentHead + JSON.stringify(text) + contentTail });
   // Tool calls are numbered among themselves in the chat format, and so are
   // reasoning blocks (the `index` of their `reasoning_details` entries): the
   // tracker's ordinals. Media bytes are sent whole when their block stops. Text
@@ -60,7 +65,7 @@ export function createChunkEncoder(start: ResponseStart): StreamEncoder {
           if (!text) return [];
           switch (block.type) {
             case BlockType.TEXT:
-              return [delta({ content: text })];
+              return [contentDelta(text)];
             case BlockType.REFUSAL:
               return [delta({ refusal: text })];
             case BlockType.TOOL_CALL:
