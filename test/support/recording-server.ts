@@ -5,9 +5,12 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 export interface RecordedRequest {
+  method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
+  /** The body parsed as JSON; {} when it is empty or not JSON (multipart, binary: see `raw`). */
   body: Record<string, any>;
+  raw: Buffer;
 }
 
 export interface FakeUpstream {
@@ -27,7 +30,8 @@ export async function startRecordingServer(basePath: string, answer: Answer): Pr
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = { path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, any> };
+    const raw = Buffer.concat(chunks);
+    const request = { method: req.method ?? "GET", path: req.url ?? "", headers: req.headers, body: jsonOf(raw), raw };
     requests.push(request);
     answer(request, res, () => abortWaiters.shift()?.());
   });
@@ -47,4 +51,12 @@ export async function startRecordingServer(basePath: string, answer: Answer): Pr
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+function jsonOf(raw: Buffer): Record<string, any> {
+  try {
+    return JSON.parse(raw.toString("utf8") || "{}") as Record<string, any>;
+  } catch {
+    return {};
+  }
 }
