@@ -284,6 +284,7 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         warnings,
         free: attempt.free,
         protocol: attempt.route.provider.protocol,
+        nativeFormat: attempt.route.capabilities.nativeFormat === attempt.request.format,
         requestsWindow: admitted.admission.requestsWindow,
         tokensWindow: admitted.admission.tokensWindow,
       },

@@ -15,7 +15,7 @@ export function encodeMessage(folded: FoldedResponse) {
   const stopReason = stopReasonOf(folded.finishReason, folded.rawFinishReason, folded.stopSequence);
   return {
     ...messageHead(folded.start),
-    content: folded.blocks.flatMap((block) => contentBlockOf(block, folded.start.protocol) ?? []),
+    content: folded.blocks.flatMap((block) => contentBlockOf(block, folded.start) ?? []),
     stop_reason: stopReason,
     stop_sequence: folded.stopSequence || null,
     stop_details: stopDetailsOf(stopReason),
@@ -95,14 +95,14 @@ export function encodeUsage(usage: Usage | undefined, start: ResponseStart) {
 }
 
 /** The content block of a whole block; undefined for blocks this format has none for. */
-export function contentBlockOf(block: TrackedBlock, protocol: string): Record<string, unknown> | undefined {
-  const start = contentBlockStart(block, protocol);
+export function contentBlockOf(block: TrackedBlock, signer: Signer): Record<string, unknown> | undefined {
+  const start = contentBlockStart(block, signer);
   if (!start) return undefined;
   switch (start.type) {
     case "text":
       return { ...start, text: block.text, citations: block.annotations.length > 0 ? block.annotations.map(citationOf) : null };
     case "thinking":
-      return { ...start, thinking: block.text, signature: block.signature && signatureOf(block.signature, protocol) };
+      return { ...start, thinking: block.text, signature: block.signature && signatureOf(block.signature, signer) };
     case "tool_use":
     case "server_tool_use":
       return { ...start, input: parsedInput(block.text) };
@@ -116,14 +116,14 @@ export function contentBlockOf(block: TrackedBlock, protocol: string): Record<st
  * and thinking empty, tool input `{}`. A reasoning block is redacted_thinking
  * once its sealed data is known (it comes whole), a server tool result whole.
  */
-export function contentBlockStart(block: TrackedBlock, protocol: string): Record<string, unknown> | undefined {
+export function contentBlockStart(block: TrackedBlock, signer: Signer): Record<string, unknown> | undefined {
   const { start } = block;
   switch (block.type) {
     case BlockType.TEXT:
     case BlockType.REFUSAL:
       return { type: "text", text: "", citations: null };
     case BlockType.REASONING:
-      return block.redactedData ? { type: "redacted_thinking", data: signatureOf(block.redactedData, protocol) } : { type: "thinking", thinking: "", signature: "" };
+      return block.redactedData ? { type: "redacted_thinking", data: signatureOf(block.redactedData, signer) } : { type: "thinking", thinking: "", signature: "" };
     case BlockType.TOOL_CALL:
       return { type: "tool_use", id: start.toolCallId, name: start.toolName, input: {}, caller: DIRECT };
     case BlockType.SERVER_TOOL_CALL:
@@ -145,9 +145,12 @@ const DIRECT = { type: "direct" };
  * a client sends it back the core knows whose it is and never sends it to a
  * provider that would refuse it (decode-request.ts reads the prefix back).
  */
-export function signatureOf(signature: string, protocol: string): string {
-  return protocol === "anthropic" || protocol === "" ? signature : `${protocol}${SIGNER_SEPARATOR}${signature}`;
+export function signatureOf(signature: string, { protocol, nativeFormat }: Signer): string {
+  return nativeFormat || protocol === "" ? signature : `${protocol}${SIGNER_SEPARATOR}${signature}`;
 }
+
+/** Who served: the start's protocol, and whether it speaks this format (Anthropic's own). */
+export type Signer = Pick<ResponseStart, "protocol" | "nativeFormat">;
 
 const SIGNER_SEPARATOR = ":";
 const SIGNED_BY = /^([a-z][a-z0-9-]*):/;

@@ -31,7 +31,7 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
   /** Opens the block's content block (once), unless the format has none for it. */
   const open = (block: TrackedBlock): SseEvent[] => {
     if (indexOf.has(block.start.index)) return [];
-    const contentBlock = contentBlockStart(block, start.protocol);
+    const contentBlock = contentBlockStart(block, start);
     if (!contentBlock) return [];
     const index = next++;
     indexOf.set(block.start.index, index);
@@ -53,7 +53,7 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
         if (block.redactedData) break;
         if (delta.text) send({ type: "thinking_delta", thinking: delta.text });
         // The protocol prefix (signatureOf) goes before the first piece only.
-        if (delta.signature) send({ type: "signature_delta", signature: block.signature === delta.signature ? signatureOf(delta.signature, start.protocol) : delta.signature });
+        if (delta.signature) send({ type: "signature_delta", signature: block.signature === delta.signature ? signatureOf(delta.signature, start) : delta.signature });
         break;
       case BlockType.TOOL_CALL:
       case BlockType.SERVER_TOOL_CALL:

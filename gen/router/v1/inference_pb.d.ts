@@ -1269,6 +1269,15 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
    * @generated from field: string protocol = 12;
    */
   protocol: string;
+
+  /**
+   * Whether that protocol speaks the request's own public format
+   * (capabilities.nativeFormat: Anthropic for a Messages request): its
+   * signatures then go back to it in that format as they came.
+   *
+   * @generated from field: bool native_format = 13;
+   */
+  nativeFormat: boolean;
 };
 
 /**

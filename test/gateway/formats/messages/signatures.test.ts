@@ -30,11 +30,11 @@ const decodeAssistant = (block: object) =>
 
 describe("Messages reasoning signatures", () => {
   it("hands out Anthropic's signature and sealed data as they are, and another protocol's with its name first", () => {
-    expect(contentBlockOf(reasoning({ signature: "EqQBCkYIAxgC" }), "anthropic")).toMatchObject({ type: "thinking", signature: "EqQBCkYIAxgC" });
-    expect(contentBlockOf(reasoning({ signature: "Z2VtaW5p" }), "gemini")).toMatchObject({ type: "thinking", signature: "gemini:Z2VtaW5p" });
-    expect(contentBlockOf(reasoning({ redactedData: "SEALED" }), "anthropic")).toEqual({ type: "redacted_thinking", data: "SEALED" });
+    expect(contentBlockOf(reasoning({ signature: "EqQBCkYIAxgC" }), { protocol: "anthropic", nativeFormat: true })).toMatchObject({ type: "thinking", signature: "EqQBCkYIAxgC" });
+    expect(contentBlockOf(reasoning({ signature: "Z2VtaW5p" }), { protocol: "gemini", nativeFormat: false })).toMatchObject({ type: "thinking", signature: "gemini:Z2VtaW5p" });
+    expect(contentBlockOf(reasoning({ redactedData: "SEALED" }), { protocol: "anthropic", nativeFormat: true })).toEqual({ type: "redacted_thinking", data: "SEALED" });
     // No signature: nothing to mark.
-    expect(contentBlockOf(reasoning({}), "gemini")).toMatchObject({ type: "thinking", signature: "" });
+    expect(contentBlockOf(reasoning({}), { protocol: "gemini", nativeFormat: false })).toMatchObject({ type: "thinking", signature: "" });
   });
 
   it("reads the prefix back as the signer, and an unprefixed signature as unknown origin", () => {
