@@ -18,7 +18,8 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAnthropicValid } from "../support/anthropic-schema.ts";
-import { promptTokensOf, signatureOfTurn } from "../support/conversation-model.ts";
+import { promptTokensOf, redactedOfTurn, signatureOfTurn } from "../support/conversation-model.ts";
+import { REDACTED_THINKING_TRIGGER } from "../support/fake-anthropic-upstream.ts";
 import { FAKE_COUNTS } from "../support/fake-count-tokens.ts";
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
@@ -64,7 +65,10 @@ type RouterUsage = Anthropic.Usage & { cost: number; chat_id: string; provider: 
  * `claude-twin` under two providers.
  */
 function configFor(upstreams: Record<Protocol, FakeUpstream>) {
-  const document = protocolConfigDocument(urlsOf(upstreams), "conv", UPSTREAM_MODEL);
+  const document = protocolConfigDocument(urlsOf(upstreams), "conv", UPSTREAM_MODEL, [
+    { suffix: "cut", upstreamModel: "cut-after-first" },
+    { suffix: "down", upstreamModel: "fail-503" },
+  ]);
   const anthropicModel = document.models.find((model) => model.id === "conv/anthropic")!;
   const renamed = (id: string) => ({ ...anthropicModel, id, name: id });
   document.models.push(renamed("anthropic/claude-sonnet-4-5"), renamed("vendor-a/claude-twin"), renamed("vendor-b/claude-twin"));
@@ -339,6 +343,166 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         expect(conversationOf(protocol, sent)).toEqual([userTurn(protocol, "Weather in Paris?")]);
         expect(warnings).toContain("search_result blocks are not supported");
       }
+    });
+  }
+
+  // Anthropic seals thinking its safety systems flag: the redacted_thinking block goes back as it came.
+  describe("anthropic redacted thinking", () => {
+    for (const mode of MODES) {
+      it(`${mode}: redacted_thinking and the signed thinking go back byte for byte ahead of the tool_use`, async () => {
+        const settings = { max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools: [weatherTool] };
+        const question: Anthropic.MessageParam = { role: "user", content: `${QUESTION} ${REDACTED_THINKING_TRIGGER}` };
+        const first = await send("anthropic", mode, { ...settings, messages: [question] });
+        expect(first.message.content.map((block) => block.type)).toEqual(["redacted_thinking", "thinking", "tool_use"]);
+        expect(first.message.content[0]).toEqual({ type: "redacted_thinking", data: redactedOfTurn(1) });
+        const call = first.message.content[2] as Anthropic.ToolUseBlock;
+        const second = await send("anthropic", mode, {
+          ...settings,
+          messages: [question, { role: "assistant", content: first.message.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: TOOL_OUTPUT }] }],
+        });
+        expect(second.message.stop_reason).toBe("end_turn");
+        // The sealed and the signed block byte for byte; the whole turn as the client sent it (the SDK's accumulator orders tool_use's keys its own way).
+        expect(JSON.stringify(second.sent.messages[1].content.slice(0, 2))).toBe(JSON.stringify(first.message.content.slice(0, 2)));
+        expect(second.sent.messages[1].content).toEqual(first.message.content);
+      });
+    }
+  });
+
+  // ---- more of the request, per protocol (created: the request side is the same streamed) ----
+
+  for (const protocol of PROTOCOLS) {
+    describe(`${protocol}: the rest of the request`, () => {
+      it("tool_choice any, tool by name, none, and disable_parallel_tool_use, in the protocol's words", async () => {
+        const ask = (tool_choice: Anthropic.ToolChoice) => send(protocol, "create", { max_tokens: 256, messages: [{ role: "user", content: QUESTION }], tools: [weatherTool], tool_choice });
+        const any = await ask({ type: "any" });
+        const named = await ask({ type: "tool", name: "get_weather" });
+        const none = await ask({ type: "none" });
+        const single = await ask({ type: "auto", disable_parallel_tool_use: true });
+        expect(any.message.stop_reason).toBe("tool_use");
+        switch (protocol) {
+          case "openai-compatible":
+            expect([any, named, none, single].map(({ sent }) => sent.tool_choice)).toEqual(["required", { type: "function", function: { name: "get_weather" } }, "none", "auto"]);
+            expect(single.sent.parallel_tool_calls).toBe(false);
+            break;
+          case "anthropic":
+            expect([any, named, none, single].map(({ sent }) => sent.tool_choice)).toEqual([
+              { type: "any" },
+              { type: "tool", name: "get_weather" },
+              { type: "none" },
+              { type: "auto", disable_parallel_tool_use: true },
+            ]);
+            break;
+          case "gemini":
+            expect([any, named, none].map(({ sent }) => sent.toolConfig.functionCallingConfig)).toEqual([
+              { mode: "ANY" },
+              { mode: "ANY", allowedFunctionNames: ["get_weather"] },
+              { mode: "NONE" },
+            ]);
+            // Gemini has no switch for parallel calls: said, not silently lost.
+            expect(single.warnings).toContain("parallel_tool_calls");
+            break;
+        }
+      });
+
+      it("a tool_result with blocks and is_error", async () => {
+        const question: Anthropic.MessageParam = { role: "user", content: QUESTION };
+        const first = await send(protocol, "create", { max_tokens: 256, messages: [question], tools: [weatherTool] });
+        const call = first.message.content.find((block) => block.type === "tool_use")!;
+        const result: Anthropic.ToolResultBlockParam = {
+          type: "tool_result",
+          tool_use_id: call.id,
+          is_error: true,
+          content: [
+            { type: "text", text: "Service down." },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+          ],
+        };
+        const second = await send(protocol, "create", { max_tokens: 256, messages: [question, { role: "assistant", content: first.message.content }, { role: "user", content: [result] }], tools: [weatherTool] });
+        // (The OpenAI fake calls the tool again when the last message is not a tool message, as here.)
+        if (protocol !== "openai-compatible") expect(second.message.stop_reason).toBe("end_turn");
+        const sent = conversationOf(protocol, second.sent).slice(2);
+        switch (protocol) {
+          case "anthropic":
+            expect(sent).toEqual([{ role: "user", content: [result] }]);
+            break;
+          case "openai-compatible":
+            // Tool messages are text only: the text, then the image in a user message after it.
+            expect(sent[0]).toMatchObject({ role: "tool", tool_call_id: call.id });
+            expect(JSON.stringify(sent[0].content)).toContain("Service down.");
+            expect(JSON.stringify(sent.slice(1))).toContain(PNG);
+            break;
+          case "gemini":
+            expect(sent[0].role).toBe("user");
+            expect(sent[0].parts[0].functionResponse).toMatchObject({ name: "get_weather" });
+            expect(JSON.stringify(sent[0])).toContain("Service down.");
+            expect(JSON.stringify(sent[0])).toContain(PNG);
+            break;
+        }
+      });
+
+      it("metadata.user_id is the protocol's end-user field; a system turn inside messages is a system instruction", async () => {
+        const { sent } = await send(protocol, "create", {
+          max_tokens: 64,
+          metadata: { user_id: "user-42" },
+          messages: [
+            { role: "system", content: "Answer in French." } as unknown as Anthropic.MessageParam,
+            { role: "user", content: "Hi" },
+          ],
+        });
+        switch (protocol) {
+          case "openai-compatible":
+            expect(sent.user).toBe("user-42");
+            expect(sent.messages).toEqual([
+              { role: "system", content: "Answer in French." },
+              { role: "user", content: "Hi" },
+            ]);
+            break;
+          case "anthropic":
+            expect(sent.metadata).toEqual({ user_id: "user-42" });
+            // The API takes system text at the top level only (the fake refuses a system role, as the API does).
+            expect(JSON.stringify(sent.system)).toContain("Answer in French.");
+            expect(sent.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi" }] }]);
+            break;
+          case "gemini":
+            expect(sent.systemInstruction).toEqual({ parts: [{ text: "Answer in French." }] });
+            expect(sent.contents).toEqual([{ role: "user", parts: [{ text: "Hi" }] }]);
+            break;
+        }
+      });
+
+      it("countTokens counts the system prompt and tools too (exact where the upstream counts)", async () => {
+        const params = { model: `conv/${protocol}`, system: "Be brief.", messages: [{ role: "user" as const, content: QUESTION }] };
+        const bare = await client.messages.countTokens(params);
+        const withTools = await client.messages.countTokens({ ...params, tools: [weatherTool] });
+        expectAnthropicValid("MessageTokensCount", withTools, "the count");
+        expect(withTools.input_tokens).toBeGreaterThan(bare.input_tokens);
+        expectCounted(protocol, withTools);
+      });
+
+      it("an upstream that fails before answering: the error in Anthropic's envelope with the spec's fields", async () => {
+        const params = { model: `conv/${protocol}-down`, max_tokens: 64, messages: [{ role: "user" as const, content: "Hi" }] };
+        for (const attempt of [() => client.messages.create(params), () => client.messages.stream(params).finalMessage()]) {
+          const error = (await attempt().catch((caught: unknown) => caught)) as APIError;
+          expect(error).toBeInstanceOf(APIError);
+          expect(error.status).toBeGreaterThanOrEqual(500);
+          expectAnthropicValid("ErrorResponse", error.error, "the error");
+          expect((error.error as Json).error).toMatchObject({ message: expect.any(String), type: expect.any(String), param: null, code: expect.any(String) });
+        }
+      });
+
+      it("stream: a failure after the answer started is Anthropic's error event, which the SDK raises", async () => {
+        const params = { model: `conv/${protocol}-cut`, max_tokens: 64, messages: [{ role: "user" as const, content: "Hi" }] };
+        const stream = client.messages.stream(params);
+        const events: Anthropic.MessageStreamEvent[] = [];
+        const error = await (async () => {
+          for await (const event of stream) events.push(event);
+        })().catch((caught: unknown) => caught as APIError);
+        expect(error).toBeInstanceOf(APIError);
+        expectAnthropicValid("ErrorResponse", (error as APIError).error, "the error event");
+        // What came before the failure was valid and in order.
+        expect(events[0].type).toBe("message_start");
+        for (const event of events) expectAnthropicValid("RawMessageStreamEvent", event, `the ${event.type} event`);
+      });
     });
   }
 
