@@ -1,5 +1,6 @@
 // A fake of Black Forest Labs' FLUX API, for tests (docs/media-protocols.md, "BFL").
-//   POST /v1/{model}            with `x-key`: {id, polling_url}; the body needs a prompt.
+//   POST /v1/{model}            with `x-key`: {id, polling_url, cost, input_mp, output_mp};
+//        the body needs a prompt.
 //   GET  /v1/get_result?id=...  (the polling_url) with `x-key`: one poll, answered
 //        {id, status, result, progress, details, preview}; status Pending, then Ready
 //        with result.sample, a signed URL that answers 403 (Azure SAS) after
@@ -14,7 +15,9 @@ import { startRecordingServer } from "./recording-server.ts";
 
 export const BFL_KEY = "bfl-test-key";
 export const BFL_FAILURE_DETAILS = { error: "Generation failed." };
-export const BFL_MODERATION_DETAILS = { "Moderation Reasons": ["Content Moderated"] };
+export const BFL_MODERATION_DETAILS = { "Moderation Reasons": ["Derivative Works Filter"] };
+/** The credits (1 credit = 0.01 USD) the fake says a task costs, as FLUX.2 endpoints answer `cost`. */
+export const BFL_COST = 4;
 
 export interface BflOptions extends MediaFakeOptions {
   key?: string;
@@ -49,7 +52,8 @@ export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaU
     }
     const id = `00000000-0000-4000-8000-${String(jobs.jobs.size + 1).padStart(12, "0")}`;
     jobs.create(id, model, body.prompt, { seed: body.seed ?? 42 });
-    sendJson(res, 200, { id, polling_url: `${origin}/v1/get_result?id=${id}` });
+    const outputMegapixels = ((body.width ?? 1024) * (body.height ?? 768)) / 1_000_000;
+    sendJson(res, 200, { id, polling_url: `${origin}/v1/get_result?id=${id}`, cost: BFL_COST, input_mp: 0, output_mp: outputMegapixels });
   }
 
   function getResult(id: string, res: http.ServerResponse) {

@@ -3,7 +3,8 @@
 //   POST /v1/videos/text2video | /v1/videos/image2video: {code: 0, message, request_id,
 //        data: {task_id, task_status: "submitted", task_info, created_at, updated_at}}.
 //   GET  /v1/videos/{kind}/{task_id}: one poll, data.task_status submitted, processing,
-//        then succeed (data.task_result.videos [{id, url, duration}]) or failed
+//        then succeed (data.task_result.videos [{id, url, duration}], duration a decimal
+//        string of the measured length, "5.042" for a 5-second task) or failed
 //        (data.task_status_msg). Video URLs answer 404 after assetTtlMs (default 30 days,
 //        Kling's retention).
 // Every call needs `Authorization: Bearer <JWT>`: HS256, signed with the secret key,
@@ -118,7 +119,9 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
     };
     if (status === "succeed") {
       const videoId = `${job.id}-video-0`;
-      data.task_result = { videos: [{ id: videoId, url: cdn.publish(`${videoId}.mp4`, TINY_MP4, "video/mp4"), duration: job.details.duration }] };
+      // Kling reports the clip's measured length, a little over the asked seconds ("5.042" for "5").
+      const duration = (Number(job.details.duration) + 0.042).toFixed(3);
+      data.task_result = { videos: [{ id: videoId, url: cdn.publish(`${videoId}.mp4`, TINY_MP4, "video/mp4"), duration }] };
     }
     return data;
   }

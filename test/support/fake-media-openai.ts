@@ -11,9 +11,11 @@
 //        after expires_at (default one hour after completion).
 // Every call needs `Authorization: Bearer <key>` with the fake's key (401 otherwise).
 // Prompts pick failures (fake-media-common.ts): FAIL_PROMPT (images: a 500; videos:
-// failed), MODERATE_PROMPT (images: 400 moderation_blocked; videos: failed with
-// moderation_blocked), REFUSE_PROMPT (videos: 400 moderation_blocked at creation),
-// STALL_PROMPT (videos: in_progress forever).
+// failed), MODERATE_PROMPT and REFUSE_PROMPT (images: 400, gpt-image-* with type
+// image_generation_user_error, code moderation_blocked and moderation_details at the
+// output or input stage, dall-e-* with code content_policy_violation; videos:
+// MODERATE_PROMPT ends failed with moderation_blocked, REFUSE_PROMPT is a 400
+// moderation_blocked at creation), STALL_PROMPT (videos: in_progress forever).
 import type http from "node:http";
 import {
   AssetHost,
@@ -39,6 +41,8 @@ export const OPENAI_VIDEO_SECONDS = ["4", "8", "12"];
 export const OPENAI_VIDEO_SIZES = ["720x1280", "1280x720", "1024x1792", "1792x1024"];
 /** OpenAI's message for a prompt its safety system refuses (images and videos). */
 export const OPENAI_MODERATION_MESSAGE = "Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID.";
+/** The older (DALL-E) refusal, code content_policy_violation. */
+export const DALLE_MODERATION_MESSAGE = "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.";
 export const OPENAI_VIDEO_FAILURE_MESSAGE = "Video generation failed.";
 
 export interface OpenAiMediaOptions extends MediaFakeOptions {
@@ -88,7 +92,11 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
     if (n > 10) return openAiError(res, 400, `Invalid 'n': integer above maximum value. Expected a value <= 10, but got ${n} instead.`, "invalid_request_error", "n", "integer_above_max_value");
     if (gptImage && body.response_format !== undefined) return openAiError(res, 400, "Unknown parameter: 'response_format'.", "invalid_request_error", "response_format", "unknown_parameter");
     const outcome = outcomeOf(body.prompt);
-    if (outcome === "moderated" || outcome === "refused") return openAiError(res, 400, OPENAI_MODERATION_MESSAGE, "image_generation_user_error", null, "moderation_blocked");
+    if ((outcome === "moderated" || outcome === "refused") && !gptImage) return openAiError(res, 400, DALLE_MODERATION_MESSAGE, "invalid_request_error", null, "content_policy_violation");
+    if (outcome === "moderated" || outcome === "refused") {
+      const moderation_details = { moderation_stage: outcome === "refused" ? "input" : "output", categories: ["sexual"] };
+      return sendJson(res, 400, { error: { message: `${OPENAI_MODERATION_MESSAGE} safety_violations=[sexual].`, type: "image_generation_user_error", param: null, code: "moderation_blocked", moderation_details } });
+    }
     if (outcome === "failed") return openAiError(res, 500, "The server had an error while processing your request. Sorry about that!", "server_error", null, null);
     const asUrl = !gptImage && body.response_format !== "b64_json";
     const data = Array.from({ length: n }, () => {

@@ -1,7 +1,9 @@
 // A fake of Pollo.ai's generation API, for tests (docs/media-protocols.md, "Pollo").
 // Base URL {origin}/api/platform, as https://pollo.ai/api/platform.
 //   POST /generation/{brand}/{model}  with `x-api-key`, body {input: {prompt, ...},
-//        webhookUrl?}: {taskId, status: "waiting"}.
+//        webhookUrl?}: {taskId, status: "waiting"}. Successful answers come inside
+//        {code: "SUCCESS", message: "success", data: ...} unless `envelope: false` (the
+//        documented flat shape; the live API was seen to wrap).
 //   GET  /generation/{taskId}/status  with `x-api-key`: one poll, answered {taskId,
 //        credit, generations: [{id, status, failMsg, url, mediaType, createdDate,
 //        updatedDate}]}, status waiting, processing, then succeed (url set) or failed
@@ -23,10 +25,18 @@ export const POLLO_CREDIT = 10;
 
 export interface PolloOptions extends MediaFakeOptions {
   key?: string;
+  /**
+   * Wrap successful answers in {code: "SUCCESS", message: "success", data: ...}, as the live
+   * API was seen to answer (default true); false answers the flat shape of Pollo's OpenAPI
+   * document. An adapter has to read both.
+   */
+  envelope?: boolean;
 }
 
 export async function startFakePollo(options: PolloOptions = {}): Promise<FakeMediaUpstream> {
   const key = options.key ?? POLLO_KEY;
+  const envelope = options.envelope ?? true;
+  const answer = (res: http.ServerResponse, data: unknown) => sendJson(res, 200, envelope ? { code: "SUCCESS", message: "success", data } : data);
   const now = options.now ?? Date.now;
   const jobs = new JobBook(options);
   const cdn = new AssetHost(options.assetTtlMs ?? 14 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now);
@@ -55,7 +65,7 @@ export async function startFakePollo(options: PolloOptions = {}): Promise<FakeMe
     }
     const taskId = `pollo-task-${String(jobs.jobs.size + 1).padStart(4, "0")}`;
     jobs.create(taskId, model, prompt, { generationId: `pollo-gen-${jobs.jobs.size + 1}` });
-    sendJson(res, 200, { taskId, status: "waiting" });
+    answer(res, { taskId, status: "waiting" });
   }
 
   function taskStatus(taskId: string, res: http.ServerResponse) {
@@ -74,7 +84,7 @@ export async function startFakePollo(options: PolloOptions = {}): Promise<FakeMe
       createdDate: new Date(job.createdAt).toISOString(),
       updatedDate: new Date(job.finishedAt ?? now()).toISOString(),
     };
-    sendJson(res, 200, { taskId, credit: POLLO_CREDIT, generations: [generation] });
+    answer(res, { taskId, credit: POLLO_CREDIT, generations: [generation] });
   }
 
   return { ...upstream, origin, jobs, polls: (jobId) => jobs.jobs.get(jobId)?.polls ?? 0 };

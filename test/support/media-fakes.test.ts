@@ -6,10 +6,10 @@
 import { inflateSync } from "node:zlib";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BFL_KEY, startFakeBfl } from "./fake-media-bfl.ts";
+import { BFL_COST, BFL_KEY, startFakeBfl } from "./fake-media-bfl.ts";
 import { FAIL_PROMPT, type FakeMediaUpstream, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_MP4, TINY_PNG } from "./fake-media-common.ts";
 import { KLING_ACCESS_KEY, KLING_FAILURE_MESSAGE, KLING_MODERATION_MESSAGE, KLING_SECRET_KEY, klingToken, startFakeKling } from "./fake-media-kling.ts";
-import { OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, startFakeOpenAiMedia } from "./fake-media-openai.ts";
+import { DALLE_MODERATION_MESSAGE, OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, startFakeOpenAiMedia } from "./fake-media-openai.ts";
 import { POLLO_FAILURE_MESSAGE, POLLO_KEY, POLLO_MODERATION_MESSAGE, startFakePollo } from "./fake-media-pollo.ts";
 import { startFakeVertex, VERTEX_FAILURE_MESSAGE, VERTEX_TOKEN } from "./fake-media-vertex.ts";
 
@@ -134,10 +134,18 @@ describe("the fake OpenAI media upstream", () => {
     expect((await image({ model: "dall-e-2", prompt: "x", n: 11 })).json.error).toMatchObject({ param: "n", code: "integer_above_max_value" });
   });
 
-  it("refuses a moderated image prompt (400 moderation_blocked) and fails on request (500)", async () => {
+  it("refuses a moderated image prompt (400: moderation_blocked for GPT image models, content_policy_violation for DALL-E) and fails on request (500)", async () => {
     const moderated = await image({ model: "gpt-image-1", prompt: `a cat ${MODERATE_PROMPT}` });
     expect(moderated.status).toBe(400);
-    expect(moderated.json.error).toEqual({ message: OPENAI_MODERATION_MESSAGE, type: "image_generation_user_error", param: null, code: "moderation_blocked" });
+    expect(moderated.json.error).toEqual({
+      message: `${OPENAI_MODERATION_MESSAGE} safety_violations=[sexual].`,
+      type: "image_generation_user_error",
+      param: null,
+      code: "moderation_blocked",
+      moderation_details: { moderation_stage: "output", categories: ["sexual"] },
+    });
+    expect((await image({ model: "gpt-image-1", prompt: `x ${REFUSE_PROMPT}` })).json.error.moderation_details.moderation_stage).toBe("input");
+    expect((await image({ model: "dall-e-3", prompt: `x ${MODERATE_PROMPT}` })).json.error).toMatchObject({ message: DALLE_MODERATION_MESSAGE, code: "content_policy_violation" });
     const failed = await image({ model: "gpt-image-1", prompt: `a cat ${FAIL_PROMPT}` });
     expect([failed.status, failed.json.error.type]).toEqual([500, "server_error"]);
   });
@@ -204,7 +212,7 @@ describe("the fake BFL upstream", () => {
 
   it("answers {id, polling_url}, then Pending, Pending, Ready with result.sample, a PNG dead (403) after 10 minutes", async () => {
     const created = await create("a cat");
-    expect(created.json).toEqual({ id: expect.any(String), polling_url: `${upstream.origin}/v1/get_result?id=${created.json.id}` });
+    expect(created.json).toEqual({ id: expect.any(String), polling_url: `${upstream.origin}/v1/get_result?id=${created.json.id}`, cost: BFL_COST, input_mp: 0, output_mp: 0.786432 });
     const statuses = [];
     let last: Json = {};
     for (let count = 0; count < 3; count++) {
@@ -260,8 +268,10 @@ describe("the fake Pollo upstream", () => {
   afterAll(() => upstream.close());
 
   const KEY = { "x-api-key": POLLO_KEY };
-  const create = (prompt: string, headers: Record<string, string> = KEY) => call(`${upstream.url}/generation/kling-ai/kling-v2-1`, { headers, body: { input: { prompt, length: 5 } } });
-  const status = (taskId: string) => call(`${upstream.url}/generation/${taskId}/status`, { headers: KEY });
+  /** The answer's task fields, out of the {code, message, data} envelope. */
+  const unwrapped = (answer: Answer) => ({ ...answer, json: answer.status === 200 ? answer.json.data : answer.json });
+  const create = async (prompt: string, headers: Record<string, string> = KEY) => unwrapped(await call(`${upstream.url}/generation/kling-ai/kling-v2-1`, { headers, body: { input: { prompt, length: 5 } } }));
+  const status = async (taskId: string) => unwrapped(await call(`${upstream.url}/generation/${taskId}/status`, { headers: KEY }));
 
   it("refuses a request without x-api-key or with another key (401 UNAUTHORIZED)", async () => {
     expect((await create("a cat", {})).json).toEqual({ message: "Invalid API key", code: "UNAUTHORIZED" });
@@ -287,6 +297,19 @@ describe("the fake Pollo upstream", () => {
     expect((await call(last.generations[0].url)).bytes).toEqual(TINY_MP4);
     clock.ms += 14 * DAY;
     expect((await call(last.generations[0].url)).status).toBe(404);
+  });
+
+  it("wraps successful answers in {code: SUCCESS, message, data}, or answers them flat when asked", async () => {
+    const wrapped = await call(`${upstream.url}/generation/pollo/pollo-v1-6`, { headers: KEY, body: { input: { prompt: "p" } } });
+    expect(wrapped.json).toEqual({ code: "SUCCESS", message: "success", data: { taskId: expect.any(String), status: "waiting" } });
+    const flat = await startFakePollo({ envelope: false });
+    try {
+      const created = await call(`${flat.url}/generation/pollo/pollo-v1-6`, { headers: KEY, body: { input: { prompt: "p" } } });
+      expect(created.json).toEqual({ taskId: expect.any(String), status: "waiting" });
+      expect((await call(`${flat.url}/generation/${created.json.taskId}/status`, { headers: KEY })).json.generations[0].status).toBe("waiting");
+    } finally {
+      await flat.close();
+    }
   });
 
   it("ends failed with failMsg for a failure and for moderation; 404 NOT_FOUND for an unknown task; 400 without input.prompt", async () => {
@@ -346,7 +369,7 @@ describe("the fake Kling upstream", () => {
     }
     expect(seen).toEqual(["submitted", "processing", "succeed"]);
     expect(upstream.polls(taskId)).toBe(3);
-    expect(last.task_result.videos).toEqual([{ id: expect.any(String), url: expect.stringContaining("/cdn/"), duration: "5" }]);
+    expect(last.task_result.videos).toEqual([{ id: expect.any(String), url: expect.stringContaining("/cdn/"), duration: "5.042" }]);
     expect((await call(last.task_result.videos[0].url)).bytes).toEqual(TINY_MP4);
     clock.ms += 30 * DAY;
     expect((await call(last.task_result.videos[0].url)).status).toBe(404);
