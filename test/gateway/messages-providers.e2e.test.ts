@@ -68,6 +68,7 @@ function configFor(upstreams: Record<Protocol, FakeUpstream>) {
   const document = protocolConfigDocument(urlsOf(upstreams), "conv", UPSTREAM_MODEL, [
     { suffix: "cut", upstreamModel: "cut-after-first" },
     { suffix: "down", upstreamModel: "fail-503" },
+    { suffix: "cite", upstreamModel: "cite" },
   ]);
   const anthropicModel = document.models.find((model) => model.id === "conv/anthropic")!;
   const renamed = (id: string) => ({ ...anthropicModel, id, name: id });
@@ -110,10 +111,10 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
   }
 
   /** One Messages request, created or streamed, checked against the SDK's types; the answer and what the upstream received. */
-  async function send(protocol: Protocol, mode: Mode, params: Omit<Anthropic.MessageCreateParamsNonStreaming, "model"> & Json, options: Anthropic.RequestOptions = {}, via = client): Promise<Sent> {
+  async function send(protocol: Protocol, mode: Mode, params: Omit<Anthropic.MessageCreateParamsNonStreaming, "model"> & Json, options: Anthropic.RequestOptions = {}, via = client, model = `conv/${protocol}`): Promise<Sent> {
     const upstream = upstreams[protocol];
     const before = upstream.requests.length;
-    const body = { model: `conv/${protocol}`, ...params } as Anthropic.MessageCreateParamsNonStreaming;
+    const body = { model, ...params } as Anthropic.MessageCreateParamsNonStreaming;
     const answer = mode === "create" ? await created(via, body, options) : await streamed(via, body, options);
     const calls = upstream.requests.slice(before).filter((request) => !request.path.includes("count"));
     expect(calls).toHaveLength(1);
@@ -364,6 +365,22 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         // The sealed and the signed block byte for byte; the whole turn as the client sent it (the SDK's accumulator orders tool_use's keys its own way).
         expect(JSON.stringify(second.sent.messages[1].content.slice(0, 2))).toBe(JSON.stringify(first.message.content.slice(0, 2)));
         expect(second.sent.messages[1].content).toEqual(first.message.content);
+      });
+    }
+  });
+
+  // Sources an answer cites: the text block's citations, streamed as citations_delta, which the SDK's accumulator gathers.
+  describe("citations", () => {
+    for (const mode of MODES) {
+      it(`${mode}: an OpenAI-compatible url_citation is a web_search_result_location citation of the text block`, async () => {
+        const { message } = await send("openai-compatible", mode, { max_tokens: 64, messages: [{ role: "user", content: "Cite it" }] }, {}, client, "conv/openai-compatible-cite");
+        expect(message.content).toEqual([
+          {
+            type: "text",
+            text: "Hello from cite",
+            citations: [{ type: "web_search_result_location", url: "https://example.com/source", title: "A source", cited_text: expect.any(String), encrypted_index: expect.any(String) }],
+          },
+        ]);
       });
     }
   });
