@@ -369,6 +369,34 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
     }
   });
 
+  // The wire itself, as clients other than the SDK read it.
+  describe("the event stream on the wire", () => {
+    for (const protocol of PROTOCOLS) {
+      it(`${protocol}: each frame's event name is its type, a ping follows message_start, and the data is valid`, async () => {
+        const response = await fetch(`${gateway.url}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": TEST_KEY, "anthropic-version": "2023-06-01" },
+          body: JSON.stringify({ model: `conv/${protocol}`, max_tokens: 64, stream: true, messages: [{ role: "user", content: "Hi" }] }),
+        });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+        const frames = (await response.text())
+          .split("\n\n")
+          .filter((frame) => frame.trim() !== "")
+          .map((frame) => {
+            const event = /^event: (.+)$/m.exec(frame)?.[1];
+            const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]) as Json;
+            return { event, data };
+          });
+        for (const { event, data } of frames) expect(event).toBe(data.type);
+        expect(frames.slice(0, 2).map(({ event }) => event)).toEqual(["message_start", "ping"]);
+        const events = frames.filter(({ event }) => event !== "ping").map(({ data }) => data as Anthropic.MessageStreamEvent);
+        for (const event of events) expectAnthropicValid("RawMessageStreamEvent", event, `the ${event.type} event`);
+        expectAnthropicOrder(events);
+      });
+    }
+  });
+
   // Sources an answer cites: the text block's citations, streamed as citations_delta, which the SDK's accumulator gathers.
   describe("citations", () => {
     for (const mode of MODES) {

@@ -1,4 +1,4 @@
-// The Messages event stream, in Anthropic's order: message_start, then per
+// The Messages event stream, in Anthropic's order: message_start and a ping, then per
 // content block content_block_start, its deltas (text_delta, thinking_delta,
 // signature_delta, input_json_delta, citations_delta) and content_block_stop,
 // then message_delta (stop reason, stop sequence, cumulative usage) and
@@ -80,7 +80,8 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
         case "start": {
           // Zero counts: they come at the end, in message_delta (with the cost, which the SDK's accumulator would otherwise keep at 0).
           const { cost: _cost, ...zero } = encodeUsage(undefined, start);
-          return [frame("message_start", { message: { ...messageHead(start), usage: zero } })];
+          // Anthropic sends a ping right after message_start; clients (its SDK included) skip it.
+          return [frame("message_start", { message: { ...messageHead(start), usage: zero } }), frame("ping", {})];
         }
         case "blockStart": {
           const block = tracker.track(event)!;
