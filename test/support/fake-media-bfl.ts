@@ -21,6 +21,12 @@ export const BFL_COST = 4;
 
 export interface BflOptions extends MediaFakeOptions {
   key?: string;
+  /**
+   * The host name the polling_url names instead of the server's own 127.0.0.1 (for
+   * example "localhost": the same server under another name), as BFL's global endpoint
+   * answers a polling_url on a regional host. A poller must use the URL as given.
+   */
+  pollingHost?: string;
 }
 
 export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaUpstream> {
@@ -45,6 +51,7 @@ export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaU
   );
   origin = new URL(upstream.url).origin;
   cdn.setOrigin(origin);
+  const pollingOrigin = options.pollingHost ? origin.replace("127.0.0.1", options.pollingHost) : origin;
 
   function createTask(model: string, body: Record<string, any>, res: http.ServerResponse) {
     if (typeof body.prompt !== "string") {
@@ -53,7 +60,7 @@ export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaU
     const id = `00000000-0000-4000-8000-${String(jobs.jobs.size + 1).padStart(12, "0")}`;
     jobs.create(id, model, body.prompt, { seed: body.seed ?? 42 });
     const outputMegapixels = ((body.width ?? 1024) * (body.height ?? 768)) / 1_000_000;
-    sendJson(res, 200, { id, polling_url: `${origin}/v1/get_result?id=${id}`, cost: BFL_COST, input_mp: 0, output_mp: outputMegapixels });
+    sendJson(res, 200, { id, polling_url: `${pollingOrigin}/v1/get_result?id=${id}`, cost: BFL_COST, input_mp: 0, output_mp: outputMegapixels });
   }
 
   function getResult(id: string, res: http.ServerResponse) {

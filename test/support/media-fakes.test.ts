@@ -246,6 +246,18 @@ describe("the fake BFL upstream", () => {
     expect((await call(`${upstream.url}/v1/flux-dev`, { headers: KEY, body: {} })).status).toBe(422);
   });
 
+  it("can name another host in polling_url, as BFL's global endpoint does", async () => {
+    const elsewhere = await startFakeBfl({ pollingHost: "localhost" });
+    try {
+      const { json } = await call(`${elsewhere.url}/v1/flux-dev`, { headers: KEY, body: { prompt: "p" } });
+      expect(new URL(json.polling_url).hostname).toBe("localhost");
+      expect((await call(json.polling_url, { headers: KEY })).json.status).toBe("Pending");
+      expect(elsewhere.polls(json.id)).toBe(1);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("takes its pace from the options", async () => {
     const slow = await startFakeBfl({ runningAtPoll: 3, doneAtPoll: 5 });
     try {
