@@ -91,21 +91,33 @@ describe("Responses fields real clients send", () => {
       expectValid("Response", body, name);
     });
 
-    it("Codex CLI's: its function tools go upstream, its built-in web_search and namespace are left out with a warning each", async () => {
+    it("Codex CLI's: its function tools and its namespace's functions (flat, <namespace>__<name>) go upstream, its built-in web_search is left out with a warning", async () => {
       const body = fixture("codex-0.169.0-unknown-model-turn1.json");
       const { status, warnings } = await post({ ...body, model: ANTHROPIC });
       expect(status).toBe(200);
-      const functions = (body.tools as Json[]).filter((tool) => tool.type === "function").map((tool) => tool.name);
-      expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).toEqual(functions);
-      expect(warnings).toContain("tools[4] (namespace multi_agent_v1) was left out");
+      const tools = body.tools as Json[];
+      const functions = tools.filter((tool) => tool.type === "function").map((tool) => tool.name);
+      const namespaced = tools.filter((tool) => tool.type === "namespace").flatMap((ns) => (ns.tools as Json[]).map((tool) => `${ns.name}__${tool.name}`));
+      expect(namespaced).toContain("multi_agent_v1__spawn_agent");
+      expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).toEqual([...functions, ...namespaced]);
+      expect(warnings).not.toContain("namespace");
       expect(warnings).toContain("tools[8] (web_search) was left out: OpenAI's web search runs on OpenAI only");
     });
 
-    it("Codex CLI's with an MCP server configured: the server's tools come as a namespace (mcp__<server>), left out with a warning", async () => {
-      const { status, warnings } = await post({ ...fixture("codex-0.169.0-mcp-server-turn1.json"), model: ANTHROPIC });
+    it("Codex CLI's with an MCP server configured: the server's tools (namespace mcp__<server>) go upstream, and a call to one comes back with its name and namespace", async () => {
+      const { status } = await post({ ...fixture("codex-0.169.0-mcp-server-turn1.json"), model: ANTHROPIC });
       expect(status).toBe(200);
-      expect(warnings).toContain("tools[8] (namespace mcp__weather) was left out");
-      expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).not.toContain("get_weather");
+      expect(sentTo("anthropic").tools.map((tool: Json) => tool.name)).toContain("mcp__weather__get_weather");
+      // The fake calls the first tool it is offered: here the namespace's only function.
+      const namespace = { type: "namespace", name: "mcp__weather", description: "Weather server", tools: [{ type: "function", name: "get_weather", parameters: { type: "object" } }] };
+      for (const stream of [false, true]) {
+        const answer = await ok(OPENAI, { tools: [namespace], stream });
+        expect(answer.status).toBe(200);
+        const call = (answer.body.output as Json[]).find((item) => item.type === "function_call")!;
+        expect(call).toMatchObject({ name: "get_weather", namespace: "mcp__weather" });
+        expectValid("Response", answer.body, `stream: ${stream}`);
+      }
+      expect(sentTo("openai-compatible").tools[0].function).toMatchObject({ name: "mcp__weather__get_weather", description: "Weather server" });
     });
 
     it("Codex CLI's for a model it knows: custom apply_patch and tool_search are left out too, and text.verbosity is said not sent", async () => {
@@ -341,7 +353,7 @@ describe("Responses fields real clients send", () => {
       expect(sentTo("openai-compatible").tools[0].function).toMatchObject({ name: "get_weather", strict: true });
     });
 
-    it("web_search, custom, namespace and tool_search are left out with a warning naming tools[i]; the echo lists the function tools served", async () => {
+    it("web_search, custom and tool_search are left out with a warning naming tools[i]; a namespace's functions go up flat; the echo lists the function tools", async () => {
       const tools = [
         { type: "web_search", external_web_access: false },
         weatherTool,
@@ -354,10 +366,9 @@ describe("Responses fields real clients send", () => {
       expect(warnings.split("; ").filter((w) => w.startsWith("tools["))).toEqual([
         "tools[0] (web_search) was left out: OpenAI's web search runs on OpenAI only",
         "tools[2] (custom apply_patch) was left out: custom tools (free-form input with a grammar) are not served",
-        "tools[3] (namespace crm) was left out: calls to a namespaced function must come back with their namespace, which this gateway's function calls do not carry",
         "tools[4] (tool_search) was left out: tool search (deferred tools) is not served",
       ]);
-      expect(sentTo("openai-compatible").tools.map((tool: Json) => tool.function.name)).toEqual(["get_weather"]);
+      expect(sentTo("openai-compatible").tools.map((tool: Json) => tool.function.name)).toEqual(["get_weather", "crm__lookup"]);
       expect(body.tools.map((tool: Json) => tool.name)).toEqual(["get_weather"]);
     });
 
@@ -373,12 +384,12 @@ describe("Responses fields real clients send", () => {
     );
 
     it("an unknown tool type is a 400 naming tools[i].type", () =>
-      expect400({ tools: [{ type: "teleport" }] }, "tools[0].type", "tools[0].type must be function (or web_search, custom, namespace, tool_search, which are left out)"));
+      expect400({ tools: [{ type: "teleport" }] }, "tools[0].type", "tools[0].type must be function or namespace (or web_search, custom, tool_search, which are left out)"));
 
     it("tool_choice required needs a function tool: the left-out ones do not count", () =>
       expect400({ tools: [{ type: "web_search" }], tool_choice: "required" }, "tool_choice", 'tool_choice is "required", but tools has no function tool'));
 
-    it("a function_call sent back with OpenAI's namespace is accepted (the hub's calls have none)", async () => {
+    it("a function_call sent back with OpenAI's namespace goes upstream under its flat name", async () => {
       const input = [
         { role: "user", content: "Weather?" },
         { type: "function_call", call_id: "call_1", name: "get_weather", namespace: "weather", arguments: '{"city":"Paris"}' },
@@ -386,6 +397,8 @@ describe("Responses fields real clients send", () => {
       ];
       const { status } = await post({ model: OPENAI, input, tools: [weatherTool] });
       expect(status).toBe(200);
+      const assistant = (sentTo("openai-compatible").messages as Json[]).find((message) => message.role === "assistant")!;
+      expect(assistant.tool_calls[0].function.name).toBe("weather__get_weather");
     });
   });
 });

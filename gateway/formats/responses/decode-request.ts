@@ -19,9 +19,10 @@ import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts
 import { requestHead } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 import { fieldWarnings } from "./field-warnings.ts";
-import { decodeEncryptedReasoning, echoOf } from "./encode-response.ts";
+import { decodeEncryptedReasoning, echoOf, type ResponseEcho } from "./encode-response.ts";
 import { storedEcho } from "./stored-response.ts";
-import { responsesRequestSchema, type InputItem, type InputPart, type ResponsesRequestBody } from "./schema.ts";
+import { flatName } from "./namespaces.ts";
+import { responsesRequestSchema, type FunctionTool, type InputItem, type InputPart, type NamespaceTools, type ResponsesRequestBody } from "./schema.ts";
 
 export interface DecodeContext {
   apiKey: string;
@@ -33,12 +34,13 @@ export interface DecodedResponsesRequest {
   stream: boolean;
   /** Run by the core in the background (the answer is the queued response). */
   background: boolean;
-  /** The validated body: the answer echoes its settings. */
-  body: ResponsesRequestBody;
+  /** The settings the answer echoes (and the namespaces its calls are split back by). */
+  echo: ResponseEcho;
 }
 
 export function decodeResponsesRequest(body: unknown, context: DecodeContext): DecodedResponsesRequest {
   const parsed = validateBody(responsesRequestSchema, body);
+  const echo = echoOf(parsed);
   const stream = parsed.stream ?? false;
   const messages: MessageInit[] = [];
   if (parsed.instructions !== undefined && parsed.instructions !== "") messages.push({ role: Role.SYSTEM, content: [textPart(parsed.instructions)] });
@@ -48,12 +50,10 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       ...requestHead(PublicFormat.RESPONSES, parsed, context),
       messages,
       sampling: { temperature: parsed.temperature, topP: parsed.top_p, maxTokens: parsed.max_output_tokens ?? parsed.max_tokens },
-      tools: (parsed.tools ?? []).map((tool) => ({
-        name: tool.name,
-        description: tool.description ?? "",
-        parameters: tool.parameters as JsonObject | undefined,
-        strict: tool.strict ?? false,
-      })),
+      tools: [
+        ...(parsed.tools ?? []).map((tool) => toolInit(tool)),
+        ...parsed.namespaces.flatMap((namespace) => namespace.functions.map((tool) => toolInit(tool, namespace))),
+      ],
       toolChoice: toolChoiceInit(parsed.tool_choice),
       parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: responseFormatInit(parsed.text?.format),
@@ -63,12 +63,12 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       store: parsed.store,
       metadata: parsed.metadata,
       // What GET answers with besides the turn (kept only when the turn is).
-      storedEcho: parsed.store === false ? "" : storedEcho(echoOf(parsed)),
+      storedEcho: parsed.store === false ? "" : storedEcho(echo),
       warnings: fieldWarnings(parsed),
     }),
     stream,
     background: parsed.background ?? false,
-    body: parsed,
+    echo,
   };
 }
 
@@ -83,6 +83,17 @@ const endUserOf = (body: ResponsesRequestBody) => body.user ?? body.safety_ident
 const routerEffort = (effort: NonNullable<NonNullable<ResponsesRequestBody["reasoning"]>["effort"]>) => (effort === "xhigh" || effort === "max" ? "high" : effort);
 
 type MessageInit = MessageInitShape<typeof MessageSchema>;
+
+/** A function tool as the hub's; a namespaced one under its flat name, its namespace's description before its own. */
+function toolInit(tool: FunctionTool, namespace?: NamespaceTools) {
+  const description = [namespace?.description, tool.description].filter(Boolean).join("\n\n");
+  return {
+    name: namespace ? flatName(namespace.name, tool.name) : tool.name,
+    description,
+    parameters: tool.parameters as JsonObject | undefined,
+    strict: tool.strict ?? false,
+  };
+}
 type PartInit = MessageInitShape<typeof ContentPartSchema>;
 
 const textPart = (text: string): PartInit => ({ part: { case: "text", value: { text } } });
@@ -119,7 +130,7 @@ function toMessages(input: ResponsesRequestBody["input"]): MessageInit[] {
         answerParts().push(reasoningPart(item));
         break;
       case "function_call":
-        answerParts().push({ part: { case: "toolCall", value: { id: item.call_id, name: item.name, arguments: item.arguments } } });
+        answerParts().push({ part: { case: "toolCall", value: { id: item.call_id, name: item.namespace ? flatName(item.namespace, item.name) : item.name, arguments: item.arguments } } });
         break;
       case "function_call_output": {
         answer = undefined;

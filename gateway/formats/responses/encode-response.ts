@@ -10,6 +10,7 @@ import { type Annotation, BlockType, FinishReason, type ResponseStart, type Usag
 import type { TrackedBlock } from "../../block-tracker.ts";
 import type { FoldedResponse } from "../../fold.ts";
 import { exactNumber } from "../../json.ts";
+import { declaredName, type Namespace } from "./namespaces.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
 import { citationFields } from "../chat-completions/encode-annotations.ts";
 
@@ -34,10 +35,13 @@ const ECHOED = [
   "user",
 ] as const satisfies readonly (keyof ResponsesRequestBody)[];
 
-export type ResponseEcho = Partial<Pick<ResponsesRequestBody, (typeof ECHOED)[number]>>;
+/** The settings a Response echoes, and the request's namespaces (not echoed: they split the calls' names back). */
+export type ResponseEcho = Partial<Pick<ResponsesRequestBody, (typeof ECHOED)[number]>> & { namespaces?: Namespace[] };
 
 export function echoOf(body: ResponsesRequestBody): ResponseEcho {
-  return Object.fromEntries(ECHOED.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
+  const echo: ResponseEcho = Object.fromEntries(ECHOED.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
+  if (body.namespaces.length > 0) echo.namespaces = body.namespaces.map((namespace) => ({ name: namespace.name, functions: namespace.functions.map((tool) => tool.name) }));
+  return echo;
 }
 
 export interface ResponseState {
@@ -87,7 +91,11 @@ export function encodeResponseObject(state: ResponseState) {
   // The limit or filter cut the last item, as OpenAI marks it.
   const cut = state.status === "incomplete" ? state.blocks.at(-1) : undefined;
   const output = state.blocks.flatMap((block) => {
-    const item = encodeOutputItem(block, block === cut ? "incomplete" : "completed", block === lastText ? (state.looseAnnotations ?? []) : [], start.protocol);
+    const item = encodeOutputItem(block, block === cut ? "incomplete" : "completed", {
+      looseAnnotations: block === lastText ? state.looseAnnotations : undefined,
+      signedBy: start.protocol,
+      namespaces: body.namespaces,
+    });
     return item ? [item] : [];
   });
   const response: Record<string, unknown> = {
@@ -148,7 +156,14 @@ export type ItemStatus = "in_progress" | "completed" | "incomplete";
  * The output item of one block: undefined for blocks the Responses API has no
  * item for (audio, video, a server tool's result, server tools other than web search).
  */
-export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseAnnotations: readonly Annotation[] = [], signedBy = "") {
+/** What an item needs besides its block: sources no block claimed, the reasoning's signer, the request's namespaces. */
+export interface ItemContext {
+  looseAnnotations?: readonly Annotation[];
+  signedBy?: string;
+  namespaces?: readonly Namespace[];
+}
+
+export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, { looseAnnotations = [], signedBy = "", namespaces }: ItemContext = {}) {
   const id = block.start.id;
   switch (block.type) {
     case BlockType.TEXT:
@@ -157,7 +172,8 @@ export function encodeOutputItem(block: TrackedBlock, status: ItemStatus, looseA
     case BlockType.REASONING:
       return encodeReasoningItem(block, status !== "in_progress", signedBy);
     case BlockType.TOOL_CALL:
-      return { id, type: "function_call", call_id: block.start.toolCallId, name: block.start.toolName, arguments: status === "in_progress" ? "" : block.text, status };
+      // A namespaced function's call comes back as the client declared it (namespaces.ts).
+      return { id, type: "function_call", call_id: block.start.toolCallId, ...declaredName(block.start.toolName, namespaces), arguments: status === "in_progress" ? "" : block.text, status };
     case BlockType.IMAGE:
       // An image the model made (Gemini, OpenAI-compatible image models): the base64 bytes, as OpenAI's image tool answers.
       return { id, type: "image_generation_call", status: status === "in_progress" ? "generating" : "completed", result: status === "in_progress" ? null : Buffer.concat(block.data).toString("base64") };

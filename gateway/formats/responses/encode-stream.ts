@@ -10,10 +10,11 @@ import type { PublicError } from "../../errors/http-status.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { errorEventOf, responseErrorOf } from "./encode-error.ts";
-import { encodeAnnotation, encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf, unixSeconds, type ItemStatus } from "./encode-response.ts";
-import type { ResponsesRequestBody } from "./schema.ts";
+import { encodeAnnotation, encodeContentPart, encodeOutputItem, encodeResponseObject, statusOf, unixSeconds, type ItemStatus, type ResponseEcho } from "./encode-response.ts";
+import { declaredName } from "./namespaces.ts";
 
-export function createResponseStreamEncoder(start: ResponseStart, body: ResponsesRequestBody): StreamEncoder {
+export function createResponseStreamEncoder(start: ResponseStart, body: ResponseEcho): StreamEncoder {
+  const { namespaces } = body;
   // The completed response repeats every block, so stopped blocks are kept.
   const tracker = createBlockTracker({ keepStoppedBlocks: true });
   /** Each block's place in `output` (blocks with no item are not counted), by block index. */
@@ -37,7 +38,7 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
     encodeResponseObject({ start, body, status, blocks: status === "in_progress" ? [] : tracker.blocks, looseAnnotations: loose, usage, finishReason: extra.finish, error: extra.error, completedAt: unixSeconds() });
 
   const started = (block: TrackedBlock): SseEvent[] => {
-    const item = encodeOutputItem(block, "in_progress");
+    const item = encodeOutputItem(block, "in_progress", { namespaces });
     if (!item) return [];
     const index = items++;
     outputIndex.set(block.start.index, index);
@@ -88,7 +89,7 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
         frames.push(frame("response.content_part.done", { ...at, content_index: 0, part: encodeContentPart(block) }));
         break;
       case BlockType.TOOL_CALL:
-        frames.push(frame("response.function_call_arguments.done", { ...at, name: block.start.toolName, arguments: block.text }));
+        frames.push(frame("response.function_call_arguments.done", { ...at, name: declaredName(block.start.toolName, namespaces).name, arguments: block.text }));
         break;
       case BlockType.REASONING:
         if (summaryOpened.has(block.start.index)) {
@@ -108,7 +109,7 @@ export function createResponseStreamEncoder(start: ResponseStart, body: Response
     const block = unfinished;
     unfinished = undefined;
     if (!block) return [];
-    return [frame("response.output_item.done", { output_index: outputIndex.get(block.start.index)!, item: encodeOutputItem(block, status, [], start.protocol) })];
+    return [frame("response.output_item.done", { output_index: outputIndex.get(block.start.index)!, item: encodeOutputItem(block, status, { signedBy: start.protocol, namespaces }) })];
   };
 
   /** An annotation as it arrives, on the text block it names (or the last text started). */

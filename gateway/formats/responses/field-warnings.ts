@@ -10,7 +10,6 @@ import type { ResponsesRequestBody } from "./schema.ts";
 const DROPPED_TOOL_REASONS = {
   web_search: "OpenAI's web search runs on OpenAI only",
   custom: "custom tools (free-form input with a grammar) are not served",
-  namespace: "calls to a namespaced function must come back with their namespace, which this gateway's function calls do not carry",
   tool_search: "tool search (deferred tools) is not served",
 } as const;
 

@@ -20,7 +20,7 @@ export const responses: GatewayFormat = { encodeError: encodeResponsesError, reg
 function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/responses", async (ctx) => {
     const apiKey = bearerKey(ctx.req.headers);
-    const { request, stream, background, body } = decodeResponsesRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId });
+    const { request, stream, background, echo } = decodeResponsesRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId });
     ctx.state.requestTags = request.requestTags;
     if (background) {
       const { turn } = await core.conversations.generateInBackground({ request });
@@ -29,10 +29,10 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
     }
     const call = await startCall(ctx, core, request);
     if (!stream) {
-      ctx.body = encodeResponse(await foldAnswer(ctx, call), body, unixSeconds());
+      ctx.body = encodeResponse(await foldAnswer(ctx, call), echo, unixSeconds());
       return;
     }
-    await writeEventStream(ctx, call, createResponseStreamEncoder(call.start, body));
+    await writeEventStream(ctx, call, createResponseStreamEncoder(call.start, echo));
   });
 
   router.get("/api/v1/responses/:id", async (ctx) => {

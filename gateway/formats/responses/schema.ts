@@ -70,7 +70,7 @@ const messageItemSchema = z
 const functionCallItemSchema = z.strictObject({
   type: z.literal("function_call"),
   id: z.string().optional(),
-  // OpenAI's, on a call to a namespaced function; the hub's tool calls have no namespace, so it is not sent on.
+  // OpenAI's, on a call to a namespaced function: joined to the name as it went up (namespaces.ts).
   namespace: z.string().optional(),
   call_id: nonEmptyString,
   name: nonEmptyString,
@@ -119,19 +119,17 @@ const functionToolSchema = z.strictObject({
   strict: z.boolean().optional(),
 });
 
-type FunctionTool = z.output<typeof functionToolSchema>;
+export type FunctionTool = z.output<typeof functionToolSchema>;
 
 /**
  * Tools that Codex CLI declares by default although no upstream here can run
  * them: they are left out with a warning (field-warnings.ts) instead of
  * failing every turn. `web_search` (OpenAI's search; the hub has no request-side
  * search), `custom` (free-form input constrained by a grammar: Codex's
- * apply_patch), `namespace` (a group of functions whose calls must come back
- * with their namespace, which the answer's function calls do not carry) and
- * `tool_search` (client-run discovery of deferred tools). Their other fields are
+ * apply_patch) and `tool_search` (client-run discovery of deferred tools). Their other fields are
  * not checked: none of them is used.
  */
-const DROPPED_TOOL_TYPES = ["web_search", "custom", "namespace", "tool_search"] as const;
+const DROPPED_TOOL_TYPES = ["web_search", "custom", "tool_search"] as const;
 
 /** OpenAI's other built-in tools: refused with a 400 naming `tools[i].type`. */
 const REFUSED_TOOL_TYPES = [
@@ -152,10 +150,23 @@ const REFUSED_TOOL_TYPES = [
 
 const droppedToolSchema = z.looseObject({ type: z.enum(DROPPED_TOOL_TYPES), name: z.string().optional() });
 
+/**
+ * A group of functions (namespaces.ts): each goes up as `<namespace>__<name>`.
+ * Its custom tools are left out like any custom tool.
+ */
+const namespaceToolSchema = z.looseObject({
+  type: z.literal("namespace"),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes"),
+  description: z.string().optional(),
+  tools: list(z.union([functionToolSchema, z.looseObject({ type: z.literal("custom"), name: z.string().optional() })], { error: "must be a function or custom tool" }), MAX_ITEMS.tools),
+});
+
 const toolSchema = nullMeansAbsent(
   z.preprocess(
     refuseBuiltInTool,
-    z.discriminatedUnion("type", [functionToolSchema, droppedToolSchema], { error: "must be function (or web_search, custom, namespace, tool_search, which are left out)" }),
+    z.discriminatedUnion("type", [functionToolSchema, namespaceToolSchema, droppedToolSchema], {
+      error: "must be function or namespace (or web_search, custom, tool_search, which are left out)",
+    }),
   ),
 );
 
@@ -278,15 +289,37 @@ export const responsesRequestSchema = nullMeansAbsent(
         ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools has no function tool" });
       }
     })
-    // `tools` keeps the function tools, the ones served and echoed; the left-out ones are kept apart for their warnings.
+    // `tools` keeps the function tools, the ones echoed; namespaces their functions (served flat); the left-out ones are kept apart for their warnings.
     .transform(({ tools, ...body }) => ({
       ...body,
       tools: tools === undefined ? undefined : functionToolsOf(tools),
-      droppedTools: (tools ?? []).flatMap((tool, index) => (tool.type === "function" ? [] : [{ index, type: tool.type, name: tool.name }])),
+      namespaces: namespacesOf(tools),
+      droppedTools: (tools ?? []).flatMap((tool, index): DroppedTool[] => {
+        if (tool.type === "function") return [];
+        if (tool.type === "namespace") return tool.tools.flatMap((inner) => (inner.type === "custom" ? [{ index, type: "custom" as const, name: `${tool.name}.${inner.name ?? ""}` }] : []));
+        return [{ index, type: tool.type, name: tool.name }];
+      }),
     })),
 );
 
-type DeclaredTool = FunctionTool | z.output<typeof droppedToolSchema>;
+type DeclaredTool = FunctionTool | z.output<typeof droppedToolSchema> | z.output<typeof namespaceToolSchema>;
+
+interface DroppedTool {
+  index: number;
+  type: (typeof DROPPED_TOOL_TYPES)[number];
+  name: string | undefined;
+}
+
+export interface NamespaceTools {
+  name: string;
+  description?: string;
+  functions: FunctionTool[];
+}
+
+const namespacesOf = (tools: readonly DeclaredTool[] | undefined): NamespaceTools[] =>
+  (tools ?? []).flatMap((tool) =>
+    tool.type === "namespace" ? [{ name: tool.name, description: tool.description, functions: tool.tools.filter((inner): inner is FunctionTool => inner.type === "function") }] : [],
+  );
 
 const functionToolsOf = (tools: readonly DeclaredTool[] | undefined): FunctionTool[] =>
   (tools ?? []).filter((tool): tool is FunctionTool => tool.type === "function");

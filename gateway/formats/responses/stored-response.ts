@@ -94,7 +94,7 @@ function inputItemsOf({ id, message }: InputItem): Record<string, unknown>[] {
     case Role.ASSISTANT:
       // An earlier answer sent back: its items as an answer's output shows them.
       return blocksOf(message, [], id).flatMap((block, k): Record<string, unknown>[] => {
-        const item = encodeOutputItem(block, "completed", [], signerOf(message));
+        const item = encodeOutputItem(block, "completed", { signedBy: signerOf(message) });
         return item ? [{ ...item, id: itemId(id, k) }] : [];
       });
     case Role.TOOL:

@@ -7,13 +7,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { foldEvents } from "../../../../gateway/fold.ts";
 import { encodeResponse } from "../../../../gateway/formats/responses/encode-response.ts";
 import { createResponseStreamEncoder } from "../../../../gateway/formats/responses/encode-stream.ts";
-import type { ResponsesRequestBody } from "../../../../gateway/formats/responses/schema.ts";
+import type { ResponseEcho } from "../../../../gateway/formats/responses/encode-response.ts";
 import { BlockType, FinishReason, GenerateResponseSchema, ResponseStartSchema, type GenerateResponse } from "../../../../gen/router/v1/inference_pb.js";
 import { compileAgainstSpec, describeErrors, specRef } from "../../../support/openai-schema.ts";
 
 const event = (value: GenerateResponse["event"]) => create(GenerateResponseSchema, { event: value } as never);
 const start = create(ResponseStartSchema, { id: "gen_1", model: "m", provider: "p", created: 1n });
-const body = { model: "p/m", input: "Hi" } as ResponsesRequestBody;
+const body: ResponseEcho = { model: "p/m" };
 
 const answer = [
   event({ case: "blockStart", value: { index: 0, type: BlockType.REASONING, id: "gen_1_0" } } as never),
