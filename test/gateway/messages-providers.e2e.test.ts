@@ -449,6 +449,26 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         }
       });
 
+      it("web search (a server tool): Anthropic's tool as is, Gemini's googleSearch, a 400 naming tools where the protocol has none", async () => {
+        const webSearch = { type: "web_search_20250305", name: "web_search", max_uses: 3 } as const;
+        const params = { max_tokens: 256, tools: [webSearch], messages: [{ role: "user" as const, content: "News?" }] };
+        if (protocol === "openai-compatible") {
+          const before = upstreams[protocol].requests.length;
+          const error = (await client.messages.create({ model: `conv/${protocol}`, ...params }).catch((caught: unknown) => caught)) as APIError;
+          expect(error.status).toBe(400);
+          expectAnthropicValid("ErrorResponse", error.error, "the error");
+          expect(error.error).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "tools", code: "capability_not_supported" } });
+          expect(upstreams[protocol].requests.length).toBe(before);
+          return;
+        }
+        const { sent, warnings } = await send(protocol, "create", params);
+        if (protocol === "anthropic") expect(sent.tools).toEqual([webSearch]);
+        if (protocol === "gemini") {
+          expect(sent.tools).toEqual([{ googleSearch: {} }]);
+          expect(warnings).toContain("max_uses");
+        }
+      });
+
       it("a tool_result with blocks and is_error", async () => {
         const question: Anthropic.MessageParam = { role: "user", content: QUESTION };
         const first = await send(protocol, "create", { max_tokens: 256, messages: [question], tools: [weatherTool] });
