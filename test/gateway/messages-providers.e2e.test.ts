@@ -72,7 +72,10 @@ function configFor(upstreams: Record<Protocol, FakeUpstream>) {
   ]);
   const anthropicModel = document.models.find((model) => model.id === "conv/anthropic")!;
   const renamed = (id: string) => ({ ...anthropicModel, id, name: id });
-  document.models.push(renamed("anthropic/claude-sonnet-4-5"), renamed("vendor-a/claude-twin"), renamed("vendor-b/claude-twin"));
+  // A model whose Anthropic route takes an effort (newer Claude models): adaptive thinking reaches it as such.
+  const adaptive = renamed("anthropic/claude-opus-4-6");
+  adaptive.providers = adaptive.providers.map((route) => ({ ...route, reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }));
+  document.models.push(renamed("anthropic/claude-sonnet-4-5"), renamed("vendor-a/claude-twin"), renamed("vendor-b/claude-twin"), adaptive);
   return parseConfig(JSON.stringify(document));
 }
 
@@ -409,6 +412,24 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
             citations: [{ type: "web_search_result_location", url: "https://example.com/source", title: "A source", cited_text: expect.any(String), encrypted_index: expect.any(String) }],
           },
         ]);
+      });
+    }
+  });
+
+  describe("anthropic adaptive thinking", () => {
+    for (const mode of MODES) {
+      it(`${mode}: thinking adaptive with output_config.effort reaches a route that takes an effort as Anthropic's own fields`, async () => {
+        const { message, sent } = await send(
+          "anthropic",
+          mode,
+          { max_tokens: 4096, thinking: { type: "adaptive" }, output_config: { effort: "high" }, messages: [{ role: "user", content: "Think" }] } as Json as Anthropic.MessageCreateParamsNonStreaming,
+          {},
+          client,
+          "claude-opus-4-6",
+        );
+        expect(message.content.map((block) => block.type)).toEqual(["thinking", "text"]);
+        expect(sent.thinking).toEqual({ type: "adaptive" });
+        expect(sent.output_config).toEqual({ effort: "high" });
       });
     }
   });
