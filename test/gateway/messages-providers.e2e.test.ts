@@ -8,13 +8,15 @@
 //
 // Each feature shows what the upstream received, in its own wire shape: a tool
 // round (tool_use, tool_result, the answer), extended thinking with its
-// signature sent back (byte for byte to Anthropic), image and document input,
-// stop sequences, cache breakpoints, betas, and what the gateway does not model
-// (a top-level field, a block type): sent as is to Anthropic, dropped with a
-// warning elsewhere. Errors come in Anthropic's envelope with the spec's
-// fields, and bare model names (what Anthropic's SDK users send) resolve
-// through the catalogue. Every Message, stream event, count and error body is
-// checked against the SDK's types (anthropic-schema.ts).
+// signature sent back (byte for byte to Anthropic, redacted thinking too),
+// image and document input, stop sequences, cache breakpoints, betas, tool
+// choices, web search, and what the gateway does not model (a top-level field,
+// a block type): sent as is to Anthropic, dropped with a warning elsewhere.
+// Errors come in Anthropic's envelope with the spec's fields (an upstream
+// failing mid-stream as the error event), and bare model names (what
+// Anthropic's SDK users send) resolve through the catalogue. Every Message,
+// stream event, count and error body is checked against the SDK's types
+// (anthropic-schema.ts), and the raw SSE once per protocol.
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAnthropicValid } from "../support/anthropic-schema.ts";
