@@ -3,7 +3,8 @@
 // SDK's request types (anthropics/anthropic-sdk-typescript, MessageCreateParams)
 // and the documentation of extended thinking and tool use.
 //   - 401 without an `x-api-key`; 400 without an `anthropic-version` header.
-//   - 400 for a field the API does not know ("Extra inputs are not permitted"),
+//   - 400 for a field the API does not know ("Extra inputs are not permitted";
+//     a beta's field only without its anthropic-beta value),
 //     a missing model, max_tokens or messages, a role other than user/assistant
 //     (the system prompt is the top-level `system`), empty content, and a
 //     temperature, top_p or top_k out of range.
@@ -41,6 +42,9 @@ const BLOCK_TYPES = new Set([
   "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result", "container_upload",
 ]);
 
+/** Fields a beta adds, accepted when the anthropic-beta header names that beta (Claude Code sends context_management so). */
+const BETA_FIELDS: Record<string, string> = { context_management: "context-management-" };
+
 const API_VERSIONS = new Set(["2023-06-01", "2023-01-01"]);
 export const MIN_THINKING_BUDGET = 1024;
 const THINKING_DOCS = "Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
@@ -49,7 +53,7 @@ const THINKING_DOCS = "Please consult our documentation at https://docs.claude.c
 export function refusalOf(headers: IncomingHttpHeaders, body: Json): Refusal | undefined {
   const message = authError(headers);
   if (message) return error(401, "authentication_error", message);
-  const invalid = headerError(headers) ?? bodyError(body) ?? messagesError(body.messages) ?? thinkingError(headers, body);
+  const invalid = headerError(headers) ?? bodyError(body, String(headers["anthropic-beta"] ?? "")) ?? messagesError(body.messages) ?? thinkingError(headers, body);
   return invalid ? error(400, "invalid_request_error", invalid) : undefined;
 }
 
@@ -67,8 +71,8 @@ function headerError(headers: IncomingHttpHeaders): string | undefined {
   return undefined;
 }
 
-function bodyError(body: Json): string | undefined {
-  const unknown = Object.keys(body).find((field) => !REQUEST_FIELDS.has(field));
+function bodyError(body: Json, betas: string): string | undefined {
+  const unknown = Object.keys(body).find((field) => !REQUEST_FIELDS.has(field) && !(field in BETA_FIELDS && betas.includes(BETA_FIELDS[field])));
   if (unknown) return `${unknown}: Extra inputs are not permitted`;
   for (const field of ["model", "max_tokens", "messages"]) if (body[field] === undefined) return `${field}: Field required`;
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return "max_tokens: Input should be a valid integer greater than or equal to 1";

@@ -1,0 +1,164 @@
+// Claude Code itself on the gateway's Messages API (issue 11's proof): the real
+// CLI (@anthropic-ai/claude-code, a native binary its postinstall puts in place)
+// runs `claude -p` with ANTHROPIC_BASE_URL on a gateway this test starts, and
+// completes a turn on an Anthropic, an OpenAI-compatible and a Gemini model
+// (the fakes). Offered Claude Code's tools, each fake calls the first two with
+// arguments Claude Code refuses (its validation error names them, so they
+// arrived whole); Claude Code answers both calls and prints the fake's answer
+// to the next request. It runs in a temp HOME and config dir with every switch
+// that keeps it offline (no update check, telemetry, error reports or other
+// nonessential traffic: traced, it opens no connection but the gateway's).
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signatureOfTurn } from "../support/conversation-model.ts";
+import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { claudeCodeConfig, UPSTREAM_MODEL } from "../support/claude-code-catalogue.ts";
+import { closeProtocolUpstreams, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
+import type { FakeUpstream } from "../support/recording-server.ts";
+
+type Json = Record<string, any>;
+
+describe("Claude Code on the gateway", () => {
+  let upstreams: Record<Protocol, FakeUpstream>;
+  let gateway: Gateway;
+  let home: string;
+
+  beforeAll(async () => {
+    upstreams = await startProtocolUpstreams();
+    gateway = await startGateway(claudeCodeConfig(urlsOf(upstreams)));
+    home = await mkdtemp(join(tmpdir(), "claude-code-e2e-"));
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await closeProtocolUpstreams(upstreams ?? {});
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  /** `claude -p <prompt> --model <model>` in a fresh HOME and work dir, on the gateway under `basePath`, with the key in `keyVariable`. */
+  async function claude(prompt: string, options: { model: string; keyVariable: "ANTHROPIC_API_KEY" | "ANTHROPIC_AUTH_TOKEN"; basePath: string; key?: string; env?: Record<string, string> }) {
+    const runHome = await mkdtemp(join(home, "run-"));
+    const workdir = join(runHome, "work");
+    await mkdir(workdir);
+    await mkdir(join(runHome, "tmp"));
+    return runClaude(["-p", prompt, "--model", options.model], {
+      cwd: workdir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: runHome,
+        CLAUDE_CONFIG_DIR: join(runHome, ".claude"),
+        // Its messaging sockets (cc-socks/) go under TMPDIR, so nothing is left outside the temp home.
+        TMPDIR: join(runHome, "tmp"),
+        // Claude Code appends /v1/messages to the base URL.
+        ANTHROPIC_BASE_URL: `${gateway.url}${options.basePath}`,
+        // ANTHROPIC_API_KEY is sent as x-api-key, ANTHROPIC_AUTH_TOKEN as Authorization: Bearer.
+        [options.keyVariable]: options.key ?? TEST_KEY,
+        ...OFFLINE,
+        ...options.env,
+      },
+    });
+  }
+
+  describe.each([
+    { protocol: "anthropic" as const, model: "claude-agent", keyVariable: "ANTHROPIC_API_KEY" as const, basePath: "", how: "its bare name, x-api-key, /v1" },
+    { protocol: "anthropic" as const, model: "anthropic/claude-agent", keyVariable: "ANTHROPIC_AUTH_TOKEN" as const, basePath: "/api", how: "its id, Bearer, /api/v1" },
+    { protocol: "openai-compatible" as const, model: "openai/gpt-agent", keyVariable: "ANTHROPIC_AUTH_TOKEN" as const, basePath: "/api", how: "its id, Bearer, /api/v1" },
+    { protocol: "openai-compatible" as const, model: "gpt-agent", keyVariable: "ANTHROPIC_API_KEY" as const, basePath: "", how: "its bare name, x-api-key, /v1" },
+    { protocol: "gemini" as const, model: "gemini-agent", keyVariable: "ANTHROPIC_API_KEY" as const, basePath: "", how: "its bare name, x-api-key, /v1" },
+  ])("a $protocol model by $how", ({ protocol, ...options }) => {
+    it("claude -p completes a turn: the fake's tool calls are answered and its final answer printed", { timeout: 90_000 }, async () => {
+      const before = upstreams[protocol].requests.length;
+      const run = await claude("What is the weather in Paris?", options);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+
+      // Two model calls: the one that called Claude Code's tools, then the one that read its answers.
+      const sent = upstreams[protocol].requests.slice(before);
+      expect(sent).toHaveLength(2);
+      expect(toolNamesOf(protocol, sent[0].body)).toEqual(expect.arrayContaining(["Bash", "Read", "Edit", "Write"]));
+      const results = toolResultsOf(protocol, sent[1].body);
+      expect(results).toHaveLength(2);
+      // Claude Code validated the arguments the fake streamed (the second call's {"city": "London"}) and said what was wrong.
+      expect(results[1]).toContain("InputValidationError");
+      expect(results[1]).toContain("An unexpected parameter `city` was provided");
+
+      if (protocol === "anthropic") {
+        const [first, second] = sent;
+        // Claude Code's betas and beta fields reach Anthropic, its adaptive thinking and effort as they were asked.
+        expect(first.headers["anthropic-beta"]).toContain("claude-code-20250219");
+        expect(first.body).toMatchObject({ thinking: { type: "adaptive" }, output_config: { effort: "high" }, context_management: { edits: [{ type: "clear_thinking_20251015" }] } });
+        // The signed thinking of turn 1 came back byte for byte ahead of the two calls (the fake refuses one it did not sign).
+        const replayed = (second.body.messages as Json[]).at(-2)!;
+        expect(replayed.content[0]).toEqual({ type: "thinking", thinking: "Let me think.", signature: signatureOfTurn("anthropic", first.body.messages.length) });
+        expect(replayed.content.slice(1).map((block: Json) => block.type)).toEqual(["tool_use", "tool_use"]);
+      }
+      if (protocol === "openai-compatible") expect(sent[0].body.reasoning_effort).toBe("high");
+    });
+  });
+
+  it("a wrong key ends the run with the gateway's 401 and no upstream call", { timeout: 90_000 }, async () => {
+    const before = upstreams.anthropic.requests.length;
+    // Claude Code retries a 401 (ten times, backing off) unless the answer says x-should-retry: false; one try is enough here.
+    const run = await claude("Hi", { model: "claude-agent", keyVariable: "ANTHROPIC_API_KEY", basePath: "", key: "sk-wrong", env: { CLAUDE_CODE_MAX_RETRIES: "0" } });
+    expect(run.code).toBe(1);
+    expect(run.stdout.trim()).toBe("Failed to authenticate. API Error: 401 Invalid API key.");
+    expect(upstreams.anthropic.requests.length).toBe(before);
+  });
+});
+
+/**
+ * What keeps Claude Code offline and non-interactive besides print mode: no
+ * nonessential traffic (which also turns off the auto-updater, telemetry and
+ * error reports; each is also set on its own), no feature-flag fetches.
+ */
+const OFFLINE = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  DISABLE_GROWTHBOOK: "1",
+};
+
+function toolNamesOf(protocol: Protocol, sent: Json): string[] {
+  if (protocol === "anthropic") return (sent.tools as Json[]).map((tool) => tool.name);
+  if (protocol === "openai-compatible") return (sent.tools as Json[]).map((tool) => tool.function.name);
+  return (sent.tools as Json[]).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration: Json) => declaration.name));
+}
+
+/** The text of each tool result in the last turn the upstream was sent. */
+function toolResultsOf(protocol: Protocol, sent: Json): string[] {
+  if (protocol === "anthropic") {
+    return (sent.messages.at(-1).content as Json[]).filter((block) => block.type === "tool_result").map((block) => JSON.stringify(block.content));
+  }
+  if (protocol === "openai-compatible") {
+    return (sent.messages as Json[]).filter((message) => message.role === "tool").map((message) => JSON.stringify(message.content));
+  }
+  return (sent.contents.at(-1).parts as Json[]).filter((part) => part.functionResponse).map((part) => JSON.stringify(part.functionResponse.response));
+}
+
+const CLAUDE = fileURLToPath(new URL("../../node_modules/@anthropic-ai/claude-code/bin/claude.exe", import.meta.url));
+const BOUND_MS = 60_000;
+
+/** Runs claude with stdin closed; killed (and failed) if it outlives the bound. */
+function runClaude(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const bound = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`claude did not finish within ${BOUND_MS / 1000} s: ${stdout}${stderr}`));
+    }, BOUND_MS);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(bound);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
