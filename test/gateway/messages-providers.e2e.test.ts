@@ -587,8 +587,9 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         })().catch((caught: unknown) => caught as APIError);
         expect(error).toBeInstanceOf(APIError);
         expectAnthropicValid("ErrorResponse", (error as APIError).error, "the error event");
-        // What came before the failure was valid and in order.
+        // What came before the failure was valid and in order; the error names the request (the message's id).
         expect(events[0].type).toBe("message_start");
+        expect((error as APIError).error).toMatchObject({ type: "error", request_id: (events[0] as Anthropic.RawMessageStartEvent).message.id });
         for (const event of events) expectAnthropicValid("RawMessageStreamEvent", event, `the ${event.type} event`);
       });
     });
@@ -605,7 +606,9 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         expect(response.status).toBe(401);
         const answer = await response.json();
         expectAnthropicValid("ErrorResponse", answer, "the error");
-        expect(answer).toEqual({ type: "error", error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "missing_api_key" } });
+        const requestId = response.headers.get("request-id");
+        expect(requestId).toBe(response.headers.get("x-request-id"));
+        expect(answer).toEqual({ type: "error", error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "missing_api_key" }, request_id: requestId });
       });
     }
 
@@ -618,7 +621,13 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         expect(error).toBeInstanceOf(APIError);
         expect(error).toMatchObject({ status: 401, type: "invalid_request_error" });
         expectAnthropicValid("ErrorResponse", (error as APIError).error, "the error");
-        expect((error as APIError).error).toEqual({ type: "error", error: { message: "Invalid API key.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+        // The SDK reads the request id from the header; the body has it too.
+        expect((error as APIError).requestID).toMatch(/\S/);
+        expect((error as APIError).error).toEqual({
+          type: "error",
+          error: { message: "Invalid API key.", type: "invalid_request_error", param: null, code: "invalid_api_key" },
+          request_id: (error as APIError).requestID,
+        });
         expect(upstreams.anthropic.requests.length).toBe(before);
       });
     }
@@ -643,6 +652,14 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         expect((error as APIError).error).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "temperature", code: expect.any(String), message: expect.any(String) } });
       });
     }
+
+    it("a body that cannot be read: 400 in the envelope, its request_id null (refused before the route's handler)", async () => {
+      const response = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": TEST_KEY }, body: "{not json" });
+      expect(response.status).toBe(400);
+      const answer = await response.json();
+      expectAnthropicValid("ErrorResponse", answer, "the error");
+      expect(answer).toMatchObject({ type: "error", error: { type: "invalid_request_error" }, request_id: null });
+    });
 
     it("thinking's budget must be below max_tokens: a 400 naming thinking.budget_tokens", async () => {
       const error = await client.messages

@@ -134,12 +134,12 @@ const errorType = z.enum([
   "timeout_error", "api_error", "overloaded_error", "memory_precondition_failed_error", "memory_path_conflict_error", "conflict_error",
 ]);
 
-/**
- * ErrorResponse (shared.d.ts), less its `request_id: string | null`, which the
- * gateway's error envelope does not carry (the id is in the `request-id`
- * header; see the report of the Messages proofs).
- */
-export const errorResponseSchema = z.looseObject({ type: z.literal("error"), error: z.looseObject({ type: errorType, message: z.string() }) });
+/** ErrorResponse (shared.d.ts). */
+export const errorResponseSchema = z.looseObject({
+  type: z.literal("error"),
+  error: z.looseObject({ type: errorType, message: z.string() }),
+  request_id: z.string().nullable(),
+});
 
 export type AnthropicSchema = "Message" | "RawMessageStreamEvent" | "MessageTokensCount" | "ErrorResponse";
 

@@ -136,7 +136,9 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
     },
     done: () => [],
     error(error: PublicError) {
-      return [frame("error", { error: messagesErrorBody(error).error })];
+      // The same envelope as an HTTP error, request_id included (the message's id is the request's).
+      const { type: _type, ...envelope } = messagesErrorBody(error, start.id);
+      return [frame("error", envelope)];
     },
   };
 }

@@ -3,6 +3,7 @@
 // as JSON or as Anthropic's event stream; count_tokens counts without running.
 // Errors come in this format's envelope (encode-error.ts).
 import { messagesKey } from "../../credentials.ts";
+import type { PublicError } from "../../errors/http-status.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
@@ -12,7 +13,7 @@ import { encodeMessage } from "./encode-message.ts";
 import { createMessageStreamEncoder } from "./encode-stream.ts";
 import type { Context } from "koa";
 
-export const messages: GatewayFormat = { encodeError: messagesErrorBody, register: registerMessagesRoutes };
+export const messages: GatewayFormat = { encodeError: (error) => messagesErrorBody(error), register: registerMessagesRoutes };
 
 /** Both paths the spec names for each endpoint. */
 const PREFIXES = ["/v1", "/api/v1"];
@@ -20,10 +21,9 @@ const PREFIXES = ["/v1", "/api/v1"];
 function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   for (const prefix of PREFIXES) {
     router.post(`${prefix}/messages`, async (ctx) => {
+      claimErrorsWithRequestId(ctx);
       const { request, stream } = decodeMessagesRequest(ctx.request.body, decodeContext(ctx));
       ctx.state.requestTags = request.requestTags;
-      // Anthropic's SDK reads the request id from this header.
-      ctx.set("request-id", ctx.state.requestId);
       const call = await startCall(ctx, core, request);
       if (!stream) {
         ctx.body = encodeMessage(await foldAnswer(ctx, call));
@@ -33,12 +33,23 @@ function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
     });
 
     router.post(`${prefix}/messages/count_tokens`, async (ctx) => {
+      claimErrorsWithRequestId(ctx);
       const { request } = decodeMessagesRequest(ctx.request.body, decodeContext(ctx), true);
-      ctx.set("request-id", ctx.state.requestId);
       const counted = await core.inference.countTokens({ request });
       ctx.body = { input_tokens: counted.inputTokens, exact: counted.exact };
     });
   }
+}
+
+/**
+ * The request id in the `request-id` header (Anthropic's SDK reads it, errors
+ * included) and, from here on, in the body of the route's errors (the app's
+ * error middleware reads ctx.state.encodeError).
+ */
+function claimErrorsWithRequestId(ctx: Context) {
+  const requestId: string = ctx.state.requestId;
+  ctx.set("request-id", requestId);
+  ctx.state.encodeError = (error: PublicError) => messagesErrorBody(error, requestId);
 }
 
 function decodeContext(ctx: Context): DecodeContext {
