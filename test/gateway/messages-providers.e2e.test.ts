@@ -595,6 +595,33 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
     });
   }
 
+  // ---- the router's own fields, as in chat completions ----
+
+  describe("router fields", () => {
+    for (const mode of MODES) {
+      it(`${mode}: the :thinking suffix turns thinking on; models falls back to the next model when the first fails`, async () => {
+        const thinking = await send("gemini", mode, { max_tokens: 4096, messages: [{ role: "user", content: "Hi" }] }, {}, client, "conv/gemini:thinking");
+        expect(thinking.message.content.map((block) => block.type)).toEqual(["thinking", "text"]);
+        expect(thinking.sent.generationConfig.thinkingConfig).toMatchObject({ includeThoughts: true });
+
+        const before = upstreams.anthropic.requests.length;
+        const params = { model: "conv/openai-compatible-down", models: ["conv/anthropic"], max_tokens: 64, messages: [{ role: "user" as const, content: "Hi" }] } as Anthropic.MessageCreateParamsNonStreaming;
+        const { data: message, response } = await (mode === "create"
+          ? client.messages.create(params).withResponse()
+          : (async () => {
+              const stream = client.messages.stream(params);
+              const final = await stream.finalMessage();
+              return { data: JSON.parse(JSON.stringify(final)) as Anthropic.Message, response: (await stream.withResponse()).response };
+            })());
+        expectAnthropicValid("Message", message, "the message");
+        expect(message.model).toBe("anthropic");
+        expect(message.content).toEqual([{ type: "text", text: HELLO("anthropic"), citations: null }]);
+        expect(upstreams.anthropic.requests.length).toBe(before + 1);
+        expect(response.status).toBe(200);
+      });
+    }
+  });
+
   // ---- errors, in Anthropic's envelope with the spec's fields ----
 
   describe("errors", () => {
