@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signatureOfTurn } from "../support/conversation-model.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
-import { claudeCodeConfig, UPSTREAM_MODEL } from "../support/claude-code-catalogue.ts";
+import { claudeCodeConfig, MODEL_ID, UPSTREAM_MODEL } from "../support/claude-code-catalogue.ts";
 import { closeProtocolUpstreams, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
 
@@ -40,12 +40,12 @@ describe("Claude Code on the gateway", () => {
   });
 
   /** `claude -p <prompt> --model <model>` in a fresh HOME and work dir, on the gateway under `basePath`, with the key in `keyVariable`. */
-  async function claude(prompt: string, options: { model: string; keyVariable: "ANTHROPIC_API_KEY" | "ANTHROPIC_AUTH_TOKEN"; basePath: string; key?: string; env?: Record<string, string> }) {
+  async function claude(prompt: string, options: { model?: string; keyVariable: "ANTHROPIC_API_KEY" | "ANTHROPIC_AUTH_TOKEN"; basePath: string; key?: string; env?: Record<string, string> }) {
     const runHome = await mkdtemp(join(home, "run-"));
     const workdir = join(runHome, "work");
     await mkdir(workdir);
     await mkdir(join(runHome, "tmp"));
-    return runClaude(["-p", prompt, "--model", options.model], {
+    return runClaude(["-p", prompt, ...(options.model ? ["--model", options.model] : [])], {
       cwd: workdir,
       env: {
         PATH: process.env.PATH ?? "",
@@ -98,6 +98,17 @@ describe("Claude Code on the gateway", () => {
       }
       if (protocol === "openai-compatible") expect(sent[0].body.reasoning_effort).toBe("high");
     });
+  });
+
+  it.each([
+    { label: "ANTHROPIC_MODEL instead of --model", model: undefined, env: { ANTHROPIC_MODEL: MODEL_ID.gemini }, protocol: "gemini" as const },
+    { label: "--model haiku, the alias ANTHROPIC_DEFAULT_HAIKU_MODEL names", model: "haiku", env: { ANTHROPIC_DEFAULT_HAIKU_MODEL: MODEL_ID["openai-compatible"] }, protocol: "openai-compatible" as const },
+  ])("the model can come from the environment: $label", { timeout: 90_000 }, async ({ model, env, protocol }) => {
+    const before = upstreams[protocol].requests.length;
+    const run = await claude("Hi", { model, keyVariable: "ANTHROPIC_API_KEY", basePath: "", env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
+    expect(upstreams[protocol].requests.length).toBe(before + 2);
   });
 
   it("a wrong key ends the run with the gateway's 401 and no upstream call", { timeout: 90_000 }, async () => {
