@@ -1,14 +1,15 @@
 // Gateway overhead benchmark (`npm run bench`): what the gateway adds to a
 // call, against the floor of any Node hop.
 //
-// Four paths to one local upstream (its own process), measured in one run in
-// interleaved rounds (direct, floor, gateway, messages, direct, ...):
+// Five paths to one local upstream (its own process), measured in one run in
+// interleaved rounds (direct, floor, gateway, messages, responses, direct, ...):
 //   direct   client -> upstream
 //   floor    client -> bare node:http proxy (own process, pooled undici) -> upstream
 //   gateway  client -> gateway/main.ts (own process, in-process core) -> upstream
 //   messages the same gateway, asked through POST /v1/messages (Anthropic's
 //            Messages format, x-api-key) instead of chat completions: the same
 //            OpenAI-compatible upstream call, decoded and encoded as Messages
+//   responses the same gateway through POST /api/v1/responses (store: false)
 // Per path: latency p50/p99 at concurrency 1, CPU per request of the hop's
 // process, and requests per second at concurrency 50. Then the targets check,
 // printed as PASS/FAIL; the exit code is 0 either way (a benchmark, not a test).
@@ -68,9 +69,9 @@ const settings = {
 
 // ---- the setup: upstream, floor proxy, gateway ----
 
-type PathName = "direct" | "floor" | "gateway" | "messages" | "candidate";
+type PathName = "direct" | "floor" | "gateway" | "messages" | "responses" | "candidate";
 const CANDIDATE_ROOT = flags.candidate ? path.resolve(flags.candidate) : undefined;
-const PATHS: PathName[] = CANDIDATE_ROOT ? ["direct", "floor", "gateway", "messages", "candidate"] : ["direct", "floor", "gateway", "messages"];
+const PATHS: PathName[] = CANDIDATE_ROOT ? ["direct", "floor", "gateway", "messages", "responses", "candidate"] : ["direct", "floor", "gateway", "messages", "responses"];
 type Mode = "json" | "stream";
 if (!["both", "json", "stream"].includes(flags.mode)) throw new Error(`--mode is both, json or stream, got ${flags.mode}`);
 const MODES: Mode[] = !settings.stream || flags.mode === "json" ? ["json"] : flags.mode === "stream" ? ["stream"] : ["json", "stream"];
@@ -92,6 +93,7 @@ function gatewayConfig(upstreamUrl: string) {
 
 function targetFor(pathName: PathName, mode: Mode): Target {
   if (pathName === "messages") return messagesTarget(mode);
+  if (pathName === "responses") return responsesTarget(mode);
   const viaGateway = pathName === "gateway" || pathName === "candidate";
   const body: Record<string, unknown> = {
     model: viaGateway ? MODEL_ID : "bench-model",
@@ -117,6 +119,31 @@ function messagesTarget(mode: Mode): Target {
     headers: { "content-type": "application/json", "x-api-key": DEV_KEY, "anthropic-version": "2023-06-01" },
     body: JSON.stringify(body),
   };
+}
+
+/**
+ * The same question as a Responses request. `store: false`: with the default
+ * a memory store keeps every answer, whose growth over a run would measure the
+ * store rather than the hop.
+ */
+function responsesTarget(mode: Mode): Target {
+  const body: Record<string, unknown> = { model: MODEL_ID, max_output_tokens: 16, input: "hi", store: false };
+  if (mode === "stream") body.stream = true;
+  return {
+    name: `responses/${mode}`,
+    path: "/api/v1/responses",
+    headers: { "content-type": "application/json", authorization: `Bearer ${DEV_KEY}` },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The text of a Response's first message. */
+function responseText(text: string): string | undefined {
+  try {
+    return (JSON.parse(text) as { output?: { content?: { text?: string }[] }[] }).output?.[0]?.content?.[0]?.text;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The text of a Message's first block. */
@@ -174,8 +201,8 @@ log(
     (candidate ? `, candidate from ${CANDIDATE_ROOT} ${candidate.url} (pid ${candidate.pid})` : ""),
 );
 
-const hopOf: Record<PathName, Child | undefined> = { direct: undefined, floor, gateway, messages: gateway, candidate };
-const originOf: Record<PathName, string> = { direct: upstream.url, floor: floor.url, gateway: gateway.url, messages: gateway.url, candidate: candidate?.url ?? "" };
+const hopOf: Record<PathName, Child | undefined> = { direct: undefined, floor, gateway, messages: gateway, responses: gateway, candidate };
+const originOf: Record<PathName, string> = { direct: upstream.url, floor: floor.url, gateway: gateway.url, messages: gateway.url, responses: gateway.url, candidate: candidate?.url ?? "" };
 const { sequential, concurrent, all: clients } = clientPairs(PATHS, (name) => originOf[name], settings.concurrency);
 run.clients.push(...clients);
 
@@ -226,8 +253,8 @@ async function checkAnswers() {
   for (const mode of MODES) {
     for (const name of PATHS) {
       const { status, text } = await send(sequential[name], targetFor(name, mode), true);
-      const content = name === "messages" ? messageText(text) : completionContent(text);
-      const streamEnd = name === "messages" ? "event: message_stop" : "[DONE]";
+      const content = name === "messages" ? messageText(text) : name === "responses" ? responseText(text) : completionContent(text);
+      const streamEnd = name === "messages" ? "event: message_stop" : name === "responses" ? "event: response.completed" : "[DONE]";
       const problem =
         status !== 200
           ? `HTTP ${status}`
@@ -252,7 +279,7 @@ async function main() {
     }
   }
 
-  const statsOf = () => ({ direct: emptyStats(), floor: emptyStats(), gateway: emptyStats(), messages: emptyStats(), candidate: emptyStats() });
+  const statsOf = () => ({ direct: emptyStats(), floor: emptyStats(), gateway: emptyStats(), messages: emptyStats(), responses: emptyStats(), candidate: emptyStats() });
   const stats: Record<Mode, Record<PathName, Stats>> = { json: statsOf(), stream: statsOf() };
   for (let round = 1; round <= settings.rounds; round++) {
     const line: string[] = [];
