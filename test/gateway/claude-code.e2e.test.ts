@@ -100,9 +100,9 @@ describe("Claude Code on the gateway", () => {
     });
   });
 
-  it.each([
-    { label: "ANTHROPIC_MODEL instead of --model", model: undefined, env: { ANTHROPIC_MODEL: MODEL_ID.gemini }, protocol: "gemini" as const },
-    { label: "--model haiku, the alias ANTHROPIC_DEFAULT_HAIKU_MODEL names", model: "haiku", env: { ANTHROPIC_DEFAULT_HAIKU_MODEL: MODEL_ID["openai-compatible"] }, protocol: "openai-compatible" as const },
+  it.each<{ label: string; model: string | undefined; env: Record<string, string>; protocol: Protocol }>([
+    { label: "ANTHROPIC_MODEL instead of --model", model: undefined, env: { ANTHROPIC_MODEL: MODEL_ID.gemini }, protocol: "gemini" },
+    { label: "--model haiku, the alias ANTHROPIC_DEFAULT_HAIKU_MODEL names", model: "haiku", env: { ANTHROPIC_DEFAULT_HAIKU_MODEL: MODEL_ID["openai-compatible"] }, protocol: "openai-compatible" },
   ])("the model can come from the environment: $label", { timeout: 90_000 }, async ({ model, env, protocol }) => {
     const before = upstreams[protocol].requests.length;
     const run = await claude("Hi", { model, keyVariable: "ANTHROPIC_API_KEY", basePath: "", env });
