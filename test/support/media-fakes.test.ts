@@ -4,6 +4,7 @@
 // moderated in the provider's own shape when the prompt asks, and serves tiny valid
 // PNG and MP4 files from URLs that stop working when their time is up.
 import { inflateSync } from "node:zlib";
+import { SignJWT } from "jose";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BFL_COST, BFL_KEY, startFakeBfl } from "./fake-media-bfl.ts";
@@ -351,7 +352,7 @@ describe("the fake Kling upstream", () => {
   const create = async (prompt: string, kind = "text2video", extra: Json = {}) => call(`${upstream.url}/v1/videos/${kind}`, { headers: await bearer(), body: { model_name: "kling-v2-1", prompt, duration: "5", mode: "std", ...extra } });
   const query = async (kind: string, taskId: string) => call(`${upstream.url}/v1/videos/${kind}/${taskId}`, { headers: await bearer() });
 
-  it("verifies the HS256 JWT: 1001 without it, 1002 when it is not Kling's, 1003 before nbf, 1004 after exp", async () => {
+  it("verifies the HS256 JWT: 1001 without it, 1002 when it is not Kling's (secret, issuer, algorithm, no nbf), 1003 before nbf, 1004 after exp", async () => {
     const body = { prompt: "a cat" };
     const url = `${upstream.url}/v1/videos/text2video`;
     const codeOf = async (headers: Record<string, string>) => {
@@ -365,6 +366,12 @@ describe("the fake Kling upstream", () => {
     expect(await codeOf(await bearer(klingToken("another-access-key", KLING_SECRET_KEY, clock.ms)))).toBe(1002);
     expect(await codeOf(await bearer(klingToken(KLING_ACCESS_KEY, KLING_SECRET_KEY, clock.ms + 60_000)))).toBe(1003);
     expect(await codeOf(await bearer(klingToken(KLING_ACCESS_KEY, KLING_SECRET_KEY, clock.ms - 31 * MINUTE)))).toBe(1004);
+    const secret = new TextEncoder().encode(KLING_SECRET_KEY);
+    const seconds = Math.floor(clock.ms / 1000);
+    const withoutNbf = new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(KLING_ACCESS_KEY).setExpirationTime(seconds + 1800).sign(secret);
+    expect(await codeOf(await bearer(withoutNbf))).toBe(1002);
+    const hs512 = new SignJWT({}).setProtectedHeader({ alg: "HS512", typ: "JWT" }).setIssuer(KLING_ACCESS_KEY).setExpirationTime(seconds + 1800).setNotBefore(seconds - 5).sign(secret);
+    expect(await codeOf(await bearer(hs512))).toBe(1002);
     expect((await call(url, { headers: await bearer(), body })).json).toMatchObject({ code: 0, message: "SUCCEED" });
   });
 
