@@ -15,7 +15,16 @@ export interface StreamEncoder {
   done(): SseEvent[];
   /** The format's in-band error, sent when the stream fails after it was committed. */
   error(error: PublicError): SseEvent[];
+  /**
+   * Frames that say the stream is alive while the model is silent (Messages:
+   * Anthropic's `ping`), sent when nothing was written for KEEP_ALIVE_MS. A
+   * format without them sends nothing in the gaps.
+   */
+  keepAlive?(): SseEvent[];
 }
+
+/** The longest silence on a stream whose format has keep-alive frames (a thinking model can be quiet for minutes). */
+export const KEEP_ALIVE_MS = 10_000;
 
 /**
  * Commits the stream (200 and headers) on the call's first event, then writes
@@ -24,17 +33,24 @@ export interface StreamEncoder {
  * and is left in `ctx.state.streamError` for the access log; a client that
  * left needs nothing (its abort is what ended the call).
  */
-export async function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder): Promise<void> {
+export async function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder, { keepAliveMs = KEEP_ALIVE_MS } = {}): Promise<void> {
   const { start, first, rest } = call;
   ctx.respond = false;
   const sse = createSseWriter(ctx.res);
   sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
   // A failure from here on is logged with the provider that was serving.
   ctx.state.provider = start.provider;
+  // One timer per stream, and only for a format with keep-alive frames: it looks at the last write rather than being reset by each.
+  let written = performance.now();
+  const keepAlive = encoder.keepAlive && setInterval(() => {
+    if (performance.now() - written >= keepAliveMs) void sse.send(encoder.keepAlive!());
+  }, keepAliveMs / 2);
+  keepAlive?.unref();
   try {
     // `send` gives a promise only when the socket is full: most events cost no extra await.
     await sse.send(encoder.encode(first));
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
+      if (keepAlive) written = performance.now();
       const full = sse.send(encoder.encode(step.value));
       if (full) await full;
     }
@@ -45,6 +61,7 @@ export async function writeEventStream(ctx: Context, call: StartedCall, encoder:
       await sse.send(encoder.error(toPublicError(error)));
     }
   } finally {
+    clearInterval(keepAlive);
     sse.end();
   }
 }

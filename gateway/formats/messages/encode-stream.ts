@@ -135,6 +135,8 @@ export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder 
       }
     },
     done: () => [],
+    // Anthropic pings a quiet stream; its SDK and the coding agents skip the frame.
+    keepAlive: () => [frame("ping", {})],
     error(error: PublicError) {
       // The same envelope as an HTTP error, request_id included (the message's id is the request's).
       const { type: _type, ...envelope } = messagesErrorBody(error, start.id);

@@ -25,10 +25,14 @@ const fakeCore = {
       yield event({ case: "blockStart", value: { index: 0, type: BlockType.TEXT } as never });
       yield event({ case: "blockDelta", value: { index: 0, text: "hi" } as never });
       if (request.model === "fails-midway") throw routerError(Code.Unavailable, "upstream_error", "upstream went away");
+      // A model that goes quiet until the test lets it go on.
+      if (request.model === "quiet") await quietUntilReleased.promise;
       yield event({ case: "blockStop", value: { index: 0 } as never });
     },
   },
 } as unknown as CoreClient;
+
+const quietUntilReleased = Promise.withResolvers<void>();
 
 /** Frames are event names only, so the test reads the sequence at a glance. */
 const toyEncoder: StreamEncoder = {
@@ -42,6 +46,10 @@ const toy: GatewayFormat = {
   register(routes, { core }) {
     routes.post("/toy", async () => {
       throw invalidParameter("model", "model is required");
+    });
+    routes.post("/toy/quiet", async (ctx) => {
+      const call = await startCall(ctx, core, create(GenerateRequestSchema, { model: "quiet" }));
+      await writeEventStream(ctx, call, { ...toyEncoder, keepAlive: () => [{ event: "toy_ping", data: "{}" }] }, { keepAliveMs: 20 });
     });
     routes.post("/toy/stream", async (ctx) => {
       const { model } = ctx.request.body as { model: string };
@@ -108,6 +116,21 @@ describe("format registration", () => {
     const text = await response.text();
     expect(eventNames(text)).toEqual(["start", "blockStart", "blockDelta", "toy_error"]);
     expect(text).toContain('data: {"kind":"upstream_error"}');
+  });
+
+  it("sends the encoder's keep-alive frames while the model is quiet, and none once it speaks again", async () => {
+    const response = await post("/toy/quiet", "{}");
+    expect(response.status).toBe(200);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    // Read until a keep-alive has come (the model is quiet), then let it go on and read to the end.
+    while (!text.includes("toy_ping")) text += (await reader.read()).value ?? "";
+    quietUntilReleased.resolve();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+    const names = eventNames(text);
+    expect(names.slice(0, 3)).toEqual(["start", "blockStart", "blockDelta"]);
+    expect(names.slice(-2)).toEqual(["blockStop", "toy_end"]);
+    expect(new Set(names.slice(3, -2))).toEqual(new Set(["toy_ping"]));
   });
 });
 
