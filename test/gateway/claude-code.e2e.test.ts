@@ -5,11 +5,13 @@
 // (the fakes). Offered Claude Code's tools, each fake calls the first two with
 // arguments Claude Code refuses (its validation error names them, so they
 // arrived whole); Claude Code answers both calls and prints the fake's answer
-// to the next request. It runs in a temp HOME and config dir with every switch
+// to the next request. On scripted fakes (scripted-tool-upstream.ts) the model
+// asks Claude Code's Read tool for a file of its work dir, and answers with what
+// Claude Code read. It runs in a temp HOME and config dir with every switch
 // that keeps it offline (no update check, telemetry, error reports or other
 // nonessential traffic: traced, it opens no connection but the gateway's).
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,8 +21,12 @@ import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { claudeCodeConfig, MODEL_ID, UPSTREAM_MODEL } from "../support/claude-code-catalogue.ts";
 import { closeProtocolUpstreams, startProtocolUpstreams, urlsOf, type Protocol } from "../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
+import { ANSWER_PREFIX, startScriptedToolUpstream, type ScriptedCall } from "../support/scripted-tool-upstream.ts";
 
 type Json = Record<string, any>;
+
+/** What the file Claude Code reads in the real tool round says. */
+const FILE_LINE = "Paris: 21 degrees and sunny";
 
 describe("Claude Code on the gateway", () => {
   let upstreams: Record<Protocol, FakeUpstream>;
@@ -39,12 +45,16 @@ describe("Claude Code on the gateway", () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  /** `claude -p <prompt> --model <model>` in a fresh HOME and work dir, on the gateway under `basePath`, with the key in `keyVariable`. */
-  async function claude(prompt: string, options: { model?: string; keyVariable: "ANTHROPIC_API_KEY" | "ANTHROPIC_AUTH_TOKEN"; basePath: string; key?: string; env?: Record<string, string> }) {
+  /**
+   * `claude -p <prompt> --model <model>` in a fresh HOME and work dir (`prepare` sees the
+   * latter first), on the gateway (or `on`) under `basePath`, with the key in `keyVariable`.
+   */
+  async function claude(prompt: string, options: ClaudeOptions) {
     const runHome = await mkdtemp(join(home, "run-"));
     const workdir = join(runHome, "work");
     await mkdir(workdir);
     await mkdir(join(runHome, "tmp"));
+    await options.prepare?.(workdir);
     return runClaude(["-p", prompt, ...(options.model ? ["--model", options.model] : [])], {
       cwd: workdir,
       env: {
@@ -54,7 +64,7 @@ describe("Claude Code on the gateway", () => {
         // Its messaging sockets (cc-socks/) go under TMPDIR, so nothing is left outside the temp home.
         TMPDIR: join(runHome, "tmp"),
         // Claude Code appends /v1/messages to the base URL.
-        ANTHROPIC_BASE_URL: `${gateway.url}${options.basePath}`,
+        ANTHROPIC_BASE_URL: `${(options.on ?? gateway).url}${options.basePath}`,
         // ANTHROPIC_API_KEY is sent as x-api-key, ANTHROPIC_AUTH_TOKEN as Authorization: Bearer.
         [options.keyVariable]: options.key ?? TEST_KEY,
         ...OFFLINE,
@@ -111,6 +121,38 @@ describe("Claude Code on the gateway", () => {
     expect(upstreams[protocol].requests.length).toBe(before + 2);
   });
 
+  describe("a real tool round", () => {
+    // The scripted fakes call Claude Code's Read tool on a file of its work dir, then answer with what it read.
+    const readCall: ScriptedCall = { name: "Read", input: {} };
+    let scripted: Partial<Record<Protocol, FakeUpstream>>;
+    let readingGateway: Gateway;
+
+    beforeAll(async () => {
+      const [anthropic, openai] = await Promise.all([startScriptedToolUpstream("anthropic", readCall), startScriptedToolUpstream("openai-compatible", readCall)]);
+      scripted = { anthropic, "openai-compatible": openai };
+      readingGateway = await startGateway(claudeCodeConfig({ anthropic: anthropic.url, "openai-compatible": openai.url, gemini: upstreams.gemini.url }));
+    });
+
+    afterAll(async () => {
+      await readingGateway?.close();
+      await closeProtocolUpstreams(scripted ?? {});
+    });
+
+    it.each(["anthropic", "openai-compatible"] as const)("on %s: Claude Code reads the file the model asks for and the model answers from it", { timeout: 90_000 }, async (protocol) => {
+      const prepare = async (workdir: string) => {
+        await writeFile(join(workdir, "weather.txt"), `${FILE_LINE}\n`);
+        readCall.input = { file_path: join(workdir, "weather.txt") };
+      };
+      const run = await claude("What does weather.txt say?", { model: MODEL_ID[protocol], keyVariable: "ANTHROPIC_API_KEY", basePath: "", on: readingGateway, prepare });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout.startsWith(ANSWER_PREFIX), run.stdout).toBe(true);
+      // Read's own rendering: numbered lines.
+      expect(run.stdout).toContain(`1\t${FILE_LINE}`);
+      const sent = scripted[protocol]!.requests.slice(-2).map((request) => request.body as Json);
+      expect(toolResultsOf(protocol, sent[1]).join()).toContain(FILE_LINE);
+    });
+  });
+
   it("a wrong key ends the run with the gateway's 401 and no upstream call", { timeout: 90_000 }, async () => {
     const before = upstreams.anthropic.requests.length;
     // Claude Code retries a 401 (ten times, backing off) unless the answer says x-should-retry: false; one try is enough here.
@@ -120,6 +162,16 @@ describe("Claude Code on the gateway", () => {
     expect(upstreams.anthropic.requests.length).toBe(before);
   });
 });
+
+interface ClaudeOptions {
+  model?: string;
+  keyVariable: "ANTHROPIC_API_KEY" | "ANTHROPIC_AUTH_TOKEN";
+  basePath: string;
+  key?: string;
+  env?: Record<string, string>;
+  on?: Gateway;
+  prepare?: (workdir: string) => Promise<void>;
+}
 
 /**
  * What keeps Claude Code offline and non-interactive besides print mode: no
