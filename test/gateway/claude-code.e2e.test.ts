@@ -11,7 +11,7 @@
 // that keeps it offline (no update check, telemetry, error reports or other
 // nonessential traffic: traced, it opens no connection but the gateway's).
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,7 +55,9 @@ describe("Claude Code on the gateway", () => {
     await mkdir(workdir);
     await mkdir(join(runHome, "tmp"));
     await options.prepare?.(workdir);
-    return runClaude(["-p", prompt, ...(options.model ? ["--model", options.model] : [])], {
+    // Its debug log says what went wrong in a failed run (its errors and retries): `troubles`.
+    const debugLog = join(runHome, "debug.log");
+    const run = await runClaude(["-p", prompt, ...(options.model ? ["--model", options.model] : []), "--debug-file", debugLog], {
       cwd: workdir,
       env: {
         PATH: process.env.PATH ?? "",
@@ -71,6 +73,8 @@ describe("Claude Code on the gateway", () => {
         ...options.env,
       },
     });
+    const troubles = (await readFile(debugLog, "utf8").catch(() => "")).split("\n").filter((line) => /\[(ERROR|WARN)\]/.test(line)).join("\n");
+    return { ...run, troubles };
   }
 
   describe.each([
@@ -83,12 +87,12 @@ describe("Claude Code on the gateway", () => {
     it("claude -p completes a turn: the fake's tool calls are answered and its final answer printed", { timeout: 90_000 }, async () => {
       const before = upstreams[protocol].requests.length;
       const run = await claude("What is the weather in Paris?", options);
-      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.code, run.stdout + run.stderr + run.troubles).toBe(0);
       expect(run.stdout.trim()).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
 
       // Two model calls: the one that called Claude Code's tools, then the one that read its answers.
       const sent = upstreams[protocol].requests.slice(before);
-      expect(sent).toHaveLength(2);
+      expect(sent, run.troubles).toHaveLength(2);
       expect(toolNamesOf(protocol, sent[0].body)).toEqual(expect.arrayContaining(["Bash", "Read", "Edit", "Write"]));
       const results = toolResultsOf(protocol, sent[1].body);
       expect(results).toHaveLength(2);
@@ -116,9 +120,9 @@ describe("Claude Code on the gateway", () => {
   ])("the model can come from the environment: $label", { timeout: 90_000 }, async ({ model, env, protocol }) => {
     const before = upstreams[protocol].requests.length;
     const run = await claude("Hi", { model, keyVariable: "ANTHROPIC_API_KEY", basePath: "", env });
-    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.code, run.stdout + run.stderr + run.troubles).toBe(0);
     expect(run.stdout.trim()).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-    expect(upstreams[protocol].requests.length).toBe(before + 2);
+    expect(upstreams[protocol].requests.length, run.troubles).toBe(before + 2);
   });
 
   describe("a real tool round", () => {
@@ -144,7 +148,7 @@ describe("Claude Code on the gateway", () => {
         readCall.input = { file_path: join(workdir, "weather.txt") };
       };
       const run = await claude("What does weather.txt say?", { model: MODEL_ID[protocol], keyVariable: "ANTHROPIC_API_KEY", basePath: "", on: readingGateway, prepare });
-      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.code, run.stdout + run.stderr + run.troubles).toBe(0);
       expect(run.stdout.startsWith(ANSWER_PREFIX), run.stdout).toBe(true);
       // Read's own rendering: numbered lines.
       expect(run.stdout).toContain(`1\t${FILE_LINE}`);
