@@ -372,6 +372,19 @@ describe("Responses fields real clients send", () => {
       expect(body.tools.map((tool: Json) => tool.name)).toEqual(["get_weather"]);
     });
 
+    it("echoes the fields it accepted as the gateway served them: truncation disabled, the default tier, top_logprobs, the cache key, the safety identifier, the verbosity", async () => {
+      const fields = { truncation: "auto", service_tier: "flex", top_logprobs: 2, prompt_cache_key: "thread-1", safety_identifier: "user-hash", text: { verbosity: "low" } };
+      for (const stream of [false, true]) {
+        const { status, body } = await ok(OPENAI, { ...fields, stream });
+        expect(status).toBe(200);
+        expectValid("Response", body, `stream: ${stream}`);
+        expect(body).toMatchObject({ truncation: "disabled", service_tier: "default", top_logprobs: 2, prompt_cache_key: "thread-1", safety_identifier: "user-hash", text: { verbosity: "low" } });
+      }
+      const plain = await ok(OPENAI, {});
+      expect(plain.body).toMatchObject({ truncation: "disabled", service_tier: "default", top_logprobs: 0 });
+      expect(plain.body).not.toHaveProperty("prompt_cache_key");
+    });
+
     it("the same in a stream: the warnings are headers", async () => {
       const { status, warnings } = await ok(OPENAI, { stream: true, tools: [{ type: "web_search" }] });
       expect(status).toBe(200);

@@ -33,6 +33,9 @@ const ECHOED = [
   "top_p",
   "metadata",
   "user",
+  "top_logprobs",
+  "prompt_cache_key",
+  "safety_identifier",
 ] as const satisfies readonly (keyof ResponsesRequestBody)[];
 
 /** The settings a Response echoes, and the request's namespaces (not echoed: they split the calls' names back). */
@@ -116,7 +119,7 @@ export function encodeResponseObject(state: ResponseState) {
     reasoning: body.reasoning ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } : null,
     store: body.store ?? true,
     temperature: body.temperature ?? null,
-    text: { format: body.text?.format ?? { type: "text" } },
+    text: { format: body.text?.format ?? { type: "text" }, ...(body.text?.verbosity !== undefined && { verbosity: body.text.verbosity }) },
     tool_choice: body.tool_choice ?? "auto",
     tools: (body.tools ?? []).map((tool) => ({
       type: "function",
@@ -127,10 +130,17 @@ export function encodeResponseObject(state: ResponseState) {
       strict: tool.strict ?? false,
     })),
     top_p: body.top_p ?? null,
+    // Never cut: input longer than the context is refused (docs/responses.md, "Fields real clients send").
+    truncation: "disabled",
+    // The only tier the gateway serves at.
+    service_tier: "default",
+    top_logprobs: body.top_logprobs ?? 0,
     metadata: body.metadata ?? {},
     provider: start.provider,
   };
   if (body.user !== undefined) response.user = body.user;
+  if (body.prompt_cache_key !== undefined) response.prompt_cache_key = body.prompt_cache_key;
+  if (body.safety_identifier !== undefined) response.safety_identifier = body.safety_identifier;
   // The schema's usage is not nullable: left out until the answer has one.
   if (state.usage) response.usage = encodeUsage(state.usage, start);
   return response;
