@@ -4,10 +4,13 @@
 // even when several providers share an origin.
 import { Agent } from "undici";
 import type { Dispatcher } from "undici";
+import { dispatchStreamed, type StreamedResponse } from "./streamed-response.ts";
 import { UpstreamError } from "./types.ts";
 
 export interface HttpClient {
   post(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<Dispatcher.ResponseData>;
+  /** The same request, its body read chunk by chunk as it arrives (streamed answers: no Node stream per request). */
+  stream(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<StreamedResponse>;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,25 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           headersTimeout: headersTimeoutMs,
           bodyTimeout: bodyTimeoutMs,
         });
+      } catch (error) {
+        throw toUpstreamError(error, signal);
+      }
+    },
+    async stream(url, headers, body, { signal, headersTimeoutMs, bodyTimeoutMs, provider }) {
+      try {
+        return await dispatchStreamed(
+          agentFor(provider),
+          {
+            origin: url.origin,
+            path: url.pathname + url.search,
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers },
+            body,
+            headersTimeout: headersTimeoutMs,
+            bodyTimeout: bodyTimeoutMs,
+          },
+          signal,
+        );
       } catch (error) {
         throw toUpstreamError(error, signal);
       }

@@ -56,7 +56,7 @@ async function* failed(error: unknown): AsyncGenerator<GenerateResponse> {
 async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>, body: unknown): AsyncGenerator<GenerateResponse> {
   const { provider, signal } = call;
   const headers = { accept: call.stream ? "text/event-stream" : "application/json", ...protocol.headers(call) };
-  const response = await http.post(protocol.url(call), headers, JSON.stringify(body), {
+  const response = await http.stream(protocol.url(call), headers, JSON.stringify(body), {
     signal,
     // A JSON answer comes only after the whole generation; a stream starts at once.
     headersTimeoutMs: call.stream ? provider.timeout_ms : provider.request_timeout_ms,
@@ -82,7 +82,6 @@ async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: Http
       };
       // The body is read here, not through a generator of SSE events: one async step fewer per chunk.
       const reader = createServerSentEventReader();
-      // Read on to the body's end: leaving the loop early destroys the body with an AbortError.
       for await (const bytes of response.body) {
         for (const event of reader.feed(bytes)) yield* translated(event);
       }
@@ -99,12 +98,8 @@ async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: Http
   } catch (error) {
     throw toUpstreamError(error, signal);
   } finally {
-    // An unread body is cut (so an abandoned upstream stops generating). Destroying
-    // it emits an AbortError, which must have a listener or it crashes the process.
-    if (!response.body.readableEnded) {
-      response.body.once("error", () => {});
-      response.body.destroy();
-    }
+    // An unread body is cut (so an abandoned upstream stops generating).
+    response.body.cancel();
   }
 }
 

@@ -1,0 +1,140 @@
+// HttpClient.stream: the body read chunk by chunk from undici's dispatch
+// handler, without a Node stream. What undici's own body gave must hold: every
+// chunk in order, the socket paused while the reader lags, an abort or an early
+// exit that ends the upstream request, a cut connection or a silent upstream
+// that fails the read, and errors before the answer that reject the call.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createHttpClient } from "../../../core/providers/http-client.ts";
+import { UpstreamError } from "../../../core/providers/types.ts";
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A local upstream answering with `handle`; `closed` counts the requests whose connection or response closed. */
+async function upstream(handle: Handler) {
+  const state = { closed: 0 };
+  const server = http.createServer((req, res) => {
+    res.on("close", () => state.closed++);
+    req.resume();
+    req.on("end", () => handle(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const client = createHttpClient();
+  cleanups.push(async () => {
+    await client.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`);
+  const stream = (signal = new AbortController().signal, timeouts = { headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 }) =>
+    client.stream(url, {}, "{}", { signal, ...timeouts });
+  return { state, stream };
+}
+
+const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString("utf8");
+
+describe("HttpClient.stream", () => {
+  it("gives every chunk in order, the status and the headers", async () => {
+    const pieces = Array.from({ length: 50 }, (_, i) => `data: ${i}\n\n`);
+    const { stream } = await upstream(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "x-extra": "1" });
+      for (const piece of pieces) {
+        res.write(piece);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    });
+    const response = await stream();
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["x-extra"]).toBe("1");
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of response.body) chunks.push(chunk);
+    expect(text(chunks)).toBe(pieces.join(""));
+    expect(response.body.ended).toBe(true);
+  });
+
+  it("reads a body nobody reads at once: the socket pauses and resumes, nothing is lost", async () => {
+    const big = "x".repeat(64 * 1024);
+    const { stream } = await upstream((_req, res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 64; i++) res.write(big);
+      res.end("end");
+    });
+    const response = await stream();
+    // Let the upstream write everything before reading: chunks queue, then the socket pauses.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await response.body.text()).toBe(big.repeat(64) + "end");
+  });
+
+  it("ends the upstream request when the reader leaves early", async () => {
+    const { state, stream } = await upstream((_req, res) => {
+      res.writeHead(200);
+      res.write("first");
+      // Never ends on its own.
+    });
+    const response = await stream();
+    for await (const chunk of response.body) {
+      expect(Buffer.from(chunk).toString()).toBe("first");
+      break;
+    }
+    await vi.waitFor(() => expect(state.closed).toBe(1));
+  });
+
+  it("fails the read and ends the request when the caller aborts mid-body", async () => {
+    const { state, stream } = await upstream((_req, res) => {
+      res.writeHead(200);
+      res.write("first");
+    });
+    const controller = new AbortController();
+    const response = await stream(controller.signal);
+    const iterator = response.body[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    const pending = iterator.next();
+    controller.abort(new Error("caller left"));
+    await expect(pending).rejects.toThrow("caller left");
+    await vi.waitFor(() => expect(state.closed).toBe(1));
+  });
+
+  it("rejects with the caller's abort before the answer starts", async () => {
+    const { stream } = await upstream(() => {
+      // Holds the request: no answer.
+    });
+    const controller = new AbortController();
+    const pending = stream(controller.signal);
+    setTimeout(() => controller.abort(new Error("caller left")), 20);
+    await expect(pending).rejects.toThrow("caller left");
+  });
+
+  it("fails the read when the connection is cut mid-body", async () => {
+    const { stream } = await upstream((_req, res) => {
+      res.writeHead(200);
+      res.write("first", () => setTimeout(() => res.socket?.destroy(), 20));
+    });
+    const response = await stream();
+    // undici's own error: the exchange maps it, as it did the body stream's.
+    await expect(response.body.text()).rejects.toThrow();
+  });
+
+  it("turns an upstream that stays silent into a retryable timeout", async () => {
+    const { stream } = await upstream(() => {});
+    const error = await stream(undefined, { headersTimeoutMs: 100, bodyTimeoutMs: 100 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).reason).toBe("timeout");
+  });
+
+  it("turns a refused connection into a retryable upstream error", async () => {
+    const client = createHttpClient();
+    cleanups.push(() => client.close());
+    const error = await client
+      .stream(new URL("http://127.0.0.1:1/v1"), {}, "{}", { signal: new AbortController().signal, headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).reason).toBe("connection_refused");
+  });
+});
