@@ -83,7 +83,7 @@ describe("Claude Code on the gateway", () => {
     { protocol: "openai-compatible" as const, model: "openai/gpt-agent", keyVariable: "ANTHROPIC_AUTH_TOKEN" as const, basePath: "/api", how: "its id, Bearer, /api/v1" },
     { protocol: "openai-compatible" as const, model: "gpt-agent", keyVariable: "ANTHROPIC_API_KEY" as const, basePath: "", how: "its bare name, x-api-key, /v1" },
     { protocol: "gemini" as const, model: "gemini-agent", keyVariable: "ANTHROPIC_API_KEY" as const, basePath: "", how: "its bare name, x-api-key, /v1" },
-  ])("a $protocol model by $how", ({ protocol, ...options }) => {
+  ])("on $protocol, the model by $how", ({ protocol, ...options }) => {
     it("claude -p completes a turn: the fake's tool calls are answered and its final answer printed", { timeout: 90_000 }, async () => {
       const before = upstreams[protocol].requests.length;
       const run = await claude("What is the weather in Paris?", options);
