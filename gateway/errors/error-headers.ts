@@ -2,9 +2,15 @@
 import { rateLimitHeaders, traceHeader, type TraceEntry } from "../headers.ts";
 import type { PublicError } from "./http-status.ts";
 
-/** Retry-After, the routing trace, and the exceeded rate-limit window. */
+/** Statuses worth retrying as they are (the official SDKs' own rule): a timeout, a conflict, a rate limit, a server error. */
+const isRetryable = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+/** Retry-After, the routing trace, the exceeded rate-limit window, and whether to retry. */
 export function errorHeaders(error: PublicError): Record<string, string> {
   const headers: Record<string, string> = {};
+  // The OpenAI and Anthropic SDKs (and the agents built on them) read it: a refused key or a bad
+  // request is not retried ten times with backoff before the caller sees it.
+  if (!isRetryable(error.status)) headers["x-should-retry"] = "false";
   if (error.retryAfterSeconds > 0) headers["retry-after"] = String(error.retryAfterSeconds);
   const attempts = error.metadata?.attempts;
   if (Array.isArray(attempts) && attempts.length > 0) headers["x-router-trace"] = traceHeader(attempts as unknown as TraceEntry[]);

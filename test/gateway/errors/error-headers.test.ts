@@ -1,0 +1,27 @@
+// The headers every error answer carries, whatever format shapes its body.
+import { describe, expect, it } from "vitest";
+import { errorHeaders } from "../../../gateway/errors/error-headers.ts";
+import type { PublicError } from "../../../gateway/errors/http-status.ts";
+
+const error = (status: number, fields: Partial<PublicError> = {}): PublicError => ({
+  status,
+  type: "invalid_request_error",
+  code: "x",
+  message: "m",
+  param: null,
+  retryAfterSeconds: 0,
+  metadata: undefined,
+  ...fields,
+});
+
+describe("error headers", () => {
+  it("tell the SDKs not to retry what a retry cannot fix (x-should-retry: false), and leave their own rule for the rest", () => {
+    for (const status of [400, 401, 402, 403, 404, 413, 415]) expect(errorHeaders(error(status))["x-should-retry"], String(status)).toBe("false");
+    for (const status of [408, 409, 429, 500, 502, 503]) expect(errorHeaders(error(status))).not.toHaveProperty("x-should-retry");
+  });
+
+  it("pass the longest wait asked for as Retry-After", () => {
+    expect(errorHeaders(error(429, { retryAfterSeconds: 7 }))["retry-after"]).toBe("7");
+    expect(errorHeaders(error(429))).not.toHaveProperty("retry-after");
+  });
+});
