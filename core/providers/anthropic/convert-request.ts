@@ -137,12 +137,14 @@ function upstreamEffort({ request, route }: UpstreamCall): string | undefined {
 }
 
 function convertThinking(call: UpstreamCall, thinking: ThinkingMode | undefined): JsonObject {
+  // A Messages request's `display` (summarized, omitted) as it asked.
+  const display: JsonObject = call.request.reasoning?.display ? { display: call.request.reasoning.display } : {};
   switch (thinking) {
     case "budget":
-      return { thinking: { type: "enabled", budget_tokens: call.request.reasoning!.maxTokens! } };
+      return { thinking: { type: "enabled", budget_tokens: call.request.reasoning!.maxTokens!, ...display } };
     case "adaptive":
       // Newer models size their own thinking; the effort goes in output_config.
-      return { thinking: { type: "adaptive" } };
+      return { thinking: { type: "adaptive", ...display } };
     default:
       return {};
   }

@@ -257,11 +257,11 @@ function reasoningOf(body: MessagesRequestBody) {
   const effort = body.output_config?.effort === undefined ? "" : EFFORTS[body.output_config.effort];
   switch (body.thinking?.type) {
     case "enabled":
-      return { enabled: true, maxTokens: body.thinking.budget_tokens, effort };
+      return { enabled: true, maxTokens: body.thinking.budget_tokens, effort, display: body.thinking.display ?? "" };
     case "disabled":
       return { enabled: false };
     case "adaptive":
-      return { enabled: true, effort: effort || "medium" };
+      return { enabled: true, effort: effort || "medium", display: body.thinking.display ?? "" };
     default:
       return effort ? { effort } : undefined;
   }

@@ -111,11 +111,14 @@ const toolChoiceSchema = nullMeansAbsent(
   ]),
 );
 
+/** Whether the thinking text comes back (`omitted`: its blocks with a signature only). */
+const THINKING_DISPLAY = z.enum(["summarized", "omitted"]);
+
 const thinkingSchema = nullMeansAbsent(
   z.discriminatedUnion("type", [
-    z.looseObject({ type: z.literal("enabled"), budget_tokens: int32().min(1024, "must be at least 1024") }),
+    z.looseObject({ type: z.literal("enabled"), budget_tokens: int32().min(1024, "must be at least 1024"), display: THINKING_DISPLAY.optional() }),
     z.looseObject({ type: z.literal("disabled") }),
-    z.looseObject({ type: z.literal("adaptive") }),
+    z.looseObject({ type: z.literal("adaptive"), display: THINKING_DISPLAY.optional() }),
   ]),
 );
 

@@ -1014,6 +1014,14 @@ export declare type ReasoningOptions = Message$1<"router.v1.ReasoningOptions"> &
    * @generated from field: optional bool enabled = 4;
    */
   enabled?: boolean | undefined;
+
+  /**
+   * Anthropic's thinking `display` (`summarized`, `omitted`): whether the
+   * thinking text is returned; sent to Anthropic only.
+   *
+   * @generated from field: string display = 5;
+   */
+  display: string;
 };
 
 /**

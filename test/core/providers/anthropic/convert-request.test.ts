@@ -219,6 +219,15 @@ describe("Anthropic request conversion", () => {
     expect(body).toMatchObject({ thinking: { type: "adaptive" }, output_config: { effort: "high" } });
   });
 
+  it("sends a Messages request's thinking display as it asked, adaptive or by budget", () => {
+    const adaptive = convertRequest(call({ messages: [user(text("x"))], reasoning: { effort: "high", display: "omitted" } }, { reasoning_effort_map: { high: "high" } }));
+    expect(adaptive.thinking).toEqual({ type: "adaptive", display: "omitted" });
+    const budget = convertRequest(call({ messages: [user(text("x"))], sampling: { maxTokens: 4000 }, reasoning: { maxTokens: 2000, display: "summarized" } }));
+    expect(budget.thinking).toEqual({ type: "enabled", budget_tokens: 2000, display: "summarized" });
+    const plain = convertRequest(call({ messages: [user(text("x"))], sampling: { maxTokens: 4000 }, reasoning: { maxTokens: 2000 } }));
+    expect(plain.thinking).toEqual({ type: "enabled", budget_tokens: 2000 });
+  });
+
   it("sends no thinking when reasoning is off", () => {
     const body = convertRequest(call({ messages: [user(text("x"))], sampling: { temperature: 0.3 }, reasoning: { enabled: false } }));
     expect(body).not.toHaveProperty("thinking");
