@@ -6,6 +6,7 @@ import type { AccountService } from "../gen/router/v1/accounts_pb.js";
 import type { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import type { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import type { InferenceService } from "../gen/router/v1/inference_pb.js";
+import type { TaskService } from "../gen/router/v1/tasks_pb.js";
 import { createAccounts, type Accounts } from "./accounts/accounts.ts";
 import type { AccountStores } from "./accounts/store.ts";
 import { createCatalogue, type Catalogue, type Environment } from "./catalogue/catalogue.ts";
@@ -15,11 +16,16 @@ import { createConversations, type Conversations } from "./conversations/convers
 import { openConversationStore } from "./conversations/open-store.ts";
 import type { ConversationStore } from "./conversations/store.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
-import { capabilitiesOf, createAdapters } from "./providers/registry.ts";
+import { capabilitiesOf, createAdapters, createMediaAdapters } from "./providers/registry.ts";
 import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
 import { createConversationService } from "./services/conversations.ts";
 import { createInferenceService } from "./services/inference.ts";
+import { createTaskService } from "./services/tasks.ts";
+import { createDirectoryAssetStore, type AssetStore } from "./tasks/asset-store.ts";
+import { openTaskStore } from "./tasks/open-store.ts";
+import type { TaskStore } from "./tasks/store.ts";
+import { createTasks, type Tasks } from "./tasks/tasks.ts";
 
 export interface CoreDeps {
   config: RouterConfig;
@@ -32,6 +38,10 @@ export interface CoreDeps {
   stores?: AccountStores;
   /** Stored conversations; by default Redis when REDIS_URL is set, else in memory. */
   conversationStore?: ConversationStore;
+  /** Media tasks; by default Redis when REDIS_URL is set, else in memory. */
+  taskStore?: TaskStore;
+  /** Hosted copies of task outputs; by default the directory tasks.assets_dir. */
+  assetStore?: AssetStore;
   logger?: Logger;
 }
 
@@ -40,11 +50,13 @@ export interface Core {
   accounts: Accounts;
   conversations: Conversations;
   background: BackgroundAnswers;
+  tasks: Tasks;
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
     accounts: ServiceImpl<typeof AccountService>;
     conversations: ServiceImpl<typeof ConversationService>;
+    tasks: ServiceImpl<typeof TaskService>;
   };
   close(): Promise<void>;
 }
@@ -54,6 +66,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const now = deps.now ?? (() => new Date());
   const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
   let conversationStore: ConversationStore;
+  let taskStore: TaskStore;
   try {
     conversationStore = deps.conversationStore ?? (await openConversationStore(deps.env, { now: () => now().getTime(), logger: deps.logger }));
   } catch (error) {
@@ -61,26 +74,49 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     await accounts.close();
     throw error;
   }
+  try {
+    taskStore = deps.taskStore ?? (await openTaskStore(deps.env, { now: () => now().getTime(), logger: deps.logger }));
+  } catch (error) {
+    await accounts.close();
+    await conversationStore.close();
+    throw error;
+  }
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
   const adapters = createAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
+  const tasks = createTasks({
+    catalogue,
+    accounts,
+    store: taskStore,
+    assets: deps.assetStore ?? createDirectoryAssetStore(deps.config.tasks.assets_dir || undefined),
+    adapters: createMediaAdapters(),
+    config: deps.config.tasks,
+    now,
+    random: deps.random ?? Math.random,
+    logger: deps.logger,
+    idPrefix: deps.config.id_prefix,
+  });
   const background = createBackgroundAnswers({ inference: inferenceDeps, leaseMs: deps.config.conversations.background_lease_seconds * 1000, logger: deps.logger });
   return {
     catalogue,
     accounts,
     conversations,
+    tasks,
     services: {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now }),
       conversations: createConversationService({ accounts, conversations, background, now }),
+      tasks: createTaskService(tasks),
     },
     background,
     async close() {
       // Background answers first: each is stored as failed while the store is still open.
       await background.close();
+      // Task runs stop and give up their leases: another instance goes on with them.
+      await tasks.close();
       await http.close();
       await accounts.close();
       await conversations.close();

@@ -8,6 +8,7 @@ import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
+import { TaskService } from "../gen/router/v1/tasks_pb.js";
 import type { Core } from "./create-core.ts";
 import { createHealthState, registerHealth, ServingStatus, type HealthState } from "./grpc/health.ts";
 import { registerReflection } from "./grpc/reflection.ts";
@@ -20,7 +21,7 @@ export interface CoreServer {
 }
 
 /** The core's own services: routed, reported SERVING by health, listed by reflection. */
-const SERVICES = [InferenceService, CatalogueService, AccountService, ConversationService];
+const SERVICES = [InferenceService, CatalogueService, AccountService, ConversationService, TaskService];
 
 export function coreRoutes(core: Core, health: HealthState) {
   return (router: ConnectRouter) => {
@@ -28,6 +29,7 @@ export function coreRoutes(core: Core, health: HealthState) {
     router.service(CatalogueService, core.services.catalogue);
     router.service(AccountService, core.services.accounts);
     router.service(ConversationService, core.services.conversations);
+    router.service(TaskService, core.services.tasks);
     registerHealth(router, health);
     registerReflection(router, SERVICES);
   };

@@ -18,6 +18,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
+import { TaskService } from "../gen/router/v1/tasks_pb.js";
 import type { Core } from "../core/create-core.ts";
 import { Code, ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
 
@@ -25,6 +26,7 @@ export interface CoreClient {
   inference: Client<typeof InferenceService>;
   catalogue: Client<typeof CatalogueService>;
   conversations: Client<typeof ConversationService>;
+  tasks: Client<typeof TaskService>;
 }
 
 export function createInProcessCoreClient(core: Core): CoreClient {
@@ -32,6 +34,7 @@ export function createInProcessCoreClient(core: Core): CoreClient {
     inference: directClient(InferenceService, core.services.inference),
     catalogue: directClient(CatalogueService, core.services.catalogue),
     conversations: directClient(ConversationService, core.services.conversations),
+    tasks: directClient(TaskService, core.services.tasks),
   };
 }
 
@@ -51,6 +54,7 @@ export function createRemoteCoreClient(baseUrl: string): CoreClient {
     inference: createClient(InferenceService, transport),
     catalogue: createClient(CatalogueService, transport),
     conversations: createClient(ConversationService, transport),
+    tasks: createClient(TaskService, transport),
   };
 }
 

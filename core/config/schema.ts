@@ -11,7 +11,7 @@ const modality = z.enum(["text", "image", "file", "audio", "video", "pdf"]);
 
 const supportedParameter = z.string().min(1);
 
-export const providerProtocolSchema = z.enum(["openai-compatible", "anthropic", "gemini", "simulator"]);
+export const providerProtocolSchema = z.enum(["openai-compatible", "anthropic", "gemini", "simulator", "bfl"]);
 
 const openAiQuirksSchema = z
   .object({
@@ -68,6 +68,8 @@ const pricingSchema = z
     /** Writes kept an hour (Anthropic's `ttl: "1h"`); defaults to twice the prompt price on Anthropic routes (its rate), else to input_cache_write. */
     input_cache_write_1h: decimalString.optional(),
     image: decimalString.optional(),
+    /** Per generated image (image tasks: the hold is n of these, charged per image delivered). */
+    image_output: decimalString.optional(),
     web_search_per_1000_requests_low: decimalString.optional(),
     web_search_per_1000_requests_medium: decimalString.optional(),
     web_search_per_1000_requests_high: decimalString.optional(),
@@ -167,6 +169,31 @@ export const conversationsSchema = z
   })
   .strict();
 
+const TASK_DEFAULTS = {
+  retention_seconds: 24 * 60 * 60,
+  lease_seconds: 30,
+  timeout_seconds: 600,
+  poll_interval_ms: 1000,
+  poll_max_interval_ms: 10_000,
+  assets_dir: "",
+};
+
+export const tasksSchema = z
+  .object({
+    /** How long a finished task and its hosted assets are kept, in seconds; default a day. */
+    retention_seconds: z.number().int().positive().default(TASK_DEFAULTS.retention_seconds),
+    /** How long the instance polling a job vouches for it between renewals; a job whose lease passes is taken over. */
+    lease_seconds: z.number().positive().default(TASK_DEFAULTS.lease_seconds),
+    /** A job unfinished this long after creation ends failed (timeout). */
+    timeout_seconds: z.number().positive().default(TASK_DEFAULTS.timeout_seconds),
+    /** The first wait between polls; each next one is half again as long (with jitter), up to poll_max_interval_ms. */
+    poll_interval_ms: z.number().int().positive().default(TASK_DEFAULTS.poll_interval_ms),
+    poll_max_interval_ms: z.number().int().positive().default(TASK_DEFAULTS.poll_max_interval_ms),
+    /** Where hosted assets are written; empty: a directory under the system's temporary directory. */
+    assets_dir: z.string().default(TASK_DEFAULTS.assets_dir),
+  })
+  .strict();
+
 export const routerConfigSchema = z
   .object({
     /** Prefix of service-issued ids (`rtr_...`). */
@@ -176,6 +203,8 @@ export const routerConfigSchema = z
     organizations: z.array(organizationSchema).default([]),
     /** Stored answers that a later request can continue from (docs/configuration.md). */
     conversations: conversationsSchema.default({ ttl_seconds: 30 * 24 * 60 * 60, background_lease_seconds: 30 }),
+    /** Media tasks (images): retention, polling and hosted assets (docs/tasks.md). */
+    tasks: tasksSchema.default(TASK_DEFAULTS),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -208,6 +237,7 @@ function reportDuplicates(values: string[], path: (string | number)[], what: str
 export type RouterConfig = z.infer<typeof routerConfigSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type ProviderProtocol = z.infer<typeof providerProtocolSchema>;
+export type TasksConfig = z.infer<typeof tasksSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type ModelProviderConfig = z.infer<typeof modelProviderSchema>;
 export type OrganizationConfig = z.infer<typeof organizationSchema>;

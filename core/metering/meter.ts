@@ -121,6 +121,23 @@ export async function admit(deps: MeterDeps, input: AdmitInput): Promise<Admissi
     if (!requests || quota.remaining < requests.remaining) requests = quota;
   }
   const holdNanos = charge.kind === "credits" ? charge.holdNanos : 0n;
+  return admissionOf(deps, { requestId, key, holdNanos, free, requestsWindow: requests && toWindow(requests), tokensWindow: rateLimit.tokens && toWindow(rateLimit.tokens) });
+}
+
+/** What an Admission is made of; kept with long-running work so that another instance can end it. */
+export type AdmissionFacts = Pick<Admission, "requestId" | "key" | "holdNanos" | "free" | "requestsWindow" | "tokensWindow">;
+
+/**
+ * The Admission of work admitted earlier, perhaps on another instance (a media
+ * task taken over after its instance died): ending it settles or releases the
+ * hold kept under its request id, exactly as the original would have.
+ */
+export function resumeAdmission(deps: MeterDeps, facts: AdmissionFacts): Admission {
+  return admissionOf(deps, facts);
+}
+
+function admissionOf(deps: MeterDeps, facts: AdmissionFacts): Admission {
+  const { requestId, key, holdNanos, free } = facts;
   let ended = false;
   /** `tokens` undefined: nothing was delivered, so a free unit goes back. */
   const end = (chargeNanos: bigint, cost: Money, tokens: MeteredTokens | undefined, details: UsageDetails) => {
@@ -155,12 +172,7 @@ export async function admit(deps: MeterDeps, input: AdmitInput): Promise<Admissi
     });
   };
   return {
-    requestId,
-    key,
-    holdNanos,
-    free,
-    requestsWindow: requests && toWindow(requests),
-    tokensWindow: rateLimit.tokens && toWindow(rateLimit.tokens),
+    ...facts,
     settle(usage, details) {
       if (free) return end(0n, 0n, usage.tokens, details);
       const chargeNanos = nanosFromMoney(usage.cost);

@@ -3,16 +3,20 @@
 // core/providers/ plus one line here (docs/architecture.md).
 import type { ProviderProtocol } from "../config/schema.ts";
 import { anthropicCapabilities, createAnthropicAdapter } from "./anthropic/adapter.ts";
+import { bflCapabilities, createBflChatAdapter, createBflMediaAdapter } from "./bfl/adapter.ts";
 import type { ProtocolCapabilities } from "./capabilities.ts";
 import { createGeminiAdapter, geminiCapabilities } from "./gemini/adapter.ts";
 import type { HttpClient } from "./http-client.ts";
 import { createOpenAiCompatibleAdapter, openAiCompatibleCapabilities } from "./openai-compatible/adapter.ts";
 import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapter.ts";
+import type { MediaJobAdapter } from "./media-job.ts";
 import type { ProviderAdapter } from "./types.ts";
 
 interface RegisteredProtocol {
   capabilities: ProtocolCapabilities;
   createAdapter(http: HttpClient): ProviderAdapter;
+  /** Asynchronous media jobs (images, videos), for protocols that run them (core/tasks/). */
+  createMediaAdapter?(): MediaJobAdapter;
 }
 
 const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
@@ -20,6 +24,7 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   anthropic: { capabilities: anthropicCapabilities, createAdapter: createAnthropicAdapter },
   gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
   simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter },
+  bfl: { capabilities: bflCapabilities, createAdapter: createBflChatAdapter, createMediaAdapter: createBflMediaAdapter },
 };
 
 /** A protocol's descriptor, without building its adapter (the catalogue's view). */
@@ -31,4 +36,10 @@ export function capabilitiesOf(protocol: ProviderProtocol): ProtocolCapabilities
 export function createAdapters(http: HttpClient): Record<ProviderProtocol, ProviderAdapter> {
   const entries = Object.entries(PROTOCOLS) as [ProviderProtocol, RegisteredProtocol][];
   return Object.fromEntries(entries.map(([name, protocol]) => [name, protocol.createAdapter(http)])) as Record<ProviderProtocol, ProviderAdapter>;
+}
+
+/** The media job adapters of the protocols that have one. */
+export function createMediaAdapters(): Partial<Record<ProviderProtocol, MediaJobAdapter>> {
+  const entries = Object.entries(PROTOCOLS) as [ProviderProtocol, RegisteredProtocol][];
+  return Object.fromEntries(entries.flatMap(([name, protocol]) => (protocol.createMediaAdapter ? [[name, protocol.createMediaAdapter()]] : [])));
 }

@@ -3,7 +3,8 @@ import { catalogue } from "./catalogue/routes.ts";
 import { chatCompletions } from "./chat-completions/routes.ts";
 import type { GatewayFormat } from "./format.ts";
 import { generation } from "./generation/routes.ts";
+import { images } from "./images/routes.ts";
 import { messages } from "./messages/routes.ts";
 import { responses } from "./responses/routes.ts";
 
-export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, messages, responses];
+export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, images, messages, responses];

@@ -1,0 +1,47 @@
+// The few HTTP calls of asynchronous media protocols (submit, poll, download):
+// low volume, so plain fetch with a timeout, each failure an UpstreamError
+// (retryable or not, as for chat: isRetryableStatus).
+import { parseUpstreamJson } from "./http-exchange.ts";
+import { UpstreamError, upstreamHttpError } from "./types.ts";
+
+export interface MediaRequest {
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: unknown;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/** The parsed JSON answer; a non-2xx answer is an UpstreamError carrying `describe(status, body)`. */
+export async function mediaJson(url: string, request: MediaRequest, describe: (status: number, text: string) => string): Promise<unknown> {
+  const response = await send(url, {
+    method: request.method,
+    headers: { accept: "application/json", ...(request.body === undefined ? {} : { "content-type": "application/json" }), ...request.headers },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    signal: AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMs)]),
+  });
+  const text = await response.text();
+  if (!response.ok) throw upstreamHttpError(response.status, describe(response.status, text));
+  return parseUpstreamJson(text);
+}
+
+/** The bytes at a result URL and their type (the header's, else the caller's guess). */
+export async function downloadMedia(url: string, options: { headers?: Record<string, string>; signal: AbortSignal; timeoutMs: number }): Promise<{ bytes: Buffer; mediaType: string }> {
+  const response = await send(url, { headers: options.headers, signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (!response.ok) throw upstreamHttpError(response.status, `the result URL answered ${response.status}`);
+  return { bytes, mediaType: (response.headers.get("content-type") ?? "").split(";")[0].trim() };
+}
+
+async function send(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const timedOut = (error as Error).name === "TimeoutError";
+    throw new UpstreamError(`upstream ${timedOut ? "timed out" : "connection failed"}: ${(error as Error).message}`, {
+      retryable: true,
+      reason: timedOut ? "timeout" : "connection_failed",
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,100 @@
+// Which instance runs which task: every unfinished task has one lease in the
+// store; the instance holding it runs the task (run-job.ts) and renews the
+// lease every third of its length. A sweep, as often, looks for unfinished
+// tasks whose lease is free (new, or its instance died) and takes them. A
+// lease this instance fails to renew (another took it) stops its run at once.
+import { randomUUID } from "node:crypto";
+import type { Task } from "../../gen/router/v1/tasks_pb.js";
+import { isFinished } from "./run-job.ts";
+import type { TaskRef, TaskStore } from "./store.ts";
+
+export interface TaskPollerOptions {
+  store: TaskStore;
+  leaseMs: number;
+  /** Runs one task until it ends or the signal aborts. */
+  run(task: Task, signal: AbortSignal): Promise<void>;
+  logger?: { warn(details: object, message: string): void; error(details: object, message: string): void };
+}
+
+export interface TaskPoller {
+  /** This instance's name on the leases it holds. */
+  readonly owner: string;
+  /** Takes the task's lease and runs it here, unless another instance holds it (a new task: at once). */
+  adopt(ref: TaskRef): Promise<void>;
+  /** One sweep now (tests; the timer runs them otherwise). */
+  sweep(): Promise<void>;
+  /** Resolves when no task runs here (tests). */
+  idle(): Promise<void>;
+  /** Stops every run here and gives up their leases, so another instance goes on at once. */
+  close(): Promise<void>;
+}
+
+export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
+  const { store, leaseMs } = options;
+  const owner = randomUUID();
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  const keyOf = (ref: TaskRef) => `${ref.organizationId}\u0000${ref.id}`;
+  let closed = false;
+
+  async function adopt(ref: TaskRef) {
+    const key = keyOf(ref);
+    if (closed || running.has(key)) return;
+    // Reserved before the first await, so two adoptions of one task here run it once.
+    const controller = new AbortController();
+    const slot = { controller, done: Promise.resolve() };
+    running.set(key, slot);
+    slot.done = runLeased(ref, controller)
+      .catch((error: unknown) => options.logger?.error({ err: error, taskId: ref.id }, "media task run failed"))
+      .finally(() => running.delete(key));
+  }
+
+  async function runLeased(ref: TaskRef, controller: AbortController) {
+    if (!(await store.lease(ref.id, owner, leaseMs))) return;
+    const renewal = setInterval(() => {
+      store.lease(ref.id, owner, leaseMs).then(
+        (held) => held || controller.abort(),
+        (error: unknown) => options.logger?.warn({ err: error, taskId: ref.id }, "could not renew a media task's lease"),
+      );
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    renewal.unref();
+    try {
+      const task = await store.get(ref.organizationId, ref.id);
+      // Gone (retention passed) or ended elsewhere: nothing is left to run.
+      if (!task || isFinished(task.status)) await store.finish(ref);
+      else await options.run(task, controller.signal);
+    } finally {
+      clearInterval(renewal);
+      await store.unlease(ref.id, owner).catch(() => undefined);
+    }
+  }
+
+  async function sweep() {
+    if (closed) return;
+    let refs: TaskRef[];
+    try {
+      refs = await store.unfinished();
+    } catch (error) {
+      options.logger?.warn({ err: error }, "could not list unfinished media tasks");
+      return;
+    }
+    await Promise.all(refs.map((ref) => adopt(ref)));
+  }
+
+  const timer = setInterval(() => void sweep(), Math.max(1, Math.floor(leaseMs / 3)));
+  timer.unref();
+
+  return {
+    owner,
+    adopt,
+    sweep,
+    async idle() {
+      while (running.size > 0) await Promise.all([...running.values()].map((run) => run.done));
+    },
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      for (const run of running.values()) run.controller.abort();
+      await this.idle();
+    },
+  };
+}

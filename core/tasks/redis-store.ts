@@ -1,0 +1,151 @@
+// The Redis task store: shared by every instance (REDIS_URL), so any instance
+// answers for a task and exactly one polls it (the lease). Creation with an
+// Idempotency-Key and the lease are each one script (atomic); a record
+// expires at its expiresAt (relative TTL from the injected clock).
+// Availability as for the other stores: a command while Redis is away fails
+// at once with StoreUnavailableError (answered 503).
+import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { createClient, defineScript, type CommandParser } from "redis";
+import { TaskSchema, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { createRedisGuard } from "../accounts/redis-guard.ts";
+import { StoreUnavailableError } from "../accounts/store-errors.ts";
+import { parseUnfinishedMember, taskRedisKeys, unfinishedMember } from "./redis-keys.ts";
+import type { TaskStore } from "./store.ts";
+
+export interface RedisTaskStoreOptions {
+  url: string;
+  prefix?: string;
+  now?: () => number;
+  logger?: { warn(details: object, message: string): void };
+  commandTimeoutMs?: number;
+}
+
+const STARTUP_ATTEMPTS = 10;
+
+// KEYS: idempotency key (or the task's own name when none), task, list,
+// unfinished. ARGV: id, task JSON, TTL ms, score, unfinished member, "1" when
+// an idempotency key is used, the organisation's task base. Answers
+// {1, json} when created, {0, earlier json} when the key named a task still kept.
+const createScript = defineScript({
+  SCRIPT: `
+local idem, task, list, unfinished = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, json, ttl, score, member, useIdem, base = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+if useIdem == '1' then
+  local earlier = redis.call('GET', idem)
+  if earlier then
+    local stored = redis.call('GET', base .. earlier)
+    if stored then return {0, stored} end
+  end
+  redis.call('SET', idem, id, 'PX', ttl)
+end
+redis.call('SET', task, json, 'PX', ttl)
+redis.call('ZADD', list, score, id)
+if redis.call('PTTL', list) < tonumber(ttl) then redis.call('PEXPIRE', list, ttl) end
+redis.call('SADD', unfinished, member)
+return {1, json}`,
+  NUMBER_OF_KEYS: 4,
+  parseCommand(parser: CommandParser, keys: string[], args: string[]) {
+    for (const key of keys) parser.pushKey(key);
+    parser.push(...args);
+  },
+  transformReply: (reply: unknown) => reply as [number, string],
+});
+
+// KEYS[1]: the lease. ARGV: owner, ms. Takes a free or expired lease, renews one's own.
+const leaseScript = defineScript({
+  SCRIPT: `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`,
+  NUMBER_OF_KEYS: 1,
+  parseCommand(parser: CommandParser, key: string, owner: string, ms: number) {
+    parser.pushKey(key);
+    parser.push(owner, String(Math.max(1, Math.ceil(ms))));
+  },
+  transformReply: (reply: unknown) => reply as number,
+});
+
+const unleaseScript = defineScript({
+  SCRIPT: `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 1`,
+  NUMBER_OF_KEYS: 1,
+  parseCommand(parser: CommandParser, key: string, owner: string) {
+    parser.pushKey(key);
+    parser.push(owner);
+  },
+  transformReply: (reply: unknown) => reply as number,
+});
+
+export async function createRedisTaskStore(options: RedisTaskStoreOptions): Promise<TaskStore> {
+  const keys = taskRedisKeys(options.prefix);
+  const now = options.now ?? Date.now;
+  let connectedOnce = false;
+  let healthy = false;
+  const client = createClient({
+    url: options.url,
+    scripts: { createTask: createScript, lease: leaseScript, unlease: unleaseScript },
+    disableOfflineQueue: true,
+    socket: {
+      reconnectStrategy: (retries, cause) =>
+        !connectedOnce && retries >= STARTUP_ATTEMPTS ? new Error(`Redis unreachable after ${retries} attempts`, { cause }) : Math.min(retries * 50, 1000),
+    },
+  });
+  client.on("error", (error: unknown) => {
+    if (healthy) options.logger?.warn({ err: error }, "Redis task store unreachable; reconnecting");
+    healthy = false;
+  });
+  client.on("ready", () => {
+    connectedOnce = true;
+    healthy = true;
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StoreUnavailableError("cannot connect to Redis for the task store", { cause: error });
+  }
+  const guarded = createRedisGuard("task store", options.commandTimeoutMs ?? 2_000);
+  const ttlOf = (task: Task) => (task.expiresAt ? timestampMs(task.expiresAt) - now() : 0);
+  const parse = (json: string) => fromJsonString(TaskSchema, json);
+
+  return {
+    create: (task) =>
+      guarded("create", async () => {
+        const ttlMs = Math.max(1, ttlOf(task));
+        const name = keys.task(task.organizationId, task.id);
+        const idem = task.idempotencyKey ? keys.idempotency(task.organizationId, task.idempotencyKey) : name;
+        const score = task.createdAt ? timestampMs(task.createdAt) : now();
+        const args = [task.id, toJsonString(TaskSchema, task), String(ttlMs), String(score), unfinishedMember(task.organizationId, task.id), task.idempotencyKey ? "1" : "0", keys.taskBase(task.organizationId)];
+        const [created, json] = (await client.createTask([idem, name, keys.list(task.organizationId), keys.unfinished()], args)) as [number, string];
+        return created === 1 ? { task, created: true } : { task: parse(String(json)), created: false };
+      }),
+    save: (task) =>
+      guarded("save", async () => {
+        const ttlMs = ttlOf(task);
+        if (task.expiresAt && ttlMs <= 0) return;
+        await client.set(keys.task(task.organizationId, task.id), toJsonString(TaskSchema, task), ttlMs > 0 ? { expiration: { type: "PX", value: ttlMs } } : undefined);
+      }),
+    get: (organizationId, id) =>
+      guarded("get", async () => {
+        const json = await client.get(keys.task(organizationId, id));
+        return json == null ? undefined : parse(json);
+      }),
+    list: (organizationId, limit) =>
+      guarded("list", async () => {
+        if (limit < 1) return [];
+        const ids = await client.zRange(keys.list(organizationId), 0, limit - 1, { REV: true } as never);
+        if (ids.length === 0) return [];
+        const values = await client.mGet(ids.map((id) => keys.task(organizationId, id)));
+        return values.flatMap((json) => (json == null ? [] : [parse(json)]));
+      }),
+    unfinished: () => guarded("unfinished", async () => (await client.sMembers(keys.unfinished())).map(parseUnfinishedMember)),
+    finish: (ref) => guarded("finish", async () => void (await client.sRem(keys.unfinished(), unfinishedMember(ref.organizationId, ref.id)))),
+    lease: (id, owner, leaseMs) => guarded("lease", async () => (await client.lease(keys.lease(id), owner, leaseMs)) === 1),
+    unlease: (id, owner) => guarded("unlease", async () => void (await client.unlease(keys.lease(id), owner))),
+    close: async () => {
+      if (!client.isOpen) return;
+      if (client.isReady) await client.close();
+      else client.destroy();
+    },
+  };
+}

@@ -1,0 +1,182 @@
+// One task's life after creation, run by whichever instance holds its lease:
+// submit the job, poll it with backoff and jitter until it ends or its
+// deadline passes, then store the outputs' bytes as hosted assets and settle
+// the hold (success), or release it (failure, moderation, timeout). Every
+// step is saved, so another instance that takes the lease over goes on from
+// where this one stopped.
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  RouterAssetsSchema,
+  TaskErrorSchema,
+  TaskOutputSchema,
+  TaskStatus,
+  TaskUsageSchema,
+  type Task,
+} from "../../gen/router/v1/tasks_pb.js";
+import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
+import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
+import { formatMoney, parseMoney } from "../billing/money.ts";
+import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
+import { downloadMedia } from "../providers/media-http.ts";
+import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall } from "../providers/media-job.ts";
+import { UpstreamError } from "../providers/types.ts";
+import type { AssetStore } from "./asset-store.ts";
+import type { TaskStore } from "./store.ts";
+
+export interface JobDeps {
+  catalogue: Catalogue;
+  accounts: MeterDeps;
+  store: TaskStore;
+  assets: AssetStore;
+  adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>;
+  config: TasksConfig;
+  now: () => Date;
+  random: () => number;
+  logger?: { warn(details: object, message: string): void; error(details: object, message: string): void };
+}
+
+export const isFinished = (status: TaskStatus) => status === TaskStatus.SUCCEEDED || status === TaskStatus.FAILED || status === TaskStatus.EXPIRED;
+
+/** The path the gateway serves a task's output at (made absolute by the gateway). */
+export const assetPath = (taskId: string, index: number) => `/api/v1/assets/${taskId}/${index}`;
+/** The output's name in the asset store: under its organisation and task, so a task's assets go together. */
+export const assetName = (task: Pick<Task, "organizationId" | "id">, index: number) => `${encodeURIComponent(task.organizationId)}/${task.id}/${index}`;
+
+/** Runs the task until it ends, or until `signal` aborts (lease lost, shutdown): then the next holder goes on. */
+export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal): Promise<void> {
+  let task = initial;
+  const save = async (fields: Partial<Task>) => {
+    task = { ...task, ...fields, updatedAt: timestampFromMs(deps.now().getTime()) };
+    await deps.store.save(task);
+  };
+  const route = routeOf(deps.catalogue, task);
+  const adapter = route && deps.adapters[route.provider.protocol];
+  if (!route || !adapter) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
+  const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, signal };
+
+  while (!signal.aborted) {
+    const nowMs = deps.now().getTime();
+    const deadline = task.polling?.deadline ? timestampMs(task.polling.deadline) : Infinity;
+    if (nowMs >= deadline) {
+      const seconds = deps.config.timeout_seconds;
+      return end(task, deps, save, { code: "timeout", message: `The provider did not finish the task within ${seconds} seconds.` });
+    }
+    const nextPoll = task.polling?.nextPollAt ? timestampMs(task.polling.nextPollAt) : nowMs;
+    if (nextPoll > nowMs) {
+      await sleep(Math.min(nextPoll - nowMs, deadline - nowMs), undefined, { signal }).catch(() => undefined);
+      continue;
+    }
+    let state: JobState;
+    let outputs: JobOutput[] = [];
+    try {
+      if (!task.upstreamJobId) {
+        const job = await adapter.submitImage(call, task.image!);
+        await save({ upstreamJobId: job.jobId, polling: { ...task.polling!, pollingUrl: job.pollingUrl, nextPollAt: nextPollAt(task, deps) } });
+        continue;
+      }
+      state = await adapter.poll(call, { jobId: task.upstreamJobId, pollingUrl: task.polling!.pollingUrl });
+      if (state.state === "succeeded") outputs = state.outputs;
+    } catch (error) {
+      if (signal.aborted) return;
+      // A refused submission (4xx) will be refused again: the task fails with the provider's words.
+      if (error instanceof UpstreamError && !error.retryable && !task.upstreamJobId) return end(task, deps, save, { code: "upstream_error", message: error.message });
+      deps.logger?.warn({ err: error, taskId: task.id }, "media job call failed; trying again");
+      await save({ polling: { ...task.polling!, nextPollAt: nextPollAt(task, deps) } });
+      continue;
+    }
+    const polls = (task.polling?.polls ?? 0) + 1;
+    if (state.state === "failed") return end(task, deps, save, { code: state.code, message: state.message });
+    if (state.state !== "succeeded") {
+      await save({
+        status: state.state === "running" ? TaskStatus.RUNNING : task.status,
+        progress: state.progress ?? task.progress,
+        polling: { ...task.polling!, polls, nextPollAt: nextPollAt({ ...task, polling: { ...task.polling!, polls } }, deps) },
+      });
+      continue;
+    }
+    try {
+      await storeOutputs(task, outputs, deps, signal, save);
+    } catch (error) {
+      if (signal.aborted) return;
+      // The result URL did not answer: poll again (it answers the URL again) until the deadline.
+      deps.logger?.warn({ err: error, taskId: task.id }, "could not fetch a media result; trying again");
+      await save({ polling: { ...task.polling!, polls, nextPollAt: nextPollAt(task, deps) } });
+      continue;
+    }
+    return;
+  }
+}
+
+/** Fetches every output at once (provider URLs expire), stores it, settles, and saves the task succeeded. */
+async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<void>) {
+  const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
+  const stored = [];
+  for (const [index, output] of outputs.entries()) {
+    const { bytes, mediaType } = await downloadMedia(output.url, { signal, timeoutMs });
+    const name = assetName(task, index);
+    await deps.assets.put(name, bytes);
+    stored.push(create(TaskOutputSchema, { url: output.url, mediaType: mediaType || "application/octet-stream", assetName: name, sizeBytes: BigInt(bytes.length) }));
+  }
+  const nowMs = deps.now().getTime();
+  const price = pricePerImage(deps.catalogue, task);
+  const cost = price * BigInt(stored.length);
+  await save({
+    status: TaskStatus.SUCCEEDED,
+    progress: 1,
+    outputs: stored,
+    usage: create(TaskUsageSchema, { images: stored.length, cost: formatMoney(cost) }),
+    completedAt: timestampFromMs(nowMs),
+    routerAssets: create(RouterAssetsSchema, {
+      status: "ready",
+      urls: stored.map((_, index) => assetPath(task.id, index)),
+      cachedAt: timestampFromMs(nowMs),
+      expiresAt: task.expiresAt,
+    }),
+  });
+  await deps.store.finish(task);
+  admissionOf(task, deps).settle(
+    { tokens: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, cost },
+    usageDetails(task, deps, "ok"),
+  );
+}
+
+/** Ends the task failed: nothing delivered, so its hold goes back. */
+async function end(task: Task, deps: JobDeps, save: (fields: Partial<Task>) => Promise<void>, error: { code: string; message: string }) {
+  await save({
+    status: TaskStatus.FAILED,
+    error: create(TaskErrorSchema, error),
+    usage: create(TaskUsageSchema, { images: 0, cost: "0" }),
+    completedAt: timestampFromMs(deps.now().getTime()),
+    routerAssets: undefined,
+  });
+  await deps.store.finish(task);
+  admissionOf(task, deps).release(usageDetails(task, deps, error.code));
+}
+
+/** The task's admission, whichever instance admitted it: its hold is kept under the task id. */
+const admissionOf = (task: Task, deps: JobDeps) =>
+  resumeAdmission(deps.accounts, { requestId: task.id, key: { organizationId: task.organizationId, keyId: task.keyId }, holdNanos: task.holdNanos });
+
+function usageDetails(task: Task, deps: JobDeps, outcome: string) {
+  const nowMs = deps.now().getTime();
+  return { model: task.modelId, provider: task.provider, outcome, requestTags: [], latencyMs: nowMs - (task.createdAt ? timestampMs(task.createdAt) : nowMs), streamed: false, now: nowMs };
+}
+
+function routeOf(catalogue: Catalogue, task: Task): ProviderRoute | undefined {
+  return catalogue.get(task.modelId)?.routes.find((route) => route.provider.id === task.provider);
+}
+
+function pricePerImage(catalogue: Catalogue, task: Task) {
+  const price = routeOf(catalogue, task)?.route.pricing.image_output;
+  return price ? parseMoney(price) : 0n;
+}
+
+/** Half again as long after each poll, up to the maximum, then drawn between half and all of that (jitter). */
+function nextPollAt(task: Task, deps: JobDeps) {
+  const { poll_interval_ms: first, poll_max_interval_ms: most } = deps.config;
+  const backoff = Math.min(most, first * 1.5 ** (task.polling?.polls ?? 0));
+  const wait = backoff * (0.5 + deps.random() / 2);
+  return timestampFromMs(deps.now().getTime() + Math.round(wait));
+}

@@ -1,0 +1,43 @@
+// Stored media tasks (gen/router/v1/tasks_pb Task), under their organisation
+// and id, kept until their `expiresAt` (tasks.retention_seconds). Two
+// implementations, in memory (the embedded default) and Redis (REDIS_URL,
+// shared by instances), with one contract test
+// (test/core/tasks/store-contract.test.ts). Besides the records, the store
+// keeps what the pollers of every instance share: the set of unfinished
+// tasks and one lease per task, so that exactly one instance polls a job and
+// a job whose instance died is taken over once its lease passes. A backend
+// that cannot answer throws StoreUnavailableError (answered with 503).
+import type { Task } from "../../gen/router/v1/tasks_pb.js";
+
+export interface TaskRef {
+  organizationId: string;
+  id: string;
+}
+
+export interface TaskStore {
+  /**
+   * Saves a new task and marks it unfinished. When it carries an
+   * idempotency key that its organisation already used for a task still
+   * kept, nothing is saved and that task is answered (`created: false`):
+   * one atomic step, so two racing creates make one task.
+   */
+  create(task: Task): Promise<{ task: Task; created: boolean }>;
+  /** Replaces the task's record (until its `expiresAt`). */
+  save(task: Task): Promise<void>;
+  /** One task, only to its own organisation; undefined once expired. */
+  get(organizationId: string, id: string): Promise<Task | undefined>;
+  /** The organisation's tasks still kept, newest first, at most `limit`. */
+  list(organizationId: string, limit: number): Promise<Task[]>;
+  /** Every task created and not yet finished, whichever instance created it. */
+  unfinished(): Promise<TaskRef[]>;
+  /** The task has ended (or is gone): no poller looks at it again. */
+  finish(ref: TaskRef): Promise<void>;
+  /**
+   * Takes the task's lease for `owner` for `leaseMs` from now, or renews it
+   * when `owner` holds it already; false while another owner's lease runs.
+   */
+  lease(id: string, owner: string, leaseMs: number): Promise<boolean>;
+  /** Gives up the lease, if `owner` holds it. */
+  unlease(id: string, owner: string): Promise<void>;
+  close(): Promise<void>;
+}

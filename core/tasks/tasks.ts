@@ -1,0 +1,125 @@
+// The task service's core: create an image task (admitted and held through
+// the meter as chat is, idempotent by key), read and list an organisation's
+// tasks, read a hosted asset; the poller (poller.ts) runs each task on one
+// instance (run-job.ts). docs/tasks.md describes the whole.
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { RouterAssetsSchema, TaskKind, TaskPollingSchema, TaskSchema, TaskStatus, type CreateImageRequest, type Task } from "../../gen/router/v1/tasks_pb.js";
+import type { Caller } from "../../gen/router/v1/inference_pb.js";
+import type { Accounts } from "../accounts/accounts.ts";
+import { checkKey } from "../accounts/check-key.ts";
+import { nanosFromMoney } from "../accounts/ledger-units.ts";
+import { fromStore } from "../accounts/refusals.ts";
+import { sha256Hex } from "../auth/keys.ts";
+import { Code, missingApiKey, routerError } from "../errors.ts";
+import { newServiceId } from "../ids.ts";
+import { admit } from "../metering/meter.ts";
+import type { AssetStore } from "./asset-store.ts";
+import { planImage } from "./image-request.ts";
+import { createTaskPoller, type TaskPoller } from "./poller.ts";
+import { runJob, type JobDeps } from "./run-job.ts";
+
+export interface TasksDeps extends Omit<JobDeps, "accounts"> {
+  accounts: Pick<Accounts, "stores" | "settlements" | "usage">;
+  idPrefix: string;
+}
+
+export interface Tasks {
+  readonly store: JobDeps["store"];
+  readonly assets: AssetStore;
+  readonly poller: TaskPoller;
+  createImage(request: CreateImageRequest): Promise<Task>;
+  get(caller: Caller | undefined, id: string): Promise<Task>;
+  list(caller: Caller | undefined, limit: number): Promise<Task[]>;
+  readAsset(caller: Caller | undefined, taskId: string, index: number, range: { offset: number; length?: number }): Promise<{ bytes: Buffer; size: number; mediaType: string }>;
+  close(): Promise<void>;
+}
+
+export const taskNotFound = (id: string) => routerError(Code.NotFound, "task_not_found", `No task with id ${JSON.stringify(id)} was found.`, { param: "task_id" });
+
+export function createTasks(deps: TasksDeps): Tasks {
+  const { store, assets } = deps;
+  const poller = createTaskPoller({ store, leaseMs: deps.config.lease_seconds * 1000, run: (task, signal) => runJob(task, deps, signal), logger: deps.logger });
+
+  const organizationOf = async (caller: Caller | undefined) => {
+    const apiKey = caller?.apiKey ?? "";
+    if (!apiKey) throw missingApiKey();
+    return checkKey(deps.accounts, sha256Hex(apiKey));
+  };
+
+  const taskIn = async (organizationId: string, id: string) => {
+    const task = id ? await fromStore(store.get(organizationId, id)) : undefined;
+    if (!task) throw taskNotFound(id);
+    return task;
+  };
+
+  return {
+    store,
+    assets,
+    poller,
+    async createImage(request) {
+      const apiKey = request.caller?.apiKey ?? "";
+      if (!apiKey) throw missingApiKey();
+      const keyDigest = sha256Hex(apiKey);
+      // A bad key is told before anything about the request (401 first).
+      await checkKey(deps.accounts, keyDigest);
+      const plan = planImage(deps.catalogue, deps.adapters, request.model, request.image);
+      const nowMs = deps.now().getTime();
+      const id = newServiceId(deps.idPrefix);
+      const holdNanos = nanosFromMoney(plan.pricePerImage * BigInt(plan.n));
+      const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos }, now: nowMs });
+      const task = create(TaskSchema, {
+        id,
+        organizationId: admission.key.organizationId,
+        keyId: admission.key.keyId,
+        modelId: request.model,
+        provider: plan.route.provider.id,
+        kind: TaskKind.IMAGE,
+        status: TaskStatus.QUEUED,
+        image: { ...request.image!, n: plan.n },
+        idempotencyKey: request.idempotencyKey,
+        createdAt: timestampFromMs(nowMs),
+        updatedAt: timestampFromMs(nowMs),
+        expiresAt: timestampFromMs(nowMs + deps.config.retention_seconds * 1000),
+        routerAssets: create(RouterAssetsSchema, { status: "pending" }),
+        polling: create(TaskPollingSchema, { nextPollAt: timestampFromMs(nowMs), deadline: timestampFromMs(nowMs + deps.config.timeout_seconds * 1000) }),
+        holdNanos: admission.holdNanos,
+      });
+      const details = { model: request.model, provider: plan.route.provider.id, requestTags: [], latencyMs: 0, streamed: false, now: nowMs };
+      let stored;
+      try {
+        stored = await fromStore(store.create(task));
+      } catch (error) {
+        admission.release({ ...details, outcome: "store_unavailable" });
+        throw error;
+      }
+      if (!stored.created) {
+        // The same Idempotency-Key again: the first task, and nothing held twice.
+        admission.release({ ...details, outcome: "idempotent_replay" });
+        return stored.task;
+      }
+      void poller.adopt(task);
+      return task;
+    },
+    async get(caller, id) {
+      const key = await organizationOf(caller);
+      return taskIn(key.organizationId, id);
+    },
+    async list(caller, limit) {
+      const key = await organizationOf(caller);
+      return fromStore(store.list(key.organizationId, limit));
+    },
+    async readAsset(caller, taskId, index, range) {
+      const key = await organizationOf(caller);
+      const task = await taskIn(key.organizationId, taskId);
+      const output = task.outputs[index];
+      const asset = output && task.routerAssets?.status === "ready" ? await assets.read(output.assetName, range) : undefined;
+      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "task_id" });
+      return { ...asset, mediaType: output.mediaType };
+    },
+    async close() {
+      await poller.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+// An image task as the spec's image result (GET /api/v1/images/{task_id}):
+// chat_id, created, size, data[] (the hosted URLs), router_assets; plus the
+// task's status, progress and, when it failed, the provider's message.
+import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
+import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
+
+const STATUS_WORDS: Record<TaskStatus, string> = {
+  [TaskStatus.UNSPECIFIED]: "queued",
+  [TaskStatus.QUEUED]: "queued",
+  [TaskStatus.RUNNING]: "running",
+  [TaskStatus.SUCCEEDED]: "completed",
+  [TaskStatus.FAILED]: "failed",
+  [TaskStatus.EXPIRED]: "expired",
+};
+
+/** `origin`: the gateway's own scheme and host, which the core's asset paths are made absolute with. */
+export function encodeImageTask(task: Task, origin: string) {
+  const urls = (task.routerAssets?.urls ?? []).map((path) => origin + path);
+  return {
+    taskId: task.id,
+    chat_id: task.id,
+    object: "image.task",
+    model: task.modelId,
+    status: STATUS_WORDS[task.status],
+    progress: Math.round(task.progress * 100),
+    created: task.createdAt ? Math.floor(timestampMs(task.createdAt) / 1000) : 0,
+    size: task.image?.size || "auto",
+    data: task.status === TaskStatus.SUCCEEDED ? urls.map((url) => ({ url })) : [],
+    router_assets: task.routerAssets
+      ? {
+          status: task.routerAssets.status,
+          urls,
+          cached_at: task.routerAssets.cachedAt ? timestampDate(task.routerAssets.cachedAt).toISOString() : null,
+          expires_at: task.routerAssets.expiresAt ? timestampDate(task.routerAssets.expiresAt).toISOString() : null,
+        }
+      : null,
+    usage: task.usage ? { images: task.usage.images, cost: Number(task.usage.cost) } : null,
+    error: task.error ? { code: task.error.code, message: task.error.message } : null,
+  };
+}

@@ -1,0 +1,42 @@
+// The images endpoints (spec: POST /api/v1/images/generations, GET
+// /api/v1/images/{task_id}) and the hosted assets of media tasks (GET
+// /api/v1/assets/{task_id}/{index}). docs/tasks.md.
+import type { Context } from "koa";
+import { invalidParameter } from "../../../core/errors.ts";
+import { bearerKey } from "../../credentials.ts";
+import { specErrorBody } from "../../errors/spec-error-body.ts";
+import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { decodeImageRequest } from "./decode-request.ts";
+import { encodeImageTask } from "./encode-task.ts";
+import { serveAsset } from "./serve-asset.ts";
+
+/** The gateway's own scheme and host as the caller reached it: hosted asset URLs are made absolute with it. */
+const originOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
+
+export const images: GatewayFormat = { encodeError: specErrorBody, register: registerImageRoutes };
+
+function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
+  router.post("/api/v1/images/generations", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const { request, body } = decodeImageRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"));
+    if (body.response_type === "sync") {
+      // Only asynchronous image providers exist so far (docs/tasks.md, "Not built yet").
+      throw invalidParameter("response_type", `No synchronous provider serves ${body.model}: leave response_type out, or send async.`);
+    }
+    const { task } = await core.tasks.createImage(request);
+    ctx.body = encodeImageTask(task!, originOf(ctx));
+  });
+
+  router.get("/api/v1/images/:taskId", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const { task } = await core.tasks.getTask({ caller: { apiKey }, id: ctx.params.taskId });
+    ctx.body = encodeImageTask(task!, originOf(ctx));
+  });
+
+  router.get("/api/v1/assets/:taskId/:index", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const index = Number(ctx.params.index);
+    if (!Number.isInteger(index) || index < 0) throw invalidParameter("index", "The asset index is a whole number from 0.");
+    await serveAsset(ctx, core, apiKey, ctx.params.taskId, index);
+  });
+}

@@ -1,0 +1,218 @@
+// Image tasks on the BFL protocol, end to end through the gateway against the
+// BFL fake: created, polled until done (with BFL's own polling_url), the image
+// downloaded from the gateway's hosted URL byte for byte as the fake made it,
+// also after the fake's URL expired; failures and moderation end failed with
+// BFL's words and return the hold; another organisation sees nothing;
+// Idempotency-Key makes one task; parameters are checked before anything is held.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { BFL_FAILURE_DETAILS, startFakeBfl } from "../support/fake-media-bfl.ts";
+import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
+import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { FLUX_IMAGE_PRICE, FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig, OTHER_KEY } from "../support/image-task-config.ts";
+import { nanosOf } from "../support/exact-money.ts";
+import { TaskStatus } from "../../gen/router/v1/tasks_pb.js";
+
+const DONE = { timeout: 10_000, interval: 10 };
+let fakeNow = Date.now();
+let bfl: FakeMediaUpstream;
+let gateway: Gateway;
+
+beforeAll(async () => {
+  bfl = await startFakeBfl({ now: () => fakeNow, pollingHost: "localhost" });
+  gateway = await startGateway(imageTaskConfig(bfl.url), { env: IMAGE_TASK_ENV });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await bfl?.close();
+});
+
+async function createImage(body: Record<string, unknown>, options: { key?: string; idempotencyKey?: string } = {}) {
+  const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? TEST_KEY}`, "content-type": "application/json" };
+  if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
+  const response = await fetch(`${gateway.apiUrl}/images/generations`, { method: "POST", headers, body: JSON.stringify({ model: FLUX_MODEL, ...body }) });
+  return { status: response.status, json: (await response.json()) as Record<string, any> };
+}
+
+async function getTask(id: string, key = TEST_KEY) {
+  const response = await fetch(`${gateway.apiUrl}/images/${id}`, { headers: { authorization: `Bearer ${key}` } });
+  return { status: response.status, json: (await response.json()) as Record<string, any> };
+}
+
+async function finished(id: string) {
+  return vi.waitFor(async () => {
+    const { json } = await getTask(id);
+    expect(["completed", "failed"]).toContain(json.status);
+    return json;
+  }, DONE);
+}
+
+async function balance(organizationId = "org_test") {
+  await gateway.core.accounts.idle();
+  return gateway.core.accounts.stores.credits.balance(organizationId);
+}
+
+const storedTask = (id: string) => gateway.core.tasks.store.get("org_test", id);
+
+describe("an image task on BFL", () => {
+  it("is created queued, polled at BFL's polling_url until Ready, and served from the gateway byte for byte, also after BFL's URL expired", async () => {
+    const before = await balance();
+    const created = await createImage({ prompt: "a red pixel", size: "1024x768", output_format: "png" });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    expect(created.json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), status: "queued", model: FLUX_MODEL });
+    const id = created.json.taskId as string;
+
+    const done = await finished(id);
+    expect(done).toMatchObject({ chat_id: id, status: "completed", progress: 100, size: "1024x768", router_assets: { status: "ready" }, error: null });
+    expect(done.created).toBeTypeOf("number");
+    expect(done.data).toHaveLength(1);
+    expect(done.router_assets.urls).toEqual([done.data[0].url]);
+    expect(Date.parse(done.router_assets.expires_at)).toBeGreaterThan(Date.parse(done.router_assets.cached_at));
+
+    // BFL got the request as its API takes it, and the job was polled at the URL it gave (another host name).
+    const submit = bfl.requests.find((request) => request.method === "POST")!;
+    expect(submit.path).toBe("/v1/flux-2-pro");
+    expect(submit.headers["x-key"]).toBe(IMAGE_TASK_ENV.BFL_API_KEY);
+    expect(submit.body).toEqual({ prompt: "a red pixel", width: 1024, height: 768, output_format: "png" });
+    const task = (await storedTask(id))!;
+    expect(task.polling!.pollingUrl).toContain("//localhost:");
+    expect(bfl.polls(task.upstreamJobId)).toBe(3);
+
+    const download = async () => fetch(done.data[0].url, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    let asset = await download();
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("image/png");
+    expect(asset.headers.get("accept-ranges")).toBe("bytes");
+    expect(Buffer.from(await asset.arrayBuffer()).equals(TINY_PNG)).toBe(true);
+
+    // BFL's own URL dies after 10 minutes; the hosted copy does not.
+    fakeNow += 11 * 60_000;
+    expect((await fetch(task.outputs[0].url)).status).toBe(403);
+    asset = await download();
+    expect(Buffer.from(await asset.arrayBuffer()).equals(TINY_PNG)).toBe(true);
+
+    // Charged one image at the catalogue's price, once.
+    expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
+    expect(done.usage).toEqual({ images: 1, cost: Number(FLUX_IMAGE_PRICE) });
+  });
+
+  it("serves byte ranges of the hosted asset (206 with Content-Range; 416 past the end)", async () => {
+    const { json } = await createImage({ prompt: "ranges" });
+    const done = await finished(json.taskId);
+    const ranged = (range: string) => fetch(done.data[0].url, { headers: { authorization: `Bearer ${TEST_KEY}`, range } });
+    let answer = await ranged("bytes=0-7");
+    expect(answer.status).toBe(206);
+    expect(answer.headers.get("content-range")).toBe(`bytes 0-7/${TINY_PNG.length}`);
+    expect(Buffer.from(await answer.arrayBuffer()).equals(TINY_PNG.subarray(0, 8))).toBe(true);
+    answer = await ranged("bytes=-4");
+    expect(answer.headers.get("content-range")).toBe(`bytes ${TINY_PNG.length - 4}-${TINY_PNG.length - 1}/${TINY_PNG.length}`);
+    expect(Buffer.from(await answer.arrayBuffer()).equals(TINY_PNG.subarray(-4))).toBe(true);
+    answer = await ranged(`bytes=${TINY_PNG.length - 2}-`);
+    expect(Buffer.from(await answer.arrayBuffer()).equals(TINY_PNG.subarray(-2))).toBe(true);
+    answer = await ranged(`bytes=${TINY_PNG.length}-`);
+    expect(answer.status).toBe(416);
+    expect(answer.headers.get("content-range")).toBe(`bytes */${TINY_PNG.length}`);
+  });
+
+  it.each([
+    { prompt: `a cat ${FAIL_PROMPT}`, code: "upstream_error", message: BFL_FAILURE_DETAILS.error },
+    { prompt: `a cat ${MODERATE_PROMPT}`, code: "content_moderated", message: "Moderated: Derivative Works Filter" },
+    { prompt: `a cat ${REFUSE_PROMPT}`, code: "request_moderated", message: "Moderated: Derivative Works Filter" },
+  ])("ends failed with BFL's words ($code) and returns the hold: the balance is unchanged", async ({ prompt, code, message }) => {
+    const before = await balance();
+    const { json } = await createImage({ prompt });
+    const done = await finished(json.taskId);
+    expect(done).toMatchObject({ status: "failed", error: { code, message }, data: [], usage: { images: 0, cost: 0 } });
+    expect(await balance()).toBe(before);
+    const record = await gateway.core.accounts.usage.get("org_test", json.taskId);
+    expect(record).toMatchObject({ outcome: code, cost: "0" });
+  });
+
+  it("is 404 task_not_found to another organisation, for the task and for its asset", async () => {
+    const { json } = await createImage({ prompt: "mine" });
+    const done = await finished(json.taskId);
+    const task = await getTask(json.taskId, OTHER_KEY);
+    expect(task.status).toBe(404);
+    expect(task.json.error).toMatchObject({ code: "task_not_found" });
+    const asset = await fetch(done.data[0].url, { headers: { authorization: `Bearer ${OTHER_KEY}` } });
+    expect(asset.status).toBe(404);
+    expect(((await asset.json()) as any).error).toMatchObject({ code: "task_not_found" });
+    const unknown = await getTask("rtr_unknown");
+    expect(unknown.status).toBe(404);
+    // And without a key, 401 first.
+    expect((await fetch(done.data[0].url)).status).toBe(401);
+  });
+
+  it("with one Idempotency-Key makes one task and one charge; another organisation's same key is its own task", async () => {
+    const before = await balance();
+    const submitsBefore = bfl.requests.filter((request) => request.method === "POST").length;
+    const first = await createImage({ prompt: "only once" }, { idempotencyKey: "key-1" });
+    const again = await createImage({ prompt: "only once" }, { idempotencyKey: "key-1" });
+    expect(again.json.taskId).toBe(first.json.taskId);
+    const other = await createImage({ prompt: "only once" }, { idempotencyKey: "key-1", key: OTHER_KEY });
+    expect(other.json.taskId).not.toBe(first.json.taskId);
+    await finished(first.json.taskId);
+    await vi.waitFor(async () => expect((await gateway.core.tasks.store.get("org_other", other.json.taskId))?.status).toBe(TaskStatus.SUCCEEDED), DONE);
+    expect(bfl.requests.filter((request) => request.method === "POST").length).toBe(submitsBefore + 2);
+    expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
+  });
+
+  it.each([
+    [{ n: 0 }, "n"],
+    [{ n: 11 }, "n"],
+    [{ n: 2 }, "n"],
+    [{ prompt: undefined }, "prompt"],
+    [{ background: "transparent", output_format: "jpeg" }, "background"],
+    [{ output_format: "webp" }, "output_format"],
+    [{ quality: "high" }, "quality"],
+    [{ size: "big" }, "size"],
+    [{ response_type: "sync" }, "response_type"],
+    [{ response_format: "b64_json" }, "response_format"],
+    [{ colour: "red" }, "colour"],
+  ])("refuses %j with a 400 naming %s, holding nothing", async (fields, param) => {
+    const before = await balance();
+    const { status, json } = await createImage({ prompt: "checked", ...fields });
+    expect(status, JSON.stringify(json)).toBe(400);
+    expect(json.error.param).toBe(param);
+    expect(await balance()).toBe(before);
+  });
+
+  it("takes n 1 and response_type async", async () => {
+    const { status, json } = await createImage({ prompt: "one", n: 1, response_type: "async" });
+    expect(status).toBe(200);
+    expect(json.taskId).toBeTruthy();
+    await finished(json.taskId);
+  });
+
+  it("lists the organisation's tasks, newest first", async () => {
+    const tasks = await gateway.core.tasks.list({ apiKey: TEST_KEY } as never, 2);
+    expect(tasks).toHaveLength(2);
+    const created = tasks.map((task) => Number(task.createdAt!.seconds) * 1000 + task.createdAt!.nanos / 1e6);
+    expect(created[0]).toBeGreaterThanOrEqual(created[1]);
+    expect(tasks.every((task) => task.organizationId === "org_test")).toBe(true);
+  });
+});
+
+describe("an image task that never finishes", () => {
+  it("ends failed (timeout) at its deadline and returns the hold", async () => {
+    const slow = await startGateway(imageTaskConfig(bfl.url, { timeout_seconds: 0.3 }), { env: IMAGE_TASK_ENV });
+    try {
+      const before = await slow.core.accounts.stores.credits.balance("org_test");
+      const response = await fetch(`${slow.apiUrl}/images/generations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: FLUX_MODEL, prompt: `forever ${STALL_PROMPT}` }),
+      });
+      const { taskId } = (await response.json()) as { taskId: string };
+      const done = await vi.waitFor(async () => {
+        const task = await slow.core.tasks.store.get("org_test", taskId);
+        expect(task?.status).toBe(TaskStatus.FAILED);
+        return task!;
+      }, DONE);
+      expect(done.error).toMatchObject({ code: "timeout" });
+      await slow.core.accounts.idle();
+      expect(await slow.core.accounts.stores.credits.balance("org_test")).toBe(before);
+    } finally {
+      await slow.close();
+    }
+  });
+});
