@@ -27,6 +27,8 @@ export interface TaskPoller {
   idle(): Promise<void>;
   /** Stops every run here and gives up their leases, so another instance goes on at once. */
   close(): Promise<void>;
+  /** Stops every run here and keeps their leases until they pass, as an instance that died does (tests). */
+  halt(): Promise<void>;
 }
 
 export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
@@ -35,6 +37,8 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   const keyOf = (ref: TaskRef) => `${ref.organizationId}\u0000${ref.id}`;
   let closed = false;
+  /** Set by halt(): runs stop without giving up their leases. */
+  let keepLeases = false;
 
   async function adopt(ref: TaskRef) {
     const key = keyOf(ref);
@@ -64,7 +68,7 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
       else await options.run(task, controller.signal);
     } finally {
       clearInterval(renewal);
-      await store.unlease(ref.id, owner).catch(() => undefined);
+      if (!keepLeases) await store.unlease(ref.id, owner).catch(() => undefined);
     }
   }
 
@@ -95,6 +99,10 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
       clearInterval(timer);
       for (const run of running.values()) run.controller.abort();
       await this.idle();
+    },
+    async halt() {
+      keepLeases = true;
+      await this.close();
     },
   };
 }
