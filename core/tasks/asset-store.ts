@@ -2,7 +2,7 @@
 // interface, so that an object store (S3) can replace the local directory for
 // deployments of several instances on several machines. Names are chosen by
 // the task service (`<task id>/<index>`); the media type lives in the task.
-import { mkdir, open, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 
@@ -10,8 +10,10 @@ export interface AssetStore {
   put(name: string, bytes: Buffer): Promise<void>;
   /** `length` bytes from `offset` (to the end when absent), and the whole size; undefined when there is no such asset. */
   read(name: string, range?: { offset: number; length?: number }): Promise<{ bytes: Buffer; size: number } | undefined>;
-  /** Removes every asset under `prefix` (a task's `<task id>/`). */
-  remove(prefix: string): Promise<void>;
+  /** The task folders held (`<organisation>/<task id>`, the first two parts of asset names), for the sweep of expired ones. */
+  folders(): Promise<string[]>;
+  /** Removes every asset under a task folder. */
+  remove(folder: string): Promise<void>;
 }
 
 /** Assets as files under one directory (tasks.assets_dir; by default one under the system's temporary directory). */
@@ -48,20 +50,24 @@ export function createDirectoryAssetStore(directory: string = join(tmpdir(), "ro
         await handle.close();
       }
     },
-    async remove(prefix) {
-      const path = pathOf(prefix);
-      await rm(path, { recursive: true, force: true });
+    async folders() {
+      const found: string[] = [];
+      for (const organization of await subdirectories(root)) {
+        for (const task of await subdirectories(join(root, organization))) found.push(`${organization}/${task}`);
+      }
+      return found;
+    },
+    async remove(folder) {
+      await rm(pathOf(folder), { recursive: true, force: true });
     },
   };
 }
 
-/** Task folders in the store's directory whose task is gone, for a sweep (names only). */
-export async function assetFolders(directory: string): Promise<string[]> {
+async function subdirectories(directory: string): Promise<string[]> {
   try {
-    const entries = await readdir(directory);
-    const folders = await Promise.all(entries.map(async (entry) => ((await stat(join(directory, entry))).isDirectory() ? entry : undefined)));
-    return folders.filter((entry): entry is string => entry !== undefined);
-  } catch {
-    return [];
+    return (await readdir(directory, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
   }
 }

@@ -32,8 +32,13 @@ export interface Tasks {
   get(caller: Caller | undefined, id: string): Promise<Task>;
   list(caller: Caller | undefined, limit: number): Promise<Task[]>;
   readAsset(caller: Caller | undefined, taskId: string, index: number, range: { offset: number; length?: number }): Promise<{ bytes: Buffer; size: number; mediaType: string }>;
+  /** Removes the hosted assets of tasks the store no longer keeps (retention passed); answers how many tasks' assets went. */
+  sweepAssets(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** How often each instance removes the assets of tasks past their retention. */
+export const ASSET_SWEEP_MS = 10 * 60_000;
 
 export const taskNotFound = (id: string) => routerError(Code.NotFound, "task_not_found", `No task with id ${JSON.stringify(id)} was found.`, { param: "task_id" });
 
@@ -46,6 +51,21 @@ export function createTasks(deps: TasksDeps): Tasks {
     if (!apiKey) throw missingApiKey();
     return checkKey(deps.accounts, sha256Hex(apiKey));
   };
+
+  const sweepAssets = async () => {
+    let removed = 0;
+    for (const folder of await assets.folders()) {
+      const [organization, id] = folder.split("/");
+      if (await store.get(decodeURIComponent(organization), id)) continue;
+      await assets.remove(folder);
+      removed += 1;
+    }
+    return removed;
+  };
+  const assetSweep = setInterval(() => {
+    sweepAssets().catch((error: unknown) => deps.logger?.warn({ err: error }, "could not remove expired task assets"));
+  }, ASSET_SWEEP_MS);
+  assetSweep.unref();
 
   const taskIn = async (organizationId: string, id: string) => {
     const task = id ? await fromStore(store.get(organizationId, id)) : undefined;
@@ -117,7 +137,9 @@ export function createTasks(deps: TasksDeps): Tasks {
       if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "task_id" });
       return { ...asset, mediaType: output.mediaType };
     },
+    sweepAssets,
     async close() {
+      clearInterval(assetSweep);
       await poller.close();
       await store.close();
     },

@@ -192,6 +192,34 @@ describe("an image task on BFL", () => {
   });
 });
 
+describe("an image task past its retention", () => {
+  it("is 404 task_not_found, and its assets are removed by the sweep (other tasks' stay)", async () => {
+    let offset = 0;
+    const later = await startGateway(imageTaskConfig(bfl.url, { retention_seconds: 60 }), { env: IMAGE_TASK_ENV, core: { now: () => new Date(Date.now() + offset) } });
+    try {
+      const create = async (prompt: string) => {
+        const response = await fetch(`${later.apiUrl}/images/generations`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: FLUX_MODEL, prompt }),
+        });
+        return ((await response.json()) as { taskId: string }).taskId;
+      };
+      const read = (id: string) => fetch(`${later.apiUrl}/images/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      const old = await create("old");
+      await vi.waitFor(async () => expect(((await (await read(old)).json()) as any).status).toBe("completed"), DONE);
+      offset = 61_000;
+      const fresh = await create("fresh");
+      await vi.waitFor(async () => expect(((await (await read(fresh)).json()) as any).status).toBe("completed"), DONE);
+      expect((await read(old)).status).toBe(404);
+      expect(await later.core.tasks.sweepAssets()).toBe(1);
+      expect(await later.core.tasks.assets.folders()).toEqual([`org_test/${fresh}`]);
+    } finally {
+      await later.close();
+    }
+  });
+});
+
 describe("an image task that never finishes", () => {
   it("ends failed (timeout) at its deadline and returns the hold", async () => {
     const slow = await startGateway(imageTaskConfig(bfl.url, { timeout_seconds: 0.3 }), { env: IMAGE_TASK_ENV });
