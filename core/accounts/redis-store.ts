@@ -7,7 +7,7 @@
 // client keeps reconnecting in the background and service resumes by itself.
 // A Redis that comes back empty is seeded again with the configuration (see
 // reseedIfLost), so configured keys are never refused as unknown for it.
-import { createClient } from "redis";
+import { connectRedisStore } from "./redis-connect.ts";
 import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { createRedisGuard } from "./redis-guard.ts";
 import { redisKeys } from "./redis-keys.ts";
@@ -41,42 +41,18 @@ const FREE_KEPT_AFTER_MIDNIGHT_MS = 60 * MINUTE_MS;
 /** An admitted request waits at most a day for its settlement. */
 const ADMITTED_REQUEST_KEPT_MS = DAY_MS;
 const USAGE_RECORD_KEPT_SECONDS = 30 * 24 * 60 * 60;
-/** Reconnection delays grow by 50 ms per attempt, up to a second. */
-const reconnectDelay = (retries: number) => Math.min(retries * 50, 1000);
-/** At startup Redis gets this many attempts (about 2 s) before creation fails. */
-const STARTUP_ATTEMPTS = 10;
 
 export async function createRedisAccountStores(options: RedisAccountStoreOptions): Promise<AccountStores> {
   const keys = redisKeys(options.prefix);
   const commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
   const logger = options.logger;
-  let connectedOnce = false;
-  let healthy = false;
-
-  const client = createClient({
+  const client = await connectRedisStore({
     url: options.url,
+    store: "account store",
     scripts: accountScripts,
-    // A command while disconnected fails at once instead of waiting in a queue.
-    disableOfflineQueue: true,
-    socket: {
-      // Retry forever once running (Redis may come back); give up early at startup,
-      // where a wrong URL should fail loudly instead of hanging.
-      reconnectStrategy: (retries, cause) =>
-        !connectedOnce && retries >= STARTUP_ATTEMPTS ? new Error(`Redis unreachable after ${retries} attempts`, { cause }) : reconnectDelay(retries),
-    },
-  });
-  // An unhandled 'error' event would crash the process; report each outage once.
-  client.on("error", (error: unknown) => {
-    if (!healthy) return;
-    healthy = false;
-    logger?.warn({ err: error }, "Redis account store unreachable; reconnecting");
-  });
-  client.on("ready", () => {
-    if (connectedOnce && !healthy) logger?.info({}, "Redis account store reachable again");
+    logger,
     // A Redis that comes back may have come back empty: seed it again before requests find it so.
-    if (connectedOnce) reseedIfLost().catch(() => {}); // admissions try again
-    connectedOnce = true;
-    healthy = true;
+    onReconnect: () => void reseedIfLost().catch(() => {}), // admissions try again
   });
 
   // What this instance seeded last (its configuration), written again whenever
@@ -120,12 +96,6 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
       }
     })();
     return reseeding;
-  }
-
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new StoreUnavailableError("cannot connect to Redis for the account stores", { cause: error });
   }
 
   const guarded = createRedisGuard("account store", commandTimeoutMs);

@@ -9,10 +9,10 @@
 // reconnecting in the background.
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { createClient, defineScript, type CommandParser } from "redis";
+import { defineScript, type CommandParser } from "redis";
+import { connectRedisStore } from "../accounts/redis-connect.ts";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
-import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import { conversationRedisKeys } from "./redis-keys.ts";
 import { withCancelRequested } from "./turn-status.ts";
 import type { ConversationStore } from "./store.ts";
@@ -28,8 +28,6 @@ export interface RedisConversationStoreOptions {
   commandTimeoutMs?: number;
 }
 
-/** At startup Redis gets this many attempts (about 2 s) before creation fails. */
-const STARTUP_ATTEMPTS = 10;
 
 // ARGV: the organisation's base name (turnBase), the first id, the most turns
 // to read, and to renew them (when the TTL is above 0) the TTL in ms and the
@@ -75,31 +73,7 @@ const requestCancelScript = defineScript({
 export async function createRedisConversationStore(options: RedisConversationStoreOptions): Promise<ConversationStore> {
   const keys = conversationRedisKeys(options.prefix);
   const now = options.now ?? Date.now;
-  let connectedOnce = false;
-  let healthy = false;
-  const client = createClient({
-    url: options.url,
-    scripts: { chain: chainScript, requestCancel: requestCancelScript },
-    disableOfflineQueue: true,
-    socket: {
-      reconnectStrategy: (retries, cause) =>
-        !connectedOnce && retries >= STARTUP_ATTEMPTS ? new Error(`Redis unreachable after ${retries} attempts`, { cause }) : Math.min(retries * 50, 1000),
-    },
-  });
-  // An unhandled 'error' event would crash the process; report each outage once.
-  client.on("error", (error: unknown) => {
-    if (healthy) options.logger?.warn({ err: error }, "Redis conversation store unreachable; reconnecting");
-    healthy = false;
-  });
-  client.on("ready", () => {
-    connectedOnce = true;
-    healthy = true;
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new StoreUnavailableError("cannot connect to Redis for the conversation store", { cause: error });
-  }
+  const client = await connectRedisStore({ url: options.url, store: "conversation store", scripts: { chain: chainScript, requestCancel: requestCancelScript }, logger: options.logger });
 
   const guarded = createRedisGuard("conversation store", options.commandTimeoutMs ?? 2_000);
 

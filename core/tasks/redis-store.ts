@@ -6,10 +6,10 @@
 // at once with StoreUnavailableError (answered 503).
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { createClient, defineScript, type CommandParser } from "redis";
+import { defineScript, type CommandParser } from "redis";
+import { connectRedisStore } from "../accounts/redis-connect.ts";
 import { TaskSchema, type Task } from "../../gen/router/v1/tasks_pb.js";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
-import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import { parseUnfinishedMember, taskRedisKeys, unfinishedMember } from "./redis-keys.ts";
 import type { TaskStore } from "./store.ts";
 
@@ -21,7 +21,6 @@ export interface RedisTaskStoreOptions {
   commandTimeoutMs?: number;
 }
 
-const STARTUP_ATTEMPTS = 10;
 
 // KEYS: idempotency key (or the task's own name when none), task, list,
 // unfinished. ARGV: id, task JSON, TTL ms, score, unfinished member, "1" when
@@ -80,30 +79,7 @@ const unleaseScript = defineScript({
 export async function createRedisTaskStore(options: RedisTaskStoreOptions): Promise<TaskStore> {
   const keys = taskRedisKeys(options.prefix);
   const now = options.now ?? Date.now;
-  let connectedOnce = false;
-  let healthy = false;
-  const client = createClient({
-    url: options.url,
-    scripts: { createTask: createScript, lease: leaseScript, unlease: unleaseScript },
-    disableOfflineQueue: true,
-    socket: {
-      reconnectStrategy: (retries, cause) =>
-        !connectedOnce && retries >= STARTUP_ATTEMPTS ? new Error(`Redis unreachable after ${retries} attempts`, { cause }) : Math.min(retries * 50, 1000),
-    },
-  });
-  client.on("error", (error: unknown) => {
-    if (healthy) options.logger?.warn({ err: error }, "Redis task store unreachable; reconnecting");
-    healthy = false;
-  });
-  client.on("ready", () => {
-    connectedOnce = true;
-    healthy = true;
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new StoreUnavailableError("cannot connect to Redis for the task store", { cause: error });
-  }
+  const client = await connectRedisStore({ url: options.url, store: "task store", scripts: { createTask: createScript, lease: leaseScript, unlease: unleaseScript }, logger: options.logger });
   const guarded = createRedisGuard("task store", options.commandTimeoutMs ?? 2_000);
   const ttlOf = (task: Task) => (task.expiresAt ? timestampMs(task.expiresAt) - now() : 0);
   const parse = (json: string) => fromJsonString(TaskSchema, json);
