@@ -4,8 +4,12 @@
 // make the gateway work without bound (deep recursion, thousands of fallback
 // attempts, huge tag lists in the usage records). docs/requests.md lists them.
 
-/** Largest accepted body; images travel inline as data URIs, hence the room. */
-export const BODY_LIMIT = "16mb";
+/**
+ * Largest accepted body; images and PDFs travel inline as base64, hence the
+ * room: Anthropic's Messages API takes 32 MB, and a coding agent's long
+ * session with screenshots gets there.
+ */
+export const BODY_LIMIT = "32mb";
 
 /** Deepest nesting of objects and arrays in a body; the body object itself is level 1. */
 export const MAX_JSON_DEPTH = 128;

@@ -122,8 +122,8 @@ describe("request edges", () => {
       expect(error.message).toMatch(new RegExp(`could not be decoded as ${encoding}`));
     });
 
-    it("applies the 16 MB limit to the decompressed body", async () => {
-      const bomb = gzipSync(`{"model":"test/ok","messages":[],"pad":"${" ".repeat(17 * 1024 * 1024)}"}`);
+    it("applies the 32 MB limit to the decompressed body", async () => {
+      const bomb = gzipSync(`{"model":"test/ok","messages":[],"pad":"${" ".repeat(33 * 1024 * 1024)}"}`);
       expect(bomb.length).toBeLessThan(100_000);
       const response = await post(bomb, { "content-type": "application/json", "content-encoding": "gzip" });
       expect(response.status).toBe(413);
@@ -239,10 +239,10 @@ describe("request edges", () => {
     });
   });
 
-  it("accepts a body just under the 16 MB limit and refuses one over it with 413", async () => {
+  it("accepts a body just under the 32 MB limit and refuses one over it with 413", async () => {
     // An image, so that the body's size, not the prompt's estimated tokens, is what is tested.
     const bodyWith = (data: string) => ({ model: "test/ok", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${data}` } }] }] });
-    const under = 16 * 1024 * 1024 - JSON.stringify(bodyWith("")).length;
+    const under = 32 * 1024 * 1024 - JSON.stringify(bodyWith("")).length;
     const ok = await chat(bodyWith("A".repeat(under)));
     expect(ok.status).toBe(200);
     const tooLarge = await chat(bodyWith("A".repeat(under + 1)));
