@@ -283,6 +283,17 @@ function simulatorModels() {
       served("audio"),
       { input_modalities: ["text"], output_modalities: ["text", "audio"], supported_parameters: [...BASE_PARAMETERS] },
     ),
+    model(
+      "image",
+      "Image tasks (POST /api/v1/images/generations): a PNG of one colour drawn from the prompt, done at the first poll. Charged 0.001 per image.",
+      served("image", { pricing: { ...CHEAP, image_output: "0.001" } }),
+      {
+        input_modalities: ["text"],
+        output_modalities: ["image"],
+        supported_parameters: [],
+        supported_params_details: { size: ["256x256", "512x512", "1024x1024"] },
+      },
+    ),
     model("fallback", "The cheaper provider always fails with 503, so routing falls back to the backup.", [
       { provider: "simulator", provider_model_id: "error-503", pricing: CHEAP },
       { provider: "simulator-backup", provider_model_id: "echo", pricing: PRICIER },

@@ -9,6 +9,7 @@ import { createGeminiAdapter, geminiCapabilities } from "./gemini/adapter.ts";
 import type { HttpClient } from "./http-client.ts";
 import { createOpenAiCompatibleAdapter, openAiCompatibleCapabilities } from "./openai-compatible/adapter.ts";
 import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapter.ts";
+import { createSimulatorMediaAdapter } from "./simulator/media.ts";
 import type { MediaJobAdapter } from "./media-job.ts";
 import type { ProviderAdapter } from "./types.ts";
 
@@ -23,7 +24,7 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   "openai-compatible": { capabilities: openAiCompatibleCapabilities, createAdapter: createOpenAiCompatibleAdapter },
   anthropic: { capabilities: anthropicCapabilities, createAdapter: createAnthropicAdapter },
   gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
-  simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter },
+  simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter, createMediaAdapter: createSimulatorMediaAdapter },
   bfl: { capabilities: bflCapabilities, createAdapter: createBflChatAdapter, createMediaAdapter: createBflMediaAdapter },
 };
 

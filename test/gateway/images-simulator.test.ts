@@ -1,0 +1,67 @@
+// The bundled default configuration makes an image with no keys: the
+// simulator's image model runs as a task (done at its first poll) and its PNG
+// (one colour drawn from the prompt, the size asked for) is served from the
+// gateway; a prompt asking to fail ends failed with the hold returned.
+import { inflateSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfigFile } from "../../core/config/load.ts";
+import { startGateway, type Gateway } from "../support/harness.ts";
+
+const DEV_KEY = "sk-dev-images";
+let gateway: Gateway;
+
+beforeAll(async () => {
+  gateway = await startGateway(loadConfigFile(), { env: { ROUTER_DEV_KEY: DEV_KEY } });
+});
+afterAll(async () => {
+  await gateway?.close();
+});
+
+async function makeImage(body: Record<string, unknown>) {
+  const response = await fetch(`${gateway.apiUrl}/images/generations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${DEV_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "simulator/image", ...body }),
+  });
+  expect(response.status).toBe(200);
+  const { taskId } = (await response.json()) as { taskId: string };
+  return vi.waitFor(async () => {
+    const task = (await (await fetch(`${gateway.apiUrl}/images/${taskId}`, { headers: { authorization: `Bearer ${DEV_KEY}` } })).json()) as Record<string, any>;
+    expect(["completed", "failed"]).toContain(task.status);
+    return task;
+  }, { timeout: 10_000, interval: 10 });
+}
+
+describe("simulator/image in the bundled default", () => {
+  it("makes a PNG of the size asked for, served by the gateway", async () => {
+    const task = await makeImage({ prompt: "a lighthouse", size: "512x512" });
+    expect(task).toMatchObject({ status: "completed", size: "512x512", router_assets: { status: "ready" }, usage: { images: 1, cost: 0.001 } });
+    const asset = await fetch(task.data[0].url, { headers: { authorization: `Bearer ${DEV_KEY}` } });
+    expect(asset.headers.get("content-type")).toBe("image/png");
+    const png = Buffer.from(await asset.arrayBuffer());
+    expect(png.subarray(1, 4).toString("ascii")).toBe("PNG");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([512, 512]);
+    // One IDAT chunk right after IHDR: 512 scanlines of a filter byte and 512 RGB pixels.
+    const idatLength = png.readUInt32BE(33);
+    expect(inflateSync(png.subarray(41, 41 + idatLength)).length).toBe(512 * (1 + 512 * 3));
+  });
+
+  it("refuses a size outside the model's list (400 naming size)", async () => {
+    const response = await fetch(`${gateway.apiUrl}/images/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${DEV_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "simulator/image", prompt: "x", size: "300x300" }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error.param).toBe("size");
+  });
+
+  it("ends failed when the prompt asks, and returns the hold", async () => {
+    await gateway.core.accounts.idle();
+    const before = await gateway.core.accounts.stores.credits.balance("org_dev");
+    const task = await makeImage({ prompt: "please [fail]" });
+    expect(task).toMatchObject({ status: "failed", error: { code: "upstream_error" } });
+    await gateway.core.accounts.idle();
+    expect(await gateway.core.accounts.stores.credits.balance("org_dev")).toBe(before);
+  });
+});
