@@ -93,6 +93,9 @@ describe("an image task on BFL", () => {
     // Charged one image at the catalogue's price, once.
     expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
     expect(done.usage).toEqual({ images: 1, cost: Number(FLUX_IMAGE_PRICE) });
+    // The task id is the id of its usage record too.
+    const generation = await fetch(`${gateway.apiUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    expect(((await generation.json()) as any).data).toMatchObject({ id, model: FLUX_MODEL, provider_name: "bfl", total_cost: Number(FLUX_IMAGE_PRICE), outcome: "ok", api_key_id: "key_test" });
   });
 
   it("serves byte ranges of the hosted asset (206 with Content-Range; 416 past the end)", async () => {
