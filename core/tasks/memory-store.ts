@@ -10,6 +10,8 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
   const idempotency = new Map<string, string>();
   const unfinished = new Map<string, TaskRef>();
   const leases = new Map<string, { owner: string; until: number }>();
+  const upstream = new Map<string, { id: string; expiresAt: number }>();
+  const upstreamKey = (organizationId: string, provider: string, upstreamId: string) => [organizationId, provider, upstreamId].join("\u0000");
   const keyOf = (organizationId: string, id: string) => `${organizationId}\u0000${id}`;
   const expired = (task: Task) => task.expiresAt !== undefined && timestampMs(task.expiresAt) <= now();
 
@@ -44,6 +46,15 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
     async list(organizationId, limit) {
       const own = [...tasks.values()].filter((task) => task.organizationId === organizationId && read(organizationId, task.id));
       return own.reverse().slice(0, limit);
+    },
+    async indexUpstream(task) {
+      upstream.set(upstreamKey(task.organizationId, task.provider, task.upstreamJobId), { id: task.id, expiresAt: task.expiresAt ? timestampMs(task.expiresAt) : Infinity });
+    },
+    async findByUpstream(organizationId, provider, upstreamId) {
+      const key = upstreamKey(organizationId, provider, upstreamId);
+      const entry = upstream.get(key);
+      if (entry && entry.expiresAt <= now()) upstream.delete(key);
+      return entry && entry.expiresAt > now() ? entry.id : undefined;
     },
     async unfinished() {
       return [...unfinished.values()];

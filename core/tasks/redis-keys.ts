@@ -11,6 +11,8 @@ export interface TaskRedisKeys {
   taskBase(organizationId: string): string;
   /** String: the id of the task an Idempotency-Key created. */
   idempotency(organizationId: string, key: string): string;
+  /** String: the id of the task whose provider job this is. */
+  upstream(organizationId: string, provider: string, upstreamId: string): string;
   /** Sorted set of the organisation's task ids, scored by creation time (ms). */
   list(organizationId: string): string;
   /** Set of `<organisation>:<id>` of the unfinished tasks of every instance. */
@@ -26,6 +28,7 @@ export function taskRedisKeys(prefix: string = DEFAULT_REDIS_PREFIX): TaskRedisK
     task: (organizationId, id) => taskBase(organizationId) + id,
     taskBase,
     idempotency: (organizationId, key) => `${prefix}task-idem:${org(organizationId)}:${encodeURIComponent(key)}`,
+    upstream: (organizationId, provider, upstreamId) => `${prefix}task-upstream:${org(organizationId)}:${provider}:${encodeURIComponent(upstreamId)}`,
     list: (organizationId) => `${prefix}task-list:${org(organizationId)}`,
     unfinished: () => `${prefix}task-unfinished`,
     lease: (id) => `${prefix}task-lease:${id}`,

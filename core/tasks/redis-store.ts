@@ -114,6 +114,14 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const values = await client.mGet(ids.map((id) => keys.task(organizationId, id)));
         return values.flatMap((json) => (json == null ? [] : [parse(json)]));
       }),
+    indexUpstream: (task) =>
+      guarded("indexUpstream", async () => {
+        const ttlMs = ttlOf(task);
+        if (task.expiresAt && ttlMs <= 0) return;
+        await client.set(keys.upstream(task.organizationId, task.provider, task.upstreamJobId), task.id, ttlMs > 0 ? { expiration: { type: "PX", value: ttlMs } } : undefined);
+      }),
+    findByUpstream: (organizationId, provider, upstreamId) =>
+      guarded("findByUpstream", async () => (await client.get(keys.upstream(organizationId, provider, upstreamId))) ?? undefined),
     unfinished: () => guarded("unfinished", async () => (await client.sMembers(keys.unfinished())).map(parseUnfinishedMember)),
     finish: (ref) => guarded("finish", async () => void (await client.sRem(keys.unfinished(), unfinishedMember(ref.organizationId, ref.id)))),
     lease: (id, owner, leaseMs) => guarded("lease", async () => (await client.lease(keys.lease(id), owner, leaseMs)) === 1),

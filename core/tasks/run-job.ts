@@ -74,6 +74,7 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
       if (!task.upstreamJobId) {
         const job = await adapter.submitImage(call, task.image!);
         await save({ upstreamJobId: job.jobId, polling: { ...task.polling!, pollingUrl: job.pollingUrl, nextPollAt: nextPollAt(task, deps) } });
+        await deps.store.indexUpstream(task);
         continue;
       }
       state = await adapter.poll(call, { jobId: task.upstreamJobId, pollingUrl: task.polling!.pollingUrl });

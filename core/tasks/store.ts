@@ -28,6 +28,13 @@ export interface TaskStore {
   get(organizationId: string, id: string): Promise<Task | undefined>;
   /** The organisation's tasks still kept, newest first, at most `limit`. */
   list(organizationId: string, limit: number): Promise<Task[]>;
+  /**
+   * Remembers that the provider's job `upstreamId` is the task's, until the
+   * task's expiry, so a provider-prefixed id (`<provider>:<upstream id>`) finds it.
+   */
+  indexUpstream(task: Task): Promise<void>;
+  /** The id of the organisation's task whose provider job this is; undefined when none. */
+  findByUpstream(organizationId: string, provider: string, upstreamId: string): Promise<string | undefined>;
   /** Every task created and not yet finished, whichever instance created it. */
   unfinished(): Promise<TaskRef[]>;
   /** The task has ended (or is gone): no poller looks at it again. */

@@ -67,9 +67,12 @@ export function createTasks(deps: TasksDeps): Tasks {
   }, ASSET_SWEEP_MS);
   assetSweep.unref();
 
-  const taskIn = async (organizationId: string, id: string) => {
+  /** A service id, or a provider-prefixed one (`<provider>:<upstream job id>`, decisions.md "Async media"). */
+  const taskIn = async (organizationId: string, given: string) => {
+    const colon = given.indexOf(":");
+    const id = colon > 0 ? await fromStore(store.findByUpstream(organizationId, given.slice(0, colon), given.slice(colon + 1))) : given;
     const task = id ? await fromStore(store.get(organizationId, id)) : undefined;
-    if (!task) throw taskNotFound(id);
+    if (!task) throw taskNotFound(given);
     return task;
   };
 

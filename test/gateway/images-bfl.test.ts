@@ -130,7 +130,7 @@ describe("an image task on BFL", () => {
     expect(record).toMatchObject({ outcome: code, cost: "0" });
   });
 
-  it("is 404 task_not_found to another organisation, for the task and for its asset", async () => {
+  it("is 404 task_not_found to another organisation, for the task (by either id) and for its asset", async () => {
     const { json } = await createImage({ prompt: "mine" });
     const done = await finished(json.taskId);
     const task = await getTask(json.taskId, OTHER_KEY);
@@ -139,6 +139,11 @@ describe("an image task on BFL", () => {
     const asset = await fetch(done.data[0].url, { headers: { authorization: `Bearer ${OTHER_KEY}` } });
     expect(asset.status).toBe(404);
     expect(((await asset.json()) as any).error).toMatchObject({ code: "task_not_found" });
+    // The provider-prefixed id (`bfl:<BFL's job id>`) names the same task, to its organisation only.
+    const upstreamId = (await storedTask(json.taskId))!.upstreamJobId;
+    expect((await getTask(`bfl:${upstreamId}`)).json).toMatchObject({ chat_id: json.taskId, status: "completed" });
+    expect((await getTask(`bfl:${upstreamId}`, OTHER_KEY)).status).toBe(404);
+    expect((await getTask("bfl:no-such-job")).status).toBe(404);
     const unknown = await getTask("rtr_unknown");
     expect(unknown.status).toBe(404);
     // And without a key, 401 first.

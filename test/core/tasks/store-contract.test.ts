@@ -112,6 +112,16 @@ describe.each(backends)("task store: %s", (_name, open) => {
     }
   });
 
+  it("finds a task by its provider job id, only for its organisation", async () => {
+    const indexed = task("p1", { upstreamJobId: "job/42" });
+    await store.create(indexed);
+    await store.indexUpstream(indexed);
+    expect(await store.findByUpstream("org a:1", "bfl", "job/42")).toBe("p1");
+    expect(await store.findByUpstream("org b", "bfl", "job/42")).toBeUndefined();
+    expect(await store.findByUpstream("org a:1", "pollo", "job/42")).toBeUndefined();
+    expect(await store.findByUpstream("org a:1", "bfl", "job/43")).toBeUndefined();
+  });
+
   it("forgets a task at its expiry (retention)", async () => {
     await store.create(task("e1", { expiresAt: timestampFromMs(clock + 1000) }));
     expect(await store.get("org a:1", "e1")).toBeDefined();
