@@ -62,6 +62,8 @@ const PROVIDERS = [
   ...UPSTREAMS.map(({ id, label, protocol, base_url, api_key_env, quirks }) => ({
     id, label, protocol, base_url, api_key_env, ...(quirks && { quirks }),
   })),
+  // Asynchronous image tasks (docs/tasks.md); its models are listed by bflModels, not from the snapshot.
+  { id: "bfl", label: "Black Forest Labs", protocol: "bfl", base_url: "https://api.bfl.ai", api_key_env: "BFL_API_KEY" },
   { id: "simulator", label: "Simulator", protocol: "simulator" },
   { id: "simulator-backup", label: "Simulator (backup)", protocol: "simulator" },
 ];
@@ -252,6 +254,36 @@ function withoutUndefined<T extends object>(record: T): Partial<T> {
 const CHEAP = { prompt: "0.0000001", completion: "0.0000002" };
 const PRICIER = { prompt: "0.0000002", completion: "0.0000004" };
 
+/**
+ * Black Forest Labs' image models with a flat price per image (BFL's pricing page,
+ * docs.bfl.ml/quick_start/pricing: 1 credit = 0.01 USD). FLUX.2 is priced per
+ * megapixel, which a per-image price cannot hold, so it is left out. Only
+ * FLUX1.1 [pro] takes width and height (BFL's `size`); the others take an
+ * aspect ratio, which the images endpoint does not carry, so no size is listed for them.
+ */
+function bflModels() {
+  const model = (id: string, name: string, price: string, description: string, sizes?: string[]) => ({
+    id: `bfl/${id}`,
+    name,
+    description,
+    created: UNDATED_CREATED,
+    creator: "black-forest-labs",
+    context_length: 4096,
+    max_completion_tokens: 1,
+    input_modalities: ["text"],
+    output_modalities: ["image"],
+    supported_parameters: [],
+    supported_params_details: { output_format: ["jpeg", "png"], ...(sizes && { size: sizes }) },
+    providers: [{ provider: "bfl", provider_model_id: id, pricing: { prompt: "0", completion: "0", image_output: price } }],
+  });
+  return [
+    model("flux-pro-1.1", "FLUX1.1 [pro]", "0.04", "Text to image; width and height multiples of 32 from 256 to 1440.", undefined),
+    model("flux-pro-1.1-ultra", "FLUX1.1 [pro] Ultra", "0.06", "Text to image up to 4 megapixels.", []),
+    model("flux-kontext-pro", "FLUX.1 Kontext [pro]", "0.04", "Text to image (image editing inputs are not carried yet).", []),
+    model("flux-kontext-max", "FLUX.1 Kontext [max]", "0.08", "Text to image (image editing inputs are not carried yet).", []),
+  ];
+}
+
 /** The built-in simulator models; the simulator's behaviour is named by provider_model_id. */
 function simulatorModels() {
   const model = (name: string, description: string, providers: object[], extra: object = {}) => ({
@@ -308,7 +340,7 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
   const chat = Object.entries(table).filter(([, entry]) => upstreamIds.has(entry.litellm_provider ?? "") && entry.mode === "chat");
   const skipped = chat.flatMap(([key, entry]) => exclusion(key, entry) ?? []);
   const priced = chat.filter(([key, entry]) => exclusion(key, entry) === undefined).map(([key, entry]) => toModel(key, entry));
-  const models = [...priced, ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const models = [...priced, ...bflModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const config = {
     id_prefix: "rtr",
     providers: PROVIDERS,

@@ -62,7 +62,9 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
     if (!value || value === "auto") continue;
     if (!adapter.imageParameters.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
     const allowed = details[param];
-    if (Array.isArray(allowed) && !allowed.includes(value)) throw invalidParameter(param, `${param} must be one of ${allowed.join(", ")} for ${modelId}.`);
+    if (Array.isArray(allowed) && !allowed.includes(value)) {
+      throw invalidParameter(param, allowed.length === 0 ? `${modelId} does not take ${param}.` : `${param} must be one of ${allowed.join(", ")} for ${modelId}.`);
+    }
   }
   if (image.seed !== 0n && !adapter.imageParameters.includes("seed")) throw invalidParameter("seed", `${modelId} does not take seed.`);
 }

@@ -10,6 +10,7 @@ import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_PNG, ty
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { FLUX_IMAGE_PRICE, FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig, OTHER_KEY } from "../support/image-task-config.ts";
 import { nanosOf } from "../support/exact-money.ts";
+import { loadConfigFile } from "../../core/config/load.ts";
 import { TaskStatus } from "../../gen/router/v1/tasks_pb.js";
 
 const DONE = { timeout: 10_000, interval: 10 };
@@ -224,6 +225,32 @@ describe("an image task past its retention", () => {
       expect(await later.core.tasks.assets.folders()).toEqual([`org_test/${fresh}`]);
     } finally {
       await later.close();
+    }
+  });
+});
+
+describe("the bundled default's BFL models", () => {
+  it("run on the bfl protocol at their flat price (FLUX1.1 [pro] at 0.04), and refuse a size where BFL takes none", async () => {
+    const config = loadConfigFile();
+    const provider = config.providers.find((entry) => entry.id === "bfl")!;
+    provider.base_url = bfl.url;
+    const bundled = await startGateway(config, { env: { BFL_API_KEY: IMAGE_TASK_ENV.BFL_API_KEY, ROUTER_DEV_KEY: TEST_KEY } });
+    try {
+      const post = (body: Record<string, unknown>) =>
+        fetch(`${bundled.apiUrl}/images/generations`, { method: "POST", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const ultra = await post({ model: "bfl/flux-pro-1.1-ultra", prompt: "wide", size: "1024x1024" });
+      expect(ultra.status).toBe(400);
+      expect(((await ultra.json()) as any).error).toMatchObject({ param: "size", message: "bfl/flux-pro-1.1-ultra does not take size." });
+      const { taskId } = (await (await post({ model: "bfl/flux-pro-1.1", prompt: "bundled", size: "1024x768" })).json()) as { taskId: string };
+      const done = await vi.waitFor(async () => {
+        const task = (await (await fetch(`${bundled.apiUrl}/images/${taskId}`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).json()) as Record<string, any>;
+        expect(task.status).toBe("completed");
+        return task;
+      }, DONE);
+      expect(done.usage).toEqual({ images: 1, cost: 0.04 });
+      expect(bfl.requests.some((request) => request.method === "POST" && request.path === "/v1/flux-pro-1.1")).toBe(true);
+    } finally {
+      await bundled.close();
     }
   });
 });
