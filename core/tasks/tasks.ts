@@ -2,9 +2,10 @@
 // the meter as chat is, idempotent by key), read and list an organisation's
 // tasks, read a hosted asset; the poller (poller.ts) runs each task on one
 // instance (run-job.ts). docs/tasks.md describes the whole.
-import { create } from "@bufbuild/protobuf";
+import { clone, create, toBinary } from "@bufbuild/protobuf";
+import { createHash } from "node:crypto";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { RouterAssetsSchema, TaskKind, TaskPollingSchema, TaskSchema, TaskStatus, type CreateImageRequest, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { ImageParametersSchema, RouterAssetsSchema, TaskKind, TaskPollingSchema, TaskSchema, TaskStatus, type CreateImageRequest, type Task } from "../../gen/router/v1/tasks_pb.js";
 import type { Caller } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
@@ -107,6 +108,7 @@ export function createTasks(deps: TasksDeps): Tasks {
         routerAssets: create(RouterAssetsSchema, { status: "pending" }),
         polling: create(TaskPollingSchema, { nextPollAt: timestampFromMs(nowMs), deadline: timestampFromMs(nowMs + deps.config.timeout_seconds * 1000) }),
         holdNanos: admission.holdNanos,
+        requestDigest: requestDigest(request),
       });
       const details = { model: request.model, provider: plan.route.provider.id, requestTags: [], latencyMs: 0, streamed: false, now: nowMs };
       let stored;
@@ -119,6 +121,9 @@ export function createTasks(deps: TasksDeps): Tasks {
       if (!stored.created) {
         // The same Idempotency-Key again: the first task, and nothing held twice.
         admission.release({ ...details, outcome: "idempotent_replay" });
+        if (stored.task.requestDigest !== task.requestDigest) {
+          throw routerError(Code.FailedPrecondition, "idempotency_key_reused", "This Idempotency-Key was used with other parameters; send a new key for a new request.", { param: "Idempotency-Key" });
+        }
         return stored.task;
       }
       void poller.adopt(task);
@@ -147,4 +152,11 @@ export function createTasks(deps: TasksDeps): Tasks {
       await store.close();
     },
   };
+}
+
+/** What a create asked, as one digest: the model and the image parameters (their binary form is deterministic). */
+function requestDigest(request: CreateImageRequest): string {
+  const image = request.image ? clone(ImageParametersSchema, request.image) : create(ImageParametersSchema);
+  image.n ||= 1;
+  return createHash("sha256").update(request.model).update("\u0000").update(toBinary(ImageParametersSchema, image)).digest("hex");
 }

@@ -163,6 +163,11 @@ describe("an image task on BFL", () => {
     await vi.waitFor(async () => expect((await gateway.core.tasks.store.get("org_other", other.json.taskId))?.status).toBe(TaskStatus.SUCCEEDED), DONE);
     expect(bfl.requests.filter((request) => request.method === "POST").length).toBe(submitsBefore + 2);
     expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
+    // The key again with something else asked is refused, and holds nothing.
+    const changed = await createImage({ prompt: "something else" }, { idempotencyKey: "key-1" });
+    expect(changed.status).toBe(400);
+    expect(changed.json.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
+    expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
   });
 
   it.each([

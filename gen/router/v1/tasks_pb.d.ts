@@ -154,6 +154,14 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: int64 hold_nanos = 21;
    */
   holdNanos: bigint;
+
+  /**
+   * SHA-256 hex of what was asked (model and parameters): a create repeating
+   * the idempotency key with anything else asked is refused.
+   *
+   * @generated from field: string request_digest = 22;
+   */
+  requestDigest: string;
 };
 
 /**
@@ -665,7 +673,8 @@ export declare const TaskStatusSchema: GenEnum<TaskStatus>;
 export declare const TaskService: GenService<{
   /**
    * CreateImage starts an image task. With the same idempotency_key from the
-   * same organisation it answers the task the first call created.
+   * same organisation it answers the task the first call created (and refuses
+   * the key with other parameters: FailedPrecondition, idempotency_key_reused).
    *
    * @generated from rpc router.v1.TaskService.CreateImage
    */
