@@ -26,6 +26,7 @@ import { createDirectoryAssetStore, type AssetStore } from "./tasks/asset-store.
 import { openTaskStore } from "./tasks/open-store.ts";
 import type { TaskStore } from "./tasks/store.ts";
 import { createTasks, type Tasks } from "./tasks/tasks.ts";
+import { createWebhooks, webhookKeyOf } from "./tasks/webhooks.ts";
 
 export interface CoreDeps {
   config: RouterConfig;
@@ -86,7 +87,10 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const adapters = createAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
+  const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
+  const { webhook_retry_ms: retryMs, webhook_attempts: attempts } = deps.config.tasks;
   const tasks = createTasks({
+    webhooks: webhookKey && createWebhooks({ key: webhookKey, retryMs, attempts, now, logger: deps.logger }),
     catalogue,
     accounts,
     store: taskStore,

@@ -176,6 +176,9 @@ const TASK_DEFAULTS = {
   poll_interval_ms: 1000,
   poll_max_interval_ms: 10_000,
   assets_dir: "",
+  webhook_secret_env: "ROUTER_WEBHOOK_SECRET",
+  webhook_retry_ms: 1000,
+  webhook_attempts: 5,
 };
 
 export const tasksSchema = z
@@ -191,6 +194,12 @@ export const tasksSchema = z
     poll_max_interval_ms: z.number().int().positive().default(TASK_DEFAULTS.poll_max_interval_ms),
     /** Where hosted assets are written; empty: a directory under the system's temporary directory. */
     assets_dir: z.string().default(TASK_DEFAULTS.assets_dir),
+    /** The environment variable holding the webhook signing secret (`whsec_<base64>`); unset: webhook_url is refused. */
+    webhook_secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).default(TASK_DEFAULTS.webhook_secret_env),
+    /** The wait before a webhook's first retry; each next one is four times as long. */
+    webhook_retry_ms: z.number().int().positive().default(TASK_DEFAULTS.webhook_retry_ms),
+    /** Deliveries tried at most, the first included. */
+    webhook_attempts: z.number().int().positive().default(TASK_DEFAULTS.webhook_attempts),
   })
   .strict();
 

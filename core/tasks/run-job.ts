@@ -24,6 +24,7 @@ import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall } from "../prov
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
 import type { TaskStore } from "./store.ts";
+import type { Webhooks } from "./webhooks.ts";
 
 export interface JobDeps {
   catalogue: Catalogue;
@@ -32,6 +33,8 @@ export interface JobDeps {
   assets: AssetStore;
   adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>;
   config: TasksConfig;
+  /** Deliveries of finished tasks to their webhook_url; absent: webhooks are not configured. */
+  webhooks?: Webhooks;
   now: () => Date;
   random: () => number;
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void };
@@ -50,6 +53,7 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
   const save = async (fields: Partial<Task>) => {
     task = { ...task, ...fields, updatedAt: timestampFromMs(deps.now().getTime()) };
     await deps.store.save(task);
+    return task;
   };
   const route = routeOf(deps.catalogue, task);
   const adapter = route && deps.adapters[route.provider.protocol];
@@ -111,7 +115,7 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
 }
 
 /** Fetches every output at once (provider URLs expire), stores it, settles, and saves the task succeeded. */
-async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<void>) {
+async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {
   const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
   const stored = [];
   for (const [index, output] of outputs.entries()) {
@@ -123,7 +127,7 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
   const nowMs = deps.now().getTime();
   const price = pricePerImage(deps.catalogue, task);
   const cost = price * BigInt(stored.length);
-  await save({
+  const finished = await save({
     status: TaskStatus.SUCCEEDED,
     progress: 1,
     outputs: stored,
@@ -141,11 +145,12 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
     { tokens: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, cost },
     usageDetails(task, deps, "ok"),
   );
+  deps.webhooks?.send(finished);
 }
 
 /** Ends the task failed: nothing delivered, so its hold goes back. */
-async function end(task: Task, deps: JobDeps, save: (fields: Partial<Task>) => Promise<void>, error: { code: string; message: string }) {
-  await save({
+async function end(task: Task, deps: JobDeps, save: (fields: Partial<Task>) => Promise<Task>, error: { code: string; message: string }) {
+  const failed = await save({
     status: TaskStatus.FAILED,
     error: create(TaskErrorSchema, error),
     usage: create(TaskUsageSchema, { images: 0, cost: "0" }),
@@ -154,6 +159,7 @@ async function end(task: Task, deps: JobDeps, save: (fields: Partial<Task>) => P
   });
   await deps.store.finish(task);
   admissionOf(task, deps).release(usageDetails(task, deps, error.code));
+  deps.webhooks?.send(failed);
 }
 
 /** The task's admission, whichever instance admitted it: its hold is kept under the task id. */

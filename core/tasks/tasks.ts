@@ -12,7 +12,7 @@ import { checkKey } from "../accounts/check-key.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { sha256Hex } from "../auth/keys.ts";
-import { Code, missingApiKey, routerError } from "../errors.ts";
+import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import type { AssetStore } from "./asset-store.ts";
@@ -88,6 +88,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       // A bad key is told before anything about the request (401 first).
       await checkKey(deps.accounts, keyDigest);
       const plan = planImage(deps.catalogue, deps.adapters, request.model, request.image);
+      checkWebhookUrl(request.webhookUrl, deps);
       const nowMs = deps.now().getTime();
       const id = newServiceId(deps.idPrefix);
       const holdNanos = nanosFromMoney(plan.pricePerImage * BigInt(plan.n));
@@ -109,6 +110,8 @@ export function createTasks(deps: TasksDeps): Tasks {
         polling: create(TaskPollingSchema, { nextPollAt: timestampFromMs(nowMs), deadline: timestampFromMs(nowMs + deps.config.timeout_seconds * 1000) }),
         holdNanos: admission.holdNanos,
         requestDigest: requestDigest(request),
+        webhookUrl: request.webhookUrl,
+        publicOrigin: request.publicOrigin,
       });
       const details = { model: request.model, provider: plan.route.provider.id, requestTags: [], latencyMs: 0, streamed: false, now: nowMs };
       let stored;
@@ -149,9 +152,17 @@ export function createTasks(deps: TasksDeps): Tasks {
     async close() {
       clearInterval(assetSweep);
       await poller.close();
+      await deps.webhooks?.close();
       await store.close();
     },
   };
+}
+
+function checkWebhookUrl(url: string, deps: TasksDeps) {
+  if (!url) return;
+  if (!deps.webhooks) throw invalidParameter("webhook_url", `Webhooks are not configured on this deployment (set ${deps.config.webhook_secret_env}).`);
+  const parsed = URL.parse(url);
+  if (parsed?.protocol !== "https:" && parsed?.protocol !== "http:") throw invalidParameter("webhook_url", "webhook_url must be an http or https URL.");
 }
 
 /** What a create asked, as one digest: the model and the image parameters (their binary form is deterministic). */

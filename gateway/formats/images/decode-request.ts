@@ -22,13 +22,16 @@ const imageBody = nullMeansAbsent(
       response_format: z.enum(["url", "b64_json"]).optional(),
       seed: z.number().int().min(0).optional(),
       user: z.string().optional(),
+      /** Beyond the spec: where the finished task is POSTed (docs/tasks.md, "Webhooks"). */
+      webhook_url: z.string().min(1).optional(),
     })
     .strict(),
 );
 
 export type ImageBody = z.output<typeof imageBody>;
 
-export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey: string): { request: CreateImageRequest; body: ImageBody } {
+/** `origin`: the gateway's scheme and host as the caller reached it (asset URLs in the task's webhook). */
+export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey: string, origin: string): { request: CreateImageRequest; body: ImageBody } {
   const image = validateBody(imageBody, body);
   // The spec's rule: a transparent background needs an image format with alpha.
   if (image.background === "transparent" && image.output_format === "jpeg") {
@@ -42,6 +45,8 @@ export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey
     caller: { apiKey },
     model: image.model,
     idempotencyKey,
+    webhookUrl: image.webhook_url ?? "",
+    publicOrigin: origin,
     image: {
       prompt: image.prompt,
       n: image.n ?? 1,

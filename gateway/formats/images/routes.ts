@@ -18,7 +18,7 @@ export const images: GatewayFormat = { encodeError: specErrorBody, register: reg
 function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/images/generations", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
-    const { request, body } = decodeImageRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"));
+    const { request, body } = decodeImageRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
     if (body.response_type === "sync") {
       // Only asynchronous image providers exist so far (docs/tasks.md, "Not built yet").
       throw invalidParameter("response_type", `No synchronous provider serves ${body.model}: leave response_type out, or send async.`);

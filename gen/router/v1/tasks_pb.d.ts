@@ -162,6 +162,21 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: string request_digest = 22;
    */
   requestDigest: string;
+
+  /**
+   * Where the finished task is POSTed (CreateImageRequest.webhook_url).
+   *
+   * @generated from field: string webhook_url = 23;
+   */
+  webhookUrl: string;
+
+  /**
+   * The gateway's own origin (scheme and host) as the creator reached it:
+   * the webhook's asset URLs are made absolute with it.
+   *
+   * @generated from field: string public_origin = 24;
+   */
+  publicOrigin: string;
 };
 
 /**
@@ -413,6 +428,21 @@ export declare type CreateImageRequest = Message<"router.v1.CreateImageRequest">
    * @generated from field: string idempotency_key = 4;
    */
   idempotencyKey: string;
+
+  /**
+   * When set, the finished task (succeeded or failed) is POSTed there, signed
+   * the Standard Webhooks way (docs/tasks.md), with retries.
+   *
+   * @generated from field: string webhook_url = 5;
+   */
+  webhookUrl: string;
+
+  /**
+   * The gateway's origin as the caller reached it, for absolute asset URLs in the webhook.
+   *
+   * @generated from field: string public_origin = 6;
+   */
+  publicOrigin: string;
 };
 
 /**

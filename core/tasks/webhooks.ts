@@ -1,0 +1,106 @@
+// Finished tasks POSTed to the creator's webhook_url (beyond the spec), signed
+// the Standard Webhooks way: headers webhook-id, webhook-timestamp (Unix
+// seconds) and webhook-signature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`
+// keyed with the deployment's secret (`whsec_<base64>`). A delivery that is not
+// answered 2xx is tried again, waiting retryMs, then four times as long each
+// time, up to `attempts` tries, from the instance that finished the task (lost
+// if that instance stops before).
+import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
+import { TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+
+export interface WebhookOptions {
+  /** The signing key: the secret's bytes after `whsec_`, base64-decoded. */
+  key: Buffer;
+  retryMs: number;
+  attempts: number;
+  now: () => Date;
+  logger?: { warn(details: object, message: string): void };
+}
+
+export interface Webhooks {
+  /** Starts the deliveries of the finished task's webhook (when it has a webhook_url). */
+  send(task: Task): void;
+  /** Resolves when every delivery started here has ended (tests). */
+  idle(): Promise<void>;
+  /** Stops the retries still waiting. */
+  close(): Promise<void>;
+}
+
+/** The key of a Standard Webhooks secret (`whsec_` then base64); undefined for an empty one. */
+export function webhookKeyOf(secret: string | undefined): Buffer | undefined {
+  if (!secret) return undefined;
+  return Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
+}
+
+export function signWebhook(key: Buffer, id: string, timestamp: number, body: string): string {
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+export function createWebhooks(options: WebhookOptions): Webhooks {
+  const pending = new Set<Promise<void>>();
+  const stop = new AbortController();
+
+  async function deliver(task: Task) {
+    const body = JSON.stringify(webhookPayload(task, options.now()));
+    const id = `msg_${task.id}`;
+    for (let attempt = 1; attempt <= options.attempts; attempt += 1) {
+      const timestamp = Math.floor(options.now().getTime() / 1000);
+      try {
+        const response = await fetch(task.webhookUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": signWebhook(options.key, id, timestamp, body) },
+          body,
+          signal: AbortSignal.any([stop.signal, AbortSignal.timeout(10_000)]),
+        });
+        await response.body?.cancel();
+        if (response.ok) return;
+        options.logger?.warn({ taskId: task.id, status: response.status, attempt }, "task webhook refused");
+      } catch (error) {
+        if (stop.signal.aborted) return;
+        options.logger?.warn({ err: error, taskId: task.id, attempt }, "task webhook failed");
+      }
+      if (attempt < options.attempts) await sleep(options.retryMs * 4 ** (attempt - 1), undefined, { signal: stop.signal }).catch(() => undefined);
+      if (stop.signal.aborted) return;
+    }
+  }
+
+  return {
+    send(task) {
+      if (!task.webhookUrl) return;
+      const delivery = deliver(task).finally(() => pending.delete(delivery));
+      pending.add(delivery);
+    },
+    async idle() {
+      while (pending.size > 0) await Promise.all(pending);
+    },
+    async close() {
+      stop.abort();
+      await this.idle();
+    },
+  };
+}
+
+/** `{type, timestamp, data}` (Standard Webhooks' payload), data shaped as GET /api/v1/images/{task_id} answers. */
+export function webhookPayload(task: Task, now: Date) {
+  const succeeded = task.status === TaskStatus.SUCCEEDED;
+  const urls = (task.routerAssets?.urls ?? []).map((path) => task.publicOrigin + path);
+  const iso = (value: Task["createdAt"]) => (value ? timestampDate(value).toISOString() : null);
+  return {
+    type: succeeded ? "image.completed" : "image.failed",
+    timestamp: now.toISOString(),
+    data: {
+      taskId: task.id,
+      chat_id: task.id,
+      model: task.modelId,
+      status: succeeded ? "completed" : "failed",
+      created: task.createdAt ? Math.floor(timestampMs(task.createdAt) / 1000) : 0,
+      size: task.image?.size || "auto",
+      data: succeeded ? urls.map((url) => ({ url })) : [],
+      router_assets: task.routerAssets ? { status: task.routerAssets.status, urls, cached_at: iso(task.routerAssets.cachedAt), expires_at: iso(task.routerAssets.expiresAt) } : null,
+      usage: task.usage ? { images: task.usage.images, cost: Number(task.usage.cost) } : null,
+      error: task.error ? { code: task.error.code, message: task.error.message } : null,
+    },
+  };
+}
