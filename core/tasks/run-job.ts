@@ -85,8 +85,9 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
       if (state.state === "succeeded") outputs = state.outputs;
     } catch (error) {
       if (signal.aborted) return;
-      // A refused submission (4xx) will be refused again: the task fails with the provider's words.
-      if (error instanceof UpstreamError && !error.retryable && !task.upstreamJobId) return end(task, deps, save, { code: "upstream_error", message: error.message });
+      // A refused submission (a 4xx other than 408 and 429: the request, the key, the credits) will be
+      // refused again: the task fails at once with the provider's words.
+      if (!task.upstreamJobId && isRefusal(error)) return end(task, deps, save, { code: "upstream_error", message: (error as Error).message });
       deps.logger?.warn({ err: error, taskId: task.id }, "media job call failed; trying again");
       await save({ polling: { ...task.polling!, nextPollAt: nextPollAt(task, deps) } });
       continue;
@@ -113,6 +114,9 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
     return;
   }
 }
+
+const isRefusal = (error: unknown) =>
+  error instanceof UpstreamError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 
 /** Fetches every output at once (provider URLs expire), stores it, settles, and saves the task succeeded. */
 async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {

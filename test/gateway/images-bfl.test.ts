@@ -260,6 +260,32 @@ describe("the bundled default's BFL models", () => {
   });
 });
 
+describe("an image task BFL refuses at submission", () => {
+  it("ends failed at once with BFL's words (a wrong key: 403) and returns the hold", async () => {
+    const refused = await startGateway(imageTaskConfig(bfl.url), { env: { ...IMAGE_TASK_ENV, BFL_API_KEY: "wrong-key" } });
+    try {
+      const before = await refused.core.accounts.stores.credits.balance("org_test");
+      const response = await fetch(`${refused.apiUrl}/images/generations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: FLUX_MODEL, prompt: "refused" }),
+      });
+      const { taskId } = (await response.json()) as { taskId: string };
+      const done = await vi.waitFor(async () => {
+        const task = await refused.core.tasks.store.get("org_test", taskId);
+        expect(task?.status).toBe(TaskStatus.FAILED);
+        return task!;
+      }, DONE);
+      expect(done.error).toMatchObject({ code: "upstream_error", message: "BFL 403: Invalid API key" });
+      expect(done.upstreamJobId).toBe("");
+      await refused.core.accounts.idle();
+      expect(await refused.core.accounts.stores.credits.balance("org_test")).toBe(before);
+    } finally {
+      await refused.close();
+    }
+  });
+});
+
 describe("an image task that never finishes", () => {
   it("ends failed (timeout) at its deadline and returns the hold", async () => {
     const slow = await startGateway(imageTaskConfig(bfl.url, { timeout_seconds: 0.3 }), { env: IMAGE_TASK_ENV });
