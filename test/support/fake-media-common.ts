@@ -3,7 +3,7 @@
 // polls per job, and a CDN of URLs that stop working after a set time.
 // docs/media-protocols.md describes the real protocols the fakes imitate.
 import type http from "node:http";
-import { crc32, deflateSync } from "node:zlib";
+import { solidPng } from "../../core/providers/simulator/media.ts";
 import type { Answer, FakeUpstream, RecordedRequest } from "./recording-server.ts";
 
 /** A prompt containing this ends its job failed, in the provider's own failure shape. */
@@ -15,38 +15,13 @@ export const REFUSE_PROMPT = "[refuse]";
 /** A prompt containing this never finishes: the job stays running (for timeouts). */
 export const STALL_PROMPT = "[stall]";
 
-/** A 1x1 opaque red PNG (signature, IHDR, IDAT, IEND, every CRC right). */
-export const TINY_PNG: Buffer = tinyPng();
+/** A 1x1 opaque red PNG (signature, IHDR, IDAT, IEND, every CRC right), made as the simulator makes its images. */
+export const TINY_PNG: Buffer = solidPng(1, 1, Buffer.from([255, 0, 0]));
 /**
  * A minimal well-formed MP4: ftyp (isom), moov with a one-second mvhd, and an
  * empty mdat. It has no tracks, so a player shows nothing, but every box parses.
  */
 export const TINY_MP4: Buffer = tinyMp4();
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const typed = Buffer.concat([Buffer.from(type, "ascii"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typed));
-  return Buffer.concat([length, typed, crc]);
-}
-
-function tinyPng(): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(1, 0); // width
-  header.writeUInt32BE(1, 4); // height
-  header.writeUInt8(8, 8); // bit depth
-  header.writeUInt8(2, 9); // colour type: RGB
-  // compression, filter and interlace stay 0
-  const scanline = Buffer.from([0, 255, 0, 0]); // filter byte "none", then one red pixel
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", header),
-    pngChunk("IDAT", deflateSync(scanline)),
-    pngChunk("IEND", Buffer.alloc(0)),
-  ]);
-}
 
 function box(type: string, ...payload: Buffer[]): Buffer {
   const body = Buffer.concat(payload);
