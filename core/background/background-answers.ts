@@ -80,7 +80,10 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
         for await (const event of runInference(request, controller.signal, deps, prepared)) {
           if (event.event.case === "start") save({ ...turn, status: TurnStatus.IN_PROGRESS, modelId: event.event.value.modelId, provider: event.event.value.provider });
         }
-        last = { ...finished!, background: true };
+        // An answer that ended without its finish (no turn recorded) did not complete.
+        last = finished
+          ? { ...finished, background: true }
+          : { ...turn, status: TurnStatus.FAILED, leaseExpiresAt: undefined, completedAt: timestampFromMs(now().getTime()), error: create(TurnErrorSchema, { code: "upstream_error", message: "The answer ended before it was complete." }) };
       } catch (error) {
         const end = timestampFromMs(now().getTime());
         const cancelled = controller.signal.aborted && controller.signal.reason !== SHUTTING_DOWN;

@@ -9,9 +9,10 @@
 import type { ChatCompletionFunctionDefinition, ChatCompletionRequest, ChatMessage } from "gpt-tokenizer/functionCalling";
 import { computeChatCompletionTokenCount } from "gpt-tokenizer/functionCalling";
 import { DEFAULT_ENCODING, modelToEncodingMap, type EncodingName, type ModelName } from "gpt-tokenizer/mapping";
-import { ResponseFormat_Type, Role, ToolChoice_Mode, type ContentPart, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
+import { ResponseFormat_Type, ToolChoice_Mode, type ContentPart, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
 import { parseDataUri } from "../providers/data-uri.ts";
 import type { MediaTokens } from "../providers/token-estimates.ts";
+import { ROLE_NAMES } from "../providers/openai-compatible/convert-request.ts";
 
 export interface EstimateRoute {
   /** Fixed costs of media, per the route's protocol (core/providers/token-estimates.ts). */
@@ -70,22 +71,13 @@ function textCounter(encoding: EncodingName): Promise<CountText> {
   return counter;
 }
 
-const ROLES: Record<Role, string> = {
-  [Role.UNSPECIFIED]: "user",
-  [Role.SYSTEM]: "system",
-  [Role.DEVELOPER]: "developer",
-  [Role.USER]: "user",
-  [Role.ASSISTANT]: "assistant",
-  [Role.TOOL]: "tool",
-};
-
 /**
  * One message as OpenAI's chat sees it: its text, then one message per tool
  * call (the library counts a call per message). Earlier reasoning is left out:
  * providers drop it from the prompt or do not take it back.
  */
 function chatMessages(message: Message, media: MediaTokens): ChatMessage[] {
-  const role = ROLES[message.role];
+  const role = ROLE_NAMES[message.role];
   const calls: ChatMessage[] = [];
   const text = message.content
     .map((part) => {

@@ -37,6 +37,8 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {
+    // The caller's own abort (lease lost, shutdown) is not the provider's failure: not retried as one.
+    if ((error as Error).name === "AbortError") throw error;
     const timedOut = (error as Error).name === "TimeoutError";
     throw new UpstreamError(`upstream ${timedOut ? "timed out" : "connection failed"}: ${(error as Error).message}`, {
       retryable: true,

@@ -8,7 +8,7 @@ import { noFreeModelAvailable } from "../accounts/refusals.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import { warning } from "../warnings.ts";
 import { findModel, parseModelReference, type ModelReference } from "./model-id.ts";
-import { withoutNativeParts } from "./native-parts.ts";
+import { carriesNative, withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
 import type { MediaOutput } from "../providers/capabilities.ts";
@@ -208,7 +208,7 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
   if (!route.capabilities.cacheControl && request.messages.some((m) => m.content.some((part) => part.cacheControl))) {
     warnings.push(warning("unsupported_parameter", "cache_control", `cache_control breakpoints are not sent to ${route.provider.id}, which caches prompts automatically`));
   }
-  if (route.capabilities.nativeFormat !== request.format) {
+  if (route.capabilities.nativeFormat !== request.format && carriesNative(request)) {
     const stripped = withoutNativeParts(adapted, route);
     adapted = stripped.request;
     warnings.push(...stripped.warnings);

@@ -10,7 +10,8 @@ import {
 } from "../../../gen/router/v1/inference_pb.js";
 import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 
-const ROLE_NAMES: Record<Role, string> = {
+/** The hub's roles in OpenAI chat words (also what the token estimate renders). */
+export const ROLE_NAMES: Record<Role, string> = {
   [Role.UNSPECIFIED]: "user",
   [Role.SYSTEM]: "system",
   [Role.DEVELOPER]: "developer",

@@ -24,7 +24,7 @@ import {
 import { requestHead } from "../../router-fields.ts";
 import { signerOfSignature } from "./encode-message.ts";
 import { validateBody } from "../../validation.ts";
-import { countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
+import { CARRIED_BLOCK_FIELDS, countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
 
 export interface DecodeContext {
   apiKey: string;
@@ -105,22 +105,11 @@ function toMessages(message: MessageParam): MessageInit[] {
   return messages;
 }
 
-/** Fields of each block type that the typed part carries; a block with others keeps its original. */
-const CARRIED: Record<string, readonly string[]> = {
-  text: ["type", "text", "cache_control"],
-  image: ["type", "source", "cache_control"],
-  document: ["type", "source", "title", "context", "citations", "cache_control"],
-  tool_use: ["type", "id", "name", "input", "cache_control"],
-  tool_result: ["type", "tool_use_id", "content", "is_error", "cache_control"],
-  thinking: ["type", "thinking", "signature"],
-  redacted_thinking: ["type", "data"],
-};
-
 function toPart(block: ContentBlockParam): PartInit {
   const part = typedPart(block);
   if (block.type !== "router.native") {
     if ("cache_control" in block) part.cacheControl = cacheControlOf(block.cache_control);
-    const carried = CARRIED[block.type];
+    const carried = CARRIED_BLOCK_FIELDS[block.type];
     if (Object.keys(block).some((field) => !carried.includes(field))) part.original = block as JsonObject;
   }
   return part;

@@ -48,7 +48,17 @@ const toolResultContentSchema = z.union([z.string(), list(z.union([textBlockSche
   error: "must be a string or an array of content blocks",
 });
 
-export const MODELLED_BLOCK_TYPES = new Set(["text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking"]);
+/** Fields of each block type the hub models that its typed part carries; a block with others keeps its original. */
+export const CARRIED_BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  text: ["type", "text", "cache_control"],
+  image: ["type", "source", "cache_control"],
+  document: ["type", "source", "title", "context", "citations", "cache_control"],
+  tool_use: ["type", "id", "name", "input", "cache_control"],
+  tool_result: ["type", "tool_use_id", "content", "is_error", "cache_control"],
+  thinking: ["type", "thinking", "signature"],
+  redacted_thinking: ["type", "data"],
+};
+const MODELLED_BLOCK_TYPES = new Set(Object.keys(CARRIED_BLOCK_FIELDS));
 /** The wrapper type of a block the hub does not model (never an Anthropic type: those are snake_case words). */
 const NATIVE = "router.native";
 
@@ -131,26 +141,6 @@ const outputConfigSchema = nullMeansAbsent(
 
 // ---- the body ----
 
-/** The top-level fields the decoder reads; every other one is passed on (decode-request.ts). */
-export const MODELLED_FIELDS = new Set([
-  "model",
-  "models",
-  "provider",
-  "request_tags",
-  "max_tokens",
-  "messages",
-  "system",
-  "temperature",
-  "top_p",
-  "top_k",
-  "stop_sequences",
-  "stream",
-  "metadata",
-  "tools",
-  "tool_choice",
-  "thinking",
-  "output_config",
-]);
 
 const bodyFields = {
   model: nonEmptyString,
@@ -172,6 +162,9 @@ const bodyFields = {
   thinking: thinkingSchema.optional(),
   output_config: outputConfigSchema.optional(),
 };
+
+/** The top-level fields the decoder reads; every other one is passed on (decode-request.ts). */
+export const MODELLED_FIELDS: ReadonlySet<string> = new Set(Object.keys(bodyFields));
 
 /** The rules across fields, for both bodies (a counted request has no max_tokens to compare with). */
 function crossFieldRules(body: z.output<z.ZodObject<typeof bodyFields>> | (Omit<z.output<z.ZodObject<typeof bodyFields>>, "max_tokens"> & { max_tokens?: number }), ctx: z.RefinementCtx) {

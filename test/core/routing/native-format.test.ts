@@ -99,6 +99,35 @@ describe("the native format's own protocol", () => {
     expect(words).toContain("context_management");
   });
 
+  it("looks inside tool results: a block of an unmodelled type there is left out on another protocol, with its warning", () => {
+    const attempt = attemptFor("openai/gpt-x", {
+      messages: [
+        {
+          role: Role.TOOL,
+          content: [
+            {
+              part: {
+                case: "toolResult",
+                value: {
+                  toolCallId: "call_1",
+                  content: [
+                    { part: { case: "text", value: { text: "found" } }, original: { type: "text", text: "found", citations: [] } },
+                    { part: { case: "native", value: { format: PublicFormat.MESSAGES, block: searchResult } } },
+                  ],
+                },
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const result = attempt.request.messages[0].content[0].part;
+    expect(result.case).toBe("toolResult");
+    const inner = result.case === "toolResult" ? result.value.content : [];
+    expect(inner.map((part) => [part.part.case, part.original])).toEqual([["text", undefined]]);
+    expect(attempt.warnings.map((w) => w.message).join(" | ")).toContain("search_result blocks are not supported by openai/gpt-x");
+  });
+
   it("keeps a chat request's pass-through filter on Anthropic (only the native format's fields all go)", () => {
     const chat = create(GenerateRequestSchema, {
       format: PublicFormat.CHAT_COMPLETIONS,
