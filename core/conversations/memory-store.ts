@@ -5,7 +5,7 @@
 // (each turn counted as its binary size), the least recently saved or
 // continued going first. Turns read from it are shared objects: callers must
 // not change them.
-import { clone, toBinary } from "@bufbuild/protobuf";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import { withCancelRequested } from "./turn-status.ts";
@@ -72,7 +72,8 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
       const cancelRequested = entries.get(key)?.cancelRequested ?? false;
       remove(key);
       // A copy: the caller's messages may change after saving; what is returned is read-only.
-      const entry = { turn: clone(TurnSchema, turn), bytes: toBinary(TurnSchema, turn).length, cancelRequested };
+      const binary = toBinary(TurnSchema, turn);
+      const entry = { turn: fromBinary(TurnSchema, binary), bytes: binary.length, cancelRequested };
       entries.set(key, entry);
       bytes += entry.bytes;
       while (entries.size > maxTurns || (bytes > maxBytes && entries.size > 1)) remove(entries.keys().next().value!);

@@ -46,6 +46,20 @@ describe("simulator/image in the bundled default", () => {
     expect(inflateSync(png.subarray(41, 41 + idatLength)).length).toBe(512 * (1 + 512 * 3));
   });
 
+  it("takes the seed: the same prompt and seed make the same image, another seed another", async () => {
+    const pixelOf = async (task: Record<string, any>) => {
+      const png = Buffer.from(await (await fetch(task.data[0].url, { headers: { authorization: `Bearer ${DEV_KEY}` } })).arrayBuffer());
+      return inflateSync(png.subarray(41, 41 + png.readUInt32BE(33))).subarray(1, 4).toString("hex");
+    };
+    const [first, again, other] = await Promise.all([
+      makeImage({ prompt: "a seeded lighthouse", size: "256x256", seed: 7 }),
+      makeImage({ prompt: "a seeded lighthouse", size: "256x256", seed: 7 }),
+      makeImage({ prompt: "a seeded lighthouse", size: "256x256", seed: 8 }),
+    ]);
+    expect(await pixelOf(again)).toBe(await pixelOf(first));
+    expect(await pixelOf(other)).not.toBe(await pixelOf(first));
+  });
+
   it("refuses a size outside the model's list (400 naming size)", async () => {
     const response = await fetch(`${gateway.apiUrl}/images/generations`, {
       method: "POST",

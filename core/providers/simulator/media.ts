@@ -1,6 +1,6 @@
 // The simulator's image jobs, so that `npm start` makes an image with no keys:
 // a job is done at its first poll, its image a PNG of one colour drawn from
-// the prompt (the same prompt, the same colour), as large as `size` asks
+// the prompt and the seed (the same prompt and seed, the same colour), as large as `size` asks
 // (256x256 by default), handed over as a data: URL. Stateless, so any
 // instance polls it. A prompt containing "[fail]" ends failed, one containing
 // "[moderate]" ends moderated, as the test fakes do.
@@ -16,7 +16,8 @@ export function createSimulatorMediaAdapter(): MediaJobAdapter {
     imageParameters: ["size", "seed"],
     async submitImage(_call, image) {
       const size = /^(\d+)x(\d+)$/.exec(image.size);
-      const job = new URLSearchParams({ prompt: image.prompt, width: size?.[1] ?? String(DEFAULT_SIDE), height: size?.[2] ?? String(DEFAULT_SIDE) });
+      // The seed picks the colour with the prompt: the same seed, the same image; another seed, another.
+      const job = new URLSearchParams({ prompt: image.prompt, seed: image.seed === 0n ? "" : String(image.seed), width: size?.[1] ?? String(DEFAULT_SIDE), height: size?.[2] ?? String(DEFAULT_SIDE) });
       const id = createHash("sha256").update(job.toString()).digest("hex").slice(0, 32);
       return { jobId: id, pollingUrl: `simulator:image?${job}` };
     },
@@ -25,7 +26,7 @@ export function createSimulatorMediaAdapter(): MediaJobAdapter {
       const prompt = query.get("prompt") ?? "";
       if (prompt.includes("[fail]")) return { state: "failed", code: "upstream_error", message: "The simulator failed this image, as its prompt asked." };
       if (prompt.includes("[moderate]")) return { state: "failed", code: "content_moderated", message: "The simulator moderated this image, as its prompt asked." };
-      const png = solidPng(Number(query.get("width")), Number(query.get("height")), colourOf(prompt));
+      const png = solidPng(Number(query.get("width")), Number(query.get("height")), colourOf(query.get("seed") ? `${query.get("seed")}\u0000${prompt}` : prompt));
       return { state: "succeeded", outputs: [{ url: `data:image/png;base64,${png.toString("base64")}` }] };
     },
   };
