@@ -70,6 +70,8 @@ const pricingSchema = z
     image: decimalString.optional(),
     /** Per generated image (image tasks: the hold is n of these, charged per image delivered). */
     image_output: decimalString.optional(),
+    /** Per second of generated video (video tasks: the hold is the seconds asked for, or the model's longest, at this price). */
+    video_output_per_second: decimalString.optional(),
     web_search_per_1000_requests_low: decimalString.optional(),
     web_search_per_1000_requests_medium: decimalString.optional(),
     web_search_per_1000_requests_high: decimalString.optional(),

@@ -1,8 +1,8 @@
-// The contract between the task service (core/tasks/) and one asynchronous
-// media protocol: submit a job, then poll it until it ends. A protocol says
-// only how its requests and answers look; the task service does the rest
-// (leases, backoff, timeouts, billing, hosted copies of the outputs).
-import type { ImageParameters } from "../../gen/router/v1/tasks_pb.js";
+// The contract between the task service (core/tasks/) and one media protocol:
+// submit a job, then poll it until it ends. A protocol says only how its
+// requests and answers look; the task service does the rest (leases, backoff,
+// timeouts, billing, hosted copies of the outputs, the result's shape).
+import type { ImageParameters, VideoParameters, VideoResultStyle } from "../../gen/router/v1/tasks_pb.js";
 import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
 
 export interface MediaJobCall {
@@ -15,14 +15,29 @@ export interface MediaJobCall {
 /** What the task keeps of a submitted job to poll it, from any instance. */
 export interface SubmittedJob {
   jobId: string;
-  /** Where the job's status is read (BFL answers it with the job; others build it from the id). */
+  /** Where the job's status is read: the adapter's own string (BFL answers it with the job; others build it from the id and kind). */
   pollingUrl: string;
+  /** A synchronous protocol's answer, there at once: the task service takes it as the first poll's and polls no more. */
+  finished?: JobState;
 }
 
-export interface JobOutput {
-  /** The provider's URL of the result; the task service fetches it at once (it may expire). */
-  url: string;
+/** What the provider says of one output, besides where its bytes are. */
+interface OutputDetails {
+  /** The provider's own id of this output (Pollo's generation id, Kling's video id). */
+  upstreamId?: string;
+  /** A video's length in seconds as the provider measured it. */
+  durationSeconds?: number;
 }
+
+/**
+ * One result. A URL is fetched at once (it may expire); `headers` go with that
+ * fetch when the bytes are behind the provider's credentials (OpenAI videos'
+ * `/content`) and are never stored. Bytes given inline (base64 answers) are
+ * stored as they are; `mediaType` then says what they are.
+ */
+export type JobOutput =
+  | (OutputDetails & { url: string; headers?: Record<string, string>; mediaType?: string })
+  | (OutputDetails & { bytes: Uint8Array; mediaType: string });
 
 export type JobState =
   | { state: "queued" | "running"; progress?: number }
@@ -31,10 +46,17 @@ export type JobState =
   | { state: "failed"; code: string; message: string };
 
 export interface MediaJobAdapter {
-  /** Most images one job makes (a request for more is refused before anything is held). */
+  /** Most images one job makes (a request for more is refused before anything is held); 0: the protocol makes no images. */
   readonly maxImagesPerJob: number;
   /** The optional image parameters the protocol carries (`size`, `output_format`...); any other given is refused with a 400. */
   readonly imageParameters: readonly string[];
-  submitImage(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob>;
+  /** True when an image job's answer comes with its submission (`SubmittedJob.finished`): `response_type: sync` picks these. */
+  readonly synchronousImages?: boolean;
+  /** The optional video parameters (VideoParameters' public names: `image`, `length`, `seconds`, `resolution`, `aspectRatio`, `size`, `mode`, `seed`, `generateAudio`) the protocol carries; absent: it makes no videos. */
+  readonly videoParameters?: readonly string[];
+  /** The shape its video tasks are shown in (the spec's four result styles). */
+  readonly videoResultStyle?: VideoResultStyle;
+  submitImage?(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob>;
+  submitVideo?(call: MediaJobCall, video: VideoParameters): Promise<SubmittedJob>;
   poll(call: MediaJobCall, job: SubmittedJob): Promise<JobState>;
 }

@@ -30,7 +30,7 @@ export function planImage(
   const model = catalogue.get(modelId);
   if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
   if (!model.config.output_modalities.includes("image")) throw invalidParameter("model", `Model ${modelId} does not generate images.`);
-  const route = model.routes.find((candidate) => candidate.enabled && adapters[candidate.provider.protocol] !== undefined);
+  const route = model.routes.find((candidate) => candidate.enabled && adapters[candidate.provider.protocol]?.submitImage !== undefined);
   if (!route) {
     throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs image tasks is available for ${modelId}.`, { param: "model" });
   }

@@ -11,6 +11,7 @@ import {
   RouterAssetsSchema,
   TaskErrorSchema,
   TaskOutputSchema,
+  TaskKind,
   TaskStatus,
   TaskUsageSchema,
   type Task,
@@ -20,7 +21,7 @@ import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
 import { formatMoney, parseMoney } from "../billing/money.ts";
 import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
 import { downloadMedia } from "../providers/media-http.ts";
-import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall } from "../providers/media-job.ts";
+import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
 import type { TaskStore } from "./store.ts";
@@ -57,7 +58,8 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
   };
   const route = routeOf(deps.catalogue, task);
   const adapter = route && deps.adapters[route.provider.protocol];
-  if (!route || !adapter) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
+  const submit = adapter && submitterFor(adapter, task);
+  if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
   const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, signal };
 
   while (!signal.aborted) {
@@ -76,12 +78,15 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
     let outputs: JobOutput[] = [];
     try {
       if (!task.upstreamJobId) {
-        const job = await adapter.submitImage(call, task.image!);
+        const job = await submit(call);
         await save({ upstreamJobId: job.jobId, polling: { ...task.polling!, pollingUrl: job.pollingUrl, nextPollAt: nextPollAt(task, deps) } });
         await deps.store.indexUpstream(task);
-        continue;
+        if (!job.finished) continue;
+        // A synchronous protocol answered with its submission: that answer is the first poll's.
+        state = job.finished;
+      } else {
+        state = await adapter!.poll(call, { jobId: task.upstreamJobId, pollingUrl: task.polling!.pollingUrl });
       }
-      state = await adapter.poll(call, { jobId: task.upstreamJobId, pollingUrl: task.polling!.pollingUrl });
       if (state.state === "succeeded") outputs = state.outputs;
     } catch (error) {
       if (signal.aborted) return;
@@ -115,6 +120,13 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
   }
 }
 
+/** The adapter's submission for the task's kind; undefined when the protocol does not make that kind (no longer, after a configuration change). */
+function submitterFor(adapter: MediaJobAdapter, task: Task): ((call: MediaJobCall) => Promise<SubmittedJob>) | undefined {
+  const { submitVideo, submitImage } = adapter;
+  if (task.kind === TaskKind.VIDEO) return submitVideo && task.video ? (call) => submitVideo.call(adapter, call, task.video!) : undefined;
+  return submitImage && task.image ? (call) => submitImage.call(adapter, call, task.image!) : undefined;
+}
+
 const isRefusal = (error: unknown) =>
   error instanceof UpstreamError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 
@@ -123,10 +135,19 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
   const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
   const stored = [];
   for (const [index, output] of outputs.entries()) {
-    const { bytes, mediaType } = await downloadMedia(output.url, { signal, timeoutMs });
+    const { bytes, mediaType } = await bytesOf(output, signal, timeoutMs);
     const name = assetName(task, index);
     await deps.assets.put(name, bytes);
-    stored.push(create(TaskOutputSchema, { url: output.url, mediaType: mediaType || "application/octet-stream", assetName: name, sizeBytes: BigInt(bytes.length) }));
+    stored.push(
+      create(TaskOutputSchema, {
+        url: "url" in output ? output.url : "",
+        mediaType: mediaType || "application/octet-stream",
+        assetName: name,
+        sizeBytes: BigInt(bytes.length),
+        upstreamId: output.upstreamId ?? "",
+        durationSeconds: output.durationSeconds ?? 0,
+      }),
+    );
   }
   const nowMs = deps.now().getTime();
   const price = pricePerImage(deps.catalogue, task);
@@ -150,6 +171,13 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
     usageDetails(task, deps, "ok"),
   );
   deps.webhooks?.send(finished);
+}
+
+/** An output's bytes: given inline, or fetched from its URL (with the provider's credentials where it needs them). */
+async function bytesOf(output: JobOutput, signal: AbortSignal, timeoutMs: number): Promise<{ bytes: Buffer; mediaType: string }> {
+  if ("bytes" in output) return { bytes: Buffer.from(output.bytes), mediaType: output.mediaType };
+  const fetched = await downloadMedia(output.url, { headers: output.headers, signal, timeoutMs });
+  return { bytes: fetched.bytes, mediaType: fetched.mediaType || output.mediaType || "" };
 }
 
 /** Ends the task failed: nothing delivered, so its hold goes back. */

@@ -177,6 +177,21 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: string public_origin = 24;
    */
   publicOrigin: string;
+
+  /**
+   * What was asked for, for a video task (`image` is set for an image task).
+   *
+   * @generated from field: router.v1.VideoParameters video = 25;
+   */
+  video?: VideoParameters | undefined;
+
+  /**
+   * How the gateway shows a video task: the shape of its provider family
+   * (the spec's four result styles). Unset for images.
+   *
+   * @generated from field: router.v1.VideoResultStyle result_style = 26;
+   */
+  resultStyle: VideoResultStyle;
 };
 
 /**
@@ -216,6 +231,20 @@ export declare type TaskOutput = Message<"router.v1.TaskOutput"> & {
    * @generated from field: int64 size_bytes = 4;
    */
   sizeBytes: bigint;
+
+  /**
+   * The provider's own id of this output (Pollo's generation id, Kling's video id), when it gives one.
+   *
+   * @generated from field: string upstream_id = 5;
+   */
+  upstreamId: string;
+
+  /**
+   * A video's length in seconds as the provider measured it (Kling's `duration`); 0: not told.
+   *
+   * @generated from field: double duration_seconds = 6;
+   */
+  durationSeconds: number;
 };
 
 /**
@@ -241,6 +270,18 @@ export declare type TaskUsage = Message<"router.v1.TaskUsage"> & {
    * @generated from field: string cost = 2;
    */
   cost: string;
+
+  /**
+   * Videos delivered, and the seconds charged for them (video tasks).
+   *
+   * @generated from field: int32 videos = 3;
+   */
+  videos: number;
+
+  /**
+   * @generated from field: double video_seconds = 4;
+   */
+  videoSeconds: number;
 };
 
 /**
@@ -399,6 +440,79 @@ export declare type ImageParameters = Message<"router.v1.ImageParameters"> & {
  * Use `create(ImageParametersSchema)` to create a new message.
  */
 export declare const ImageParametersSchema: GenMessage<ImageParameters>;
+
+/**
+ * What a video task asks for (POST /api/v1/videos). Which of these a model
+ * takes, and their allowed values, come from the catalogue
+ * (supported_params_details); a protocol carries the ones its adapter names.
+ *
+ * @generated from message router.v1.VideoParameters
+ */
+export declare type VideoParameters = Message<"router.v1.VideoParameters"> & {
+  /**
+   * @generated from field: string prompt = 1;
+   */
+  prompt: string;
+
+  /**
+   * An input image (image-to-video), an http(s) URL; empty: text-to-video.
+   *
+   * @generated from field: string image_url = 2;
+   */
+  imageUrl: string;
+
+  /**
+   * `length`: seconds (4, 5, 6, 8, 10 or 12, per model); 0: not given.
+   *
+   * @generated from field: int32 length = 3;
+   */
+  length: number;
+
+  /**
+   * `seconds`: the progress-style family's duration (4, 8 or 12); 0: not given.
+   *
+   * @generated from field: int32 seconds = 4;
+   */
+  seconds: number;
+
+  /**
+   * @generated from field: string resolution = 5;
+   */
+  resolution: string;
+
+  /**
+   * @generated from field: string aspect_ratio = 6;
+   */
+  aspectRatio: string;
+
+  /**
+   * `WIDTHxHEIGHT` (the progress-style family).
+   *
+   * @generated from field: string size = 7;
+   */
+  size: string;
+
+  /**
+   * @generated from field: string mode = 8;
+   */
+  mode: string;
+
+  /**
+   * @generated from field: optional int64 seed = 9;
+   */
+  seed?: bigint | undefined;
+
+  /**
+   * @generated from field: optional bool generate_audio = 10;
+   */
+  generateAudio?: boolean | undefined;
+};
+
+/**
+ * Describes the message router.v1.VideoParameters.
+ * Use `create(VideoParametersSchema)` to create a new message.
+ */
+export declare const VideoParametersSchema: GenMessage<VideoParameters>;
 
 /**
  * @generated from message router.v1.CreateImageRequest
@@ -612,6 +726,52 @@ export declare type ReadAssetResponse = Message<"router.v1.ReadAssetResponse"> &
  * Use `create(ReadAssetResponseSchema)` to create a new message.
  */
 export declare const ReadAssetResponseSchema: GenMessage<ReadAssetResponse>;
+
+/**
+ * The spec's four shapes of a video result, one per provider family; the
+ * protocol's adapter says which its tasks take (docs/tasks.md).
+ *
+ * @generated from enum router.v1.VideoResultStyle
+ */
+export enum VideoResultStyle {
+  /**
+   * @generated from enum value: VIDEO_RESULT_STYLE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * OpenAI videos: an object with `status` and `progress` (0 to 100).
+   *
+   * @generated from enum value: VIDEO_RESULT_STYLE_PROGRESS = 1;
+   */
+  PROGRESS = 1,
+
+  /**
+   * Pollo: `generations[]`, each with its own id, status, url, mediaType and dates.
+   *
+   * @generated from enum value: VIDEO_RESULT_STYLE_PER_GENERATION = 2;
+   */
+  PER_GENERATION = 2,
+
+  /**
+   * Kling: `data.status` and `generations[]` with `duration` and `url`.
+   *
+   * @generated from enum value: VIDEO_RESULT_STYLE_DATA = 3;
+   */
+  DATA = 3,
+
+  /**
+   * Vertex Veo: `data.status`, generations with `bytesBase64Encoded`.
+   *
+   * @generated from enum value: VIDEO_RESULT_STYLE_BASE64 = 4;
+   */
+  BASE64 = 4,
+}
+
+/**
+ * Describes the enum router.v1.VideoResultStyle.
+ */
+export declare const VideoResultStyleSchema: GenEnum<VideoResultStyle>;
 
 /**
  * @generated from enum router.v1.TaskKind
