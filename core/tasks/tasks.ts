@@ -2,7 +2,7 @@
 // the meter as chat is, idempotent by key), read and list an organisation's
 // tasks, read a hosted asset; the poller (poller.ts) runs each task on one
 // instance (run-job.ts). docs/tasks.md describes the whole.
-import { clone, create, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { createHash } from "node:crypto";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { ImageParametersSchema, RouterAssetsSchema, TaskKind, TaskPollingSchema, TaskSchema, TaskStatus, type CreateImageRequest, type Task } from "../../gen/router/v1/tasks_pb.js";
@@ -19,6 +19,17 @@ import type { AssetStore } from "./asset-store.ts";
 import { planImage } from "./image-request.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
+
+/** The fields every create request shares (CreateImageRequest, and the other kinds'). */
+type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "webhookUrl" | "publicOrigin">;
+
+/** What a kind's planning decided: the route's provider, the hold, the digest of what was asked, and the kind's own fields. */
+interface PlannedTask {
+  provider: string;
+  holdNanos: bigint;
+  digest: string;
+  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle">;
+}
 
 export interface TasksDeps extends Omit<JobDeps, "accounts"> {
   accounts: Pick<Accounts, "stores" | "settlements" | "usage">;
@@ -77,60 +88,77 @@ export function createTasks(deps: TasksDeps): Tasks {
     return task;
   };
 
+  /** The caller's key digest; a bad key is told before anything about the request (401 first). */
+  const checkCaller = async (caller: Caller | undefined) => {
+    const apiKey = caller?.apiKey ?? "";
+    if (!apiKey) throw missingApiKey();
+    const keyDigest = sha256Hex(apiKey);
+    await checkKey(deps.accounts, keyDigest);
+    return keyDigest;
+  };
+
+  /**
+   * Admits a planned task (its hold through the meter), stores it queued and
+   * starts running it here; with an Idempotency-Key already used by the
+   * organisation, answers that task instead and holds nothing.
+   */
+  const start = async (request: TaskCreateRequest, keyDigest: string, planned: PlannedTask): Promise<Task> => {
+    const nowMs = deps.now().getTime();
+    const id = newServiceId(deps.idPrefix);
+    const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos: planned.holdNanos }, now: nowMs });
+    const task = create(TaskSchema, {
+      ...planned.fields,
+      id,
+      organizationId: admission.key.organizationId,
+      keyId: admission.key.keyId,
+      modelId: request.model,
+      provider: planned.provider,
+      status: TaskStatus.QUEUED,
+      idempotencyKey: request.idempotencyKey,
+      createdAt: timestampFromMs(nowMs),
+      updatedAt: timestampFromMs(nowMs),
+      expiresAt: timestampFromMs(nowMs + deps.config.retention_seconds * 1000),
+      routerAssets: create(RouterAssetsSchema, { status: "pending" }),
+      polling: create(TaskPollingSchema, { nextPollAt: timestampFromMs(nowMs), deadline: timestampFromMs(nowMs + deps.config.timeout_seconds * 1000) }),
+      holdNanos: admission.holdNanos,
+      requestDigest: planned.digest,
+      webhookUrl: request.webhookUrl,
+      publicOrigin: request.publicOrigin,
+    });
+    const details = { model: request.model, provider: planned.provider, requestTags: [], latencyMs: 0, streamed: false, now: nowMs };
+    let stored;
+    try {
+      stored = await fromStore(store.create(task));
+    } catch (error) {
+      admission.release({ ...details, outcome: "store_unavailable" });
+      throw error;
+    }
+    if (!stored.created) {
+      // The same Idempotency-Key again: the first task, and nothing held twice.
+      admission.release({ ...details, outcome: "idempotent_replay" });
+      if (stored.task.requestDigest !== task.requestDigest) {
+        throw routerError(Code.FailedPrecondition, "idempotency_key_reused", "This Idempotency-Key was used with other parameters; send a new key for a new request.", { param: "Idempotency-Key" });
+      }
+      return stored.task;
+    }
+    void poller.adopt(task);
+    return task;
+  };
+
   return {
     store,
     assets,
     poller,
     async createImage(request) {
-      const apiKey = request.caller?.apiKey ?? "";
-      if (!apiKey) throw missingApiKey();
-      const keyDigest = sha256Hex(apiKey);
-      // A bad key is told before anything about the request (401 first).
-      await checkKey(deps.accounts, keyDigest);
+      const keyDigest = await checkCaller(request.caller);
       const plan = planImage(deps.catalogue, deps.adapters, request.model, request.image);
       checkWebhookUrl(request.webhookUrl, deps);
-      const nowMs = deps.now().getTime();
-      const id = newServiceId(deps.idPrefix);
-      const holdNanos = nanosFromMoney(plan.pricePerImage * BigInt(plan.n));
-      const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos }, now: nowMs });
-      const task = create(TaskSchema, {
-        id,
-        organizationId: admission.key.organizationId,
-        keyId: admission.key.keyId,
-        modelId: request.model,
+      return start(request, keyDigest, {
         provider: plan.route.provider.id,
-        kind: TaskKind.IMAGE,
-        status: TaskStatus.QUEUED,
-        image: { ...request.image!, n: plan.n },
-        idempotencyKey: request.idempotencyKey,
-        createdAt: timestampFromMs(nowMs),
-        updatedAt: timestampFromMs(nowMs),
-        expiresAt: timestampFromMs(nowMs + deps.config.retention_seconds * 1000),
-        routerAssets: create(RouterAssetsSchema, { status: "pending" }),
-        polling: create(TaskPollingSchema, { nextPollAt: timestampFromMs(nowMs), deadline: timestampFromMs(nowMs + deps.config.timeout_seconds * 1000) }),
-        holdNanos: admission.holdNanos,
-        requestDigest: requestDigest(request),
-        webhookUrl: request.webhookUrl,
-        publicOrigin: request.publicOrigin,
+        holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
+        digest: requestDigest(request.model, ImageParametersSchema, { ...request.image!, n: plan.n }),
+        fields: { kind: TaskKind.IMAGE, image: { ...request.image!, n: plan.n } },
       });
-      const details = { model: request.model, provider: plan.route.provider.id, requestTags: [], latencyMs: 0, streamed: false, now: nowMs };
-      let stored;
-      try {
-        stored = await fromStore(store.create(task));
-      } catch (error) {
-        admission.release({ ...details, outcome: "store_unavailable" });
-        throw error;
-      }
-      if (!stored.created) {
-        // The same Idempotency-Key again: the first task, and nothing held twice.
-        admission.release({ ...details, outcome: "idempotent_replay" });
-        if (stored.task.requestDigest !== task.requestDigest) {
-          throw routerError(Code.FailedPrecondition, "idempotency_key_reused", "This Idempotency-Key was used with other parameters; send a new key for a new request.", { param: "Idempotency-Key" });
-        }
-        return stored.task;
-      }
-      void poller.adopt(task);
-      return task;
     },
     async get(caller, id) {
       const key = await organizationOf(caller);
@@ -165,9 +193,7 @@ function checkWebhookUrl(url: string, deps: TasksDeps) {
   if (parsed?.protocol !== "https:" && parsed?.protocol !== "http:") throw invalidParameter("webhook_url", "webhook_url must be an http or https URL.");
 }
 
-/** What a create asked, as one digest: the model and the image parameters (their binary form is deterministic). */
-function requestDigest(request: CreateImageRequest): string {
-  const image = request.image ? clone(ImageParametersSchema, request.image) : create(ImageParametersSchema);
-  image.n ||= 1;
-  return createHash("sha256").update(request.model).update("\u0000").update(toBinary(ImageParametersSchema, image)).digest("hex");
+/** What a create asked, as one digest: the model and the parameters (their binary form is deterministic). */
+function requestDigest<Desc extends DescMessage>(model: string, schema: Desc, parameters: MessageInitShape<Desc>): string {
+  return createHash("sha256").update(model).update("\u0000").update(toBinary(schema, create(schema, parameters))).digest("hex");
 }

@@ -557,6 +557,13 @@ export declare type CreateImageRequest = Message<"router.v1.CreateImageRequest">
    * @generated from field: string public_origin = 6;
    */
   publicOrigin: string;
+
+  /**
+   * Which kind of provider may serve it (the public `response_type`).
+   *
+   * @generated from field: router.v1.ImageResponseType response_type = 7;
+   */
+  responseType: ImageResponseType;
 };
 
 /**
@@ -580,6 +587,67 @@ export declare type CreateImageResponse = Message<"router.v1.CreateImageResponse
  * Use `create(CreateImageResponseSchema)` to create a new message.
  */
 export declare const CreateImageResponseSchema: GenMessage<CreateImageResponse>;
+
+/**
+ * @generated from message router.v1.CreateVideoRequest
+ */
+export declare type CreateVideoRequest = Message<"router.v1.CreateVideoRequest"> & {
+  /**
+   * @generated from field: router.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * Catalogue id of a video model (output_modalities has video).
+   *
+   * @generated from field: string model = 2;
+   */
+  model: string;
+
+  /**
+   * @generated from field: router.v1.VideoParameters video = 3;
+   */
+  video?: VideoParameters | undefined;
+
+  /**
+   * As CreateImageRequest's.
+   *
+   * @generated from field: string idempotency_key = 4;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: string webhook_url = 5;
+   */
+  webhookUrl: string;
+
+  /**
+   * @generated from field: string public_origin = 6;
+   */
+  publicOrigin: string;
+};
+
+/**
+ * Describes the message router.v1.CreateVideoRequest.
+ * Use `create(CreateVideoRequestSchema)` to create a new message.
+ */
+export declare const CreateVideoRequestSchema: GenMessage<CreateVideoRequest>;
+
+/**
+ * @generated from message router.v1.CreateVideoResponse
+ */
+export declare type CreateVideoResponse = Message<"router.v1.CreateVideoResponse"> & {
+  /**
+   * @generated from field: router.v1.Task task = 1;
+   */
+  task?: Task | undefined;
+};
+
+/**
+ * Describes the message router.v1.CreateVideoResponse.
+ * Use `create(CreateVideoResponseSchema)` to create a new message.
+ */
+export declare const CreateVideoResponseSchema: GenMessage<CreateVideoResponse>;
 
 /**
  * @generated from message router.v1.GetTaskRequest
@@ -850,6 +918,37 @@ export enum TaskStatus {
 export declare const TaskStatusSchema: GenEnum<TaskStatus>;
 
 /**
+ * @generated from enum router.v1.ImageResponseType
+ */
+export enum ImageResponseType {
+  /**
+   * A synchronous provider where the model has one, else an asynchronous one.
+   *
+   * @generated from enum value: IMAGE_RESPONSE_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Only a synchronous provider; the call answers once the task has ended.
+   *
+   * @generated from enum value: IMAGE_RESPONSE_TYPE_SYNC = 1;
+   */
+  SYNC = 1,
+
+  /**
+   * Only an asynchronous provider; the call answers the task queued.
+   *
+   * @generated from enum value: IMAGE_RESPONSE_TYPE_ASYNC = 2;
+   */
+  ASYNC = 2,
+}
+
+/**
+ * Describes the enum router.v1.ImageResponseType.
+ */
+export declare const ImageResponseTypeSchema: GenEnum<ImageResponseType>;
+
+/**
  * TaskService runs slow media generation (images now; videos next) as tasks:
  * a create call admits the request (key, model, credits: the worst-case price
  * is held) and answers at once with the task, queued; the core then submits
@@ -872,6 +971,16 @@ export declare const TaskService: GenService<{
     methodKind: "unary";
     input: typeof CreateImageRequestSchema;
     output: typeof CreateImageResponseSchema;
+  },
+  /**
+   * CreateVideo starts a video task, idempotent as CreateImage.
+   *
+   * @generated from rpc router.v1.TaskService.CreateVideo
+   */
+  createVideo: {
+    methodKind: "unary";
+    input: typeof CreateVideoRequestSchema;
+    output: typeof CreateVideoResponseSchema;
   },
   /**
    * GetTask returns one task as it stands now.
