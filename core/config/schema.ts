@@ -11,7 +11,7 @@ const modality = z.enum(["text", "image", "file", "audio", "video", "pdf"]);
 
 const supportedParameter = z.string().min(1);
 
-export const providerProtocolSchema = z.enum(["openai-compatible", "anthropic", "gemini", "simulator", "bfl"]);
+export const providerProtocolSchema = z.enum(["openai-compatible", "anthropic", "gemini", "simulator", "bfl", "pollo", "kling", "vertex"]);
 
 const openAiQuirksSchema = z
   .object({

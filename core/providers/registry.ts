@@ -3,7 +3,7 @@
 // core/providers/ plus one line here (docs/architecture.md).
 import type { ProviderProtocol } from "../config/schema.ts";
 import { anthropicCapabilities, createAnthropicAdapter } from "./anthropic/adapter.ts";
-import { bflCapabilities, createBflChatAdapter, createBflMediaAdapter } from "./bfl/adapter.ts";
+import { createBflMediaAdapter } from "./bfl/adapter.ts";
 import type { ProtocolCapabilities } from "./capabilities.ts";
 import { createGeminiAdapter, geminiCapabilities } from "./gemini/adapter.ts";
 import type { HttpClient } from "./http-client.ts";
@@ -11,6 +11,7 @@ import { createOpenAiCompatibleAdapter, openAiCompatibleCapabilities } from "./o
 import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapter.ts";
 import { createSimulatorMediaAdapter } from "./simulator/media.ts";
 import type { MediaJobAdapter } from "./media-job.ts";
+import { createMediaOnlyChatAdapter, mediaOnlyCapabilities } from "./media-only.ts";
 import type { ProviderAdapter } from "./types.ts";
 
 interface RegisteredProtocol {
@@ -25,7 +26,10 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   anthropic: { capabilities: anthropicCapabilities, createAdapter: createAnthropicAdapter },
   gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
   simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter, createMediaAdapter: createSimulatorMediaAdapter },
-  bfl: { capabilities: bflCapabilities, createAdapter: createBflChatAdapter, createMediaAdapter: createBflMediaAdapter },
+  bfl: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images"), createMediaAdapter: createBflMediaAdapter },
+  pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images and videos") },
+  kling: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
+  vertex: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
 };
 
 /** A protocol's descriptor, without building its adapter (the catalogue's view). */

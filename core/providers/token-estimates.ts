@@ -28,8 +28,11 @@ const PROFILES: Record<ProviderProtocol, TokenEstimateProfile> = {
   anthropic: { media: { image: 1600, audio: 1000, file: 1500 }, openAiModelIds: false },
   gemini: { media: { image: 258, audio: 1000, file: 1500 }, openAiModelIds: false },
   simulator: { media: { image: 765, audio: 1000, file: 1500 }, openAiModelIds: false },
-  // BFL serves no chat; its line is never used for an estimate.
+  // The media-only protocols serve no chat; their lines are never used for an estimate.
   bfl: { media: { image: 765, audio: 1000, file: 1500 }, openAiModelIds: false },
+  pollo: { media: { image: 765, audio: 1000, file: 1500 }, openAiModelIds: false },
+  kling: { media: { image: 765, audio: 1000, file: 1500 }, openAiModelIds: false },
+  vertex: { media: { image: 765, audio: 1000, file: 1500 }, openAiModelIds: false },
 };
 
 export const tokenEstimateProfile = (protocol: ProviderProtocol): TokenEstimateProfile => PROFILES[protocol];

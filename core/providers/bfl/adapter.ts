@@ -5,31 +5,10 @@
 // Content Moderated or Request Moderated. One image per job.
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
-import type { ProtocolCapabilities } from "../capabilities.ts";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";
-import { UpstreamError, type ProviderAdapter } from "../types.ts";
-
-/** BFL serves no chat: its routes carry nothing of a chat request. */
-export const bflCapabilities: ProtocolCapabilities = {
-  reasoning: "effort",
-  cacheControl: false,
-  mediaOptions: [],
-  passthrough: [],
-  parallelToolCalls: false,
-  serverTools: [],
-};
-
-/** A chat request routed to BFL fails over to the model's next route, saying why. */
-export function createBflChatAdapter(): ProviderAdapter {
-  return {
-    capabilities: bflCapabilities,
-    async *stream() {
-      throw new UpstreamError("this provider generates images only (POST /api/v1/images/generations)", { retryable: true, reason: "not_a_chat_protocol" });
-    },
-  };
-}
+import { UpstreamError } from "../types.ts";
 
 const submitted = z.object({ id: z.string(), polling_url: z.string() });
 const result = z.object({
