@@ -564,6 +564,14 @@ export declare type CreateImageRequest = Message<"router.v1.CreateImageRequest">
    * @generated from field: router.v1.ImageResponseType response_type = 7;
    */
   responseType: ImageResponseType;
+
+  /**
+   * The public `response_format`: `url` (or empty) or `b64_json`, which only
+   * a synchronous answer carries (so it also picks a synchronous provider).
+   *
+   * @generated from field: string response_format = 8;
+   */
+  responseFormat: string;
 };
 
 /**
