@@ -15,7 +15,8 @@
 //
 // Options: --rounds N (4)  --streams N (1000)  --ramp-ms MS (1000)  --tokens N (12)
 //   --token-interval-ms MS (250)  --candidate DIR  --log-level L (silent)  --quick (2 rounds)
-//   --heap-snapshot (a heap snapshot of each gateway at the peak of its first measured phase)
+//   --heap-snapshot (heap snapshots of the floor and each gateway at the peak of its first measured
+//   phase and idle after it; bench/heap-diff.ts gives what each open stream keeps)
 //   --profile (the floor and each gateway under --cpu-prof; profiles in bench/results/profiles/streams-<name>/)
 // Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
 import { mkdirSync, readFileSync } from "node:fs";
@@ -238,9 +239,11 @@ async function main() {
     const order = round % 2 === 1 ? PATHS : [...PATHS].reverse();
     const line: string[] = [];
     for (const name of order) {
-      const snapshot = flags["heap-snapshot"] && round === 1 && hopOf[name] && name !== "floor" ? path.join(RESULTS_DIR, "profiles", `streams-${name}.heapsnapshot`) : undefined;
+      const snapshot = flags["heap-snapshot"] && round === 1 && hopOf[name] ? path.join(RESULTS_DIR, "profiles", `streams-${name}.heapsnapshot`) : undefined;
       if (snapshot) log(`${name}: heap snapshot at the peak of this phase -> ${path.relative(ROOT, snapshot)} (its round is slower)`);
       const { result, upstreamPeak, upstreamConnections, hopCpuMicros, hopStats, otherShare } = await phase(name, snapshot);
+      // The same process idle, its streams ended: bench/heap-diff.ts gives what each open stream kept.
+      if (snapshot) await settle().then(() => hopOf[name]!.heapSnapshot(snapshot.replace(/\.heapsnapshot$/, "-idle.heapsnapshot")));
       const tally = tallies[name];
       tally.firstToken.push(...result.firstToken);
       tally.duration.push(...result.duration);
