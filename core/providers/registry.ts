@@ -12,6 +12,7 @@ import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapt
 import { createSimulatorMediaAdapter } from "./simulator/media.ts";
 import type { MediaJobAdapter } from "./media-job.ts";
 import { createMediaOnlyChatAdapter, mediaOnlyCapabilities } from "./media-only.ts";
+import { createPolloMediaAdapter } from "./pollo/media.ts";
 import type { ProviderAdapter } from "./types.ts";
 
 interface RegisteredProtocol {
@@ -27,7 +28,7 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
   simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter, createMediaAdapter: createSimulatorMediaAdapter },
   bfl: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images"), createMediaAdapter: createBflMediaAdapter },
-  pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images and videos") },
+  pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images and videos"), createMediaAdapter: createPolloMediaAdapter },
   kling: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
   vertex: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
 };
