@@ -192,6 +192,14 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: router.v1.VideoResultStyle result_style = 26;
    */
   resultStyle: VideoResultStyle;
+
+  /**
+   * Served by a synchronous provider (its answer came with the submission):
+   * the create waited for the task's end and answers its result, not the task.
+   *
+   * @generated from field: bool synchronous = 27;
+   */
+  synchronous: boolean;
 };
 
 /**
