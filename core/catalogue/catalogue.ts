@@ -16,6 +16,8 @@ export interface ProviderRoute {
   /** Usable now: active, and the provider's key is present (the simulator needs none). */
   enabled: boolean;
   apiKey: string;
+  /** The provider's secret_key_env, read as apiKey is, for providers that sign with a second key. */
+  secretKey?: string;
   contextLength: number;
   maxCompletionTokens: number;
 }
@@ -59,8 +61,9 @@ export function createCatalogue(config: RouterConfig, env: Environment, capabili
 function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProviderConfig, capabilities: ProtocolCapabilities, env: Environment): ProviderRoute {
   const prompt = parseMoney(route.pricing.prompt);
   const apiKey = provider.api_key_env ? (env[provider.api_key_env] ?? "") : "";
+  const secretKey = provider.secret_key_env ? env[provider.secret_key_env] : undefined;
   // A provider that names no key variable (a local server, the simulator) needs none.
-  const keyPresent = !provider.api_key_env || apiKey !== "";
+  const keyPresent = (!provider.api_key_env || apiKey !== "") && (!provider.secret_key_env || !!secretKey);
   return {
     model,
     provider,
@@ -84,6 +87,7 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
     },
     enabled: route.is_active && keyPresent,
     apiKey,
+    secretKey,
     contextLength: route.context_length ?? model.context_length,
     maxCompletionTokens: route.max_completion_tokens ?? model.max_completion_tokens,
   };

@@ -41,6 +41,8 @@ export const providerSchema = z
     base_url: z.url().optional(),
     /** Environment variable holding the API key; when named, the provider is enabled only when it is set. */
     api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    /** Environment variable holding a second key the protocol signs with (Kling's secret key; required there); enabled only when set. */
+    secret_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
     /** A stream's time to its response headers, and the longest silence between its chunks. */
     timeout_ms: z.number().int().positive().default(60_000),
     /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
@@ -55,6 +57,10 @@ export const providerSchema = z
   .superRefine((provider, ctx) => {
     if (provider.protocol !== "simulator" && !provider.base_url) {
       ctx.addIssue({ code: "custom", path: ["base_url"], message: "required for protocol " + provider.protocol });
+    }
+    if (provider.protocol === "kling" && (!provider.api_key_env || !provider.secret_key_env)) {
+      // Kling signs each request with the secret key; the access key is the token's issuer.
+      ctx.addIssue({ code: "custom", path: [provider.api_key_env ? "secret_key_env" : "api_key_env"], message: "required for protocol kling (the access key and the secret key)" });
     }
   });
 

@@ -9,6 +9,8 @@ export interface MediaJobCall {
   provider: ProviderConfig;
   route: ModelProviderConfig;
   apiKey: string;
+  /** The second credential of a provider that signs its requests (Kling's secret key), from its secret_key_env. */
+  secretKey?: string;
   signal: AbortSignal;
 }
 

@@ -7,6 +7,7 @@ import { createBflMediaAdapter } from "./bfl/adapter.ts";
 import type { ProtocolCapabilities } from "./capabilities.ts";
 import { createGeminiAdapter, geminiCapabilities } from "./gemini/adapter.ts";
 import type { HttpClient } from "./http-client.ts";
+import { createKlingMediaAdapter } from "./kling/media.ts";
 import { createOpenAiCompatibleAdapter, openAiCompatibleCapabilities } from "./openai-compatible/adapter.ts";
 import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapter.ts";
 import { createSimulatorMediaAdapter } from "./simulator/media.ts";
@@ -29,7 +30,7 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter, createMediaAdapter: createSimulatorMediaAdapter },
   bfl: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images"), createMediaAdapter: createBflMediaAdapter },
   pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images and videos"), createMediaAdapter: createPolloMediaAdapter },
-  kling: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
+  kling: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos"), createMediaAdapter: createKlingMediaAdapter },
   vertex: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
 };
 

@@ -60,7 +60,7 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
   const adapter = route && deps.adapters[route.provider.protocol];
   const submit = adapter && submitterFor(adapter, task);
   if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
-  const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, signal };
+  const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal };
 
   while (!signal.aborted) {
     const nowMs = deps.now().getTime();

@@ -6,7 +6,8 @@
 //        then succeed (data.task_result.videos [{id, url, duration}], duration a decimal
 //        string of the measured length, "5.042" for a 5-second task) or failed
 //        (data.task_status_msg). Video URLs answer 404 after assetTtlMs (default 30 days,
-//        Kling's retention).
+//        Kling's retention). A create with a duration, mode, sound (on | off) or, for
+//        text2video, aspect_ratio outside Kling's values is a 400 with code 1201.
 // Every call needs `Authorization: Bearer <JWT>`: HS256, signed with the secret key,
 // iss = the access key, exp and nbf present and valid at the fake's clock (checked with
 // jose). Refusals are Kling's 401 codes: 1001 no header, 1002 invalid (bad signature,
@@ -25,6 +26,7 @@ export const KLING_KINDS = ["text2video", "image2video"] as const;
 export const KLING_FAILURE_MESSAGE = "Video generation failed.";
 export const KLING_MODERATION_MESSAGE = "Failure to pass the risk control system";
 export const KLING_DURATIONS = ["5", "10"];
+export const KLING_ASPECT_RATIOS = ["16:9", "9:16", "1:1"];
 
 export interface KlingOptions extends MediaFakeOptions {
   accessKey?: string;
@@ -93,6 +95,8 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
     const duration = String(body.duration ?? "5");
     if (!KLING_DURATIONS.includes(duration)) return refuse({ status: 400, code: 1201, message: `duration must be one of ${KLING_DURATIONS.join(", ")}` });
     if (body.mode !== undefined && body.mode !== "std" && body.mode !== "pro") return refuse({ status: 400, code: 1201, message: "mode must be std or pro" });
+    if (body.sound !== undefined && body.sound !== "on" && body.sound !== "off") return refuse({ status: 400, code: 1201, message: "sound must be on or off" });
+    if (kind === "text2video" && body.aspect_ratio !== undefined && !KLING_ASPECT_RATIOS.includes(body.aspect_ratio)) return refuse({ status: 400, code: 1201, message: `aspect_ratio must be one of ${KLING_ASPECT_RATIOS.join(", ")}` });
     const job = jobs.create(`86000000000000${String(jobs.jobs.size + 1).padStart(4, "0")}`, body.model_name ?? "kling-v1", prompt, { kind, duration, externalTaskId: body.external_task_id });
     if (job.outcome === "refused") {
       jobs.jobs.delete(job.id);

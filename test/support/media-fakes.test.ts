@@ -406,6 +406,8 @@ describe("the fake Kling upstream", () => {
     const refused = await create(`x ${REFUSE_PROMPT}`);
     expect([refused.status, refused.json.code]).toEqual([400, 1301]);
     expect((await create("x", "text2video", { duration: "7" })).json.code).toBe(1201);
+    expect((await create("x", "text2video", { sound: "loud" })).json.code).toBe(1201);
+    expect((await create("x", "text2video", { aspect_ratio: "4:3" })).json.code).toBe(1201);
     expect((await create("x", "image2video")).json.code).toBe(1201);
     expect((await create("x", "image2video", { image: "https://example.com/a.png" })).json.data.task_status).toBe("submitted");
   });
