@@ -1,6 +1,6 @@
 // router.v1.TaskService: media tasks (core/tasks/), with the caller's API key;
 // another organisation's task is as unknown as a missing one.
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import type { TaskService } from "../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../errors.ts";
 import type { Tasks } from "../tasks/tasks.ts";
@@ -13,9 +13,8 @@ export function createTaskService(tasks: Tasks): ServiceImpl<typeof TaskService>
     async createImage(request) {
       return { task: await tasks.createImage(request) };
     },
-    createVideo() {
-      // Built next (issue 12's video slice); until then the RPC says so.
-      throw new ConnectError("CreateVideo is not built yet.", Code.Unimplemented);
+    async createVideo(request) {
+      return { task: await tasks.createVideo(request) };
     },
     async getTask(request) {
       return { task: await tasks.get(request.caller, request.id) };

@@ -15,16 +15,19 @@ import {
   TaskStatus,
   TaskUsageSchema,
   type Task,
+  type TaskOutput,
 } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
 import { formatMoney, parseMoney } from "../billing/money.ts";
+import { moneyFromNanos } from "../accounts/ledger-units.ts";
 import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
 import { downloadMedia } from "../providers/media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
 import type { TaskStore } from "./store.ts";
+import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
 
 export interface JobDeps {
@@ -150,13 +153,12 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
     );
   }
   const nowMs = deps.now().getTime();
-  const price = pricePerImage(deps.catalogue, task);
-  const cost = price * BigInt(stored.length);
+  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, stored.length);
   const finished = await save({
     status: TaskStatus.SUCCEEDED,
     progress: 1,
     outputs: stored,
-    usage: create(TaskUsageSchema, { images: stored.length, cost: formatMoney(cost) }),
+    usage: create(TaskUsageSchema, { ...usage, cost: formatMoney(cost) }),
     completedAt: timestampFromMs(nowMs),
     routerAssets: create(RouterAssetsSchema, {
       status: "ready",
@@ -207,9 +209,25 @@ function routeOf(catalogue: Catalogue, task: Task): ProviderRoute | undefined {
   return catalogue.get(task.modelId)?.routes.find((route) => route.provider.id === task.provider);
 }
 
-function pricePerImage(catalogue: Catalogue, task: Task) {
+/** Images delivered, each at the route's `image_output`. */
+function imageCharge(catalogue: Catalogue, task: Task, images: number) {
   const price = routeOf(catalogue, task)?.route.pricing.image_output;
-  return price ? parseMoney(price) : 0n;
+  return { usage: { images }, cost: (price ? parseMoney(price) : 0n) * BigInt(images) };
+}
+
+/**
+ * Seconds delivered at the route's `video_output_per_second`: each video's
+ * length as the provider measured it, rounded up to whole seconds, else the
+ * seconds held for it; never more seconds than were held, nor more than the hold.
+ */
+function videoCharge(catalogue: Catalogue, task: Task, outputs: readonly TaskOutput[]) {
+  const held = videoSecondsHeld(catalogue.get(task.modelId)?.config.supported_params_details ?? {}, task.video ?? { length: 0, seconds: 0 });
+  const delivered = outputs.reduce((sum, output) => sum + (output.durationSeconds > 0 ? Math.ceil(output.durationSeconds) : held), 0);
+  const seconds = Math.min(delivered, held);
+  const price = routeOf(catalogue, task)?.route.pricing.video_output_per_second;
+  const cost = (price ? parseMoney(price) : 0n) * BigInt(seconds);
+  const most = moneyFromNanos(task.holdNanos);
+  return { usage: { videos: outputs.length, videoSeconds: seconds }, cost: cost < most ? cost : most };
 }
 
 /** Half again as long after each poll, up to the maximum, then drawn between half and all of that (jitter). */

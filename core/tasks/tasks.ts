@@ -1,11 +1,22 @@
-// The task service's core: create an image task (admitted and held through
+// The task service's core: create an image or a video task (admitted and held through
 // the meter as chat is, idempotent by key), read and list an organisation's
 // tasks, read a hosted asset; the poller (poller.ts) runs each task on one
 // instance (run-job.ts). docs/tasks.md describes the whole.
 import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { createHash } from "node:crypto";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { ImageParametersSchema, RouterAssetsSchema, TaskKind, TaskPollingSchema, TaskSchema, TaskStatus, type CreateImageRequest, type Task } from "../../gen/router/v1/tasks_pb.js";
+import {
+  ImageParametersSchema,
+  RouterAssetsSchema,
+  TaskKind,
+  TaskPollingSchema,
+  TaskSchema,
+  TaskStatus,
+  VideoParametersSchema,
+  type CreateImageRequest,
+  type CreateVideoRequest,
+  type Task,
+} from "../../gen/router/v1/tasks_pb.js";
 import type { Caller } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
@@ -17,8 +28,10 @@ import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import type { AssetStore } from "./asset-store.ts";
 import { planImage } from "./image-request.ts";
+import type { InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
+import { planVideo } from "./video-request.ts";
 
 /** The fields every create request shares (CreateImageRequest, and the other kinds'). */
 type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "webhookUrl" | "publicOrigin">;
@@ -28,12 +41,14 @@ interface PlannedTask {
   provider: string;
   holdNanos: bigint;
   digest: string;
-  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle">;
+  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous">;
 }
 
 export interface TasksDeps extends Omit<JobDeps, "accounts"> {
   accounts: Pick<Accounts, "stores" | "settlements" | "usage">;
   idPrefix: string;
+  /** How a video's input image is fetched (timeout, size cap); default INPUT_IMAGE_LIMITS. */
+  inputImageLimits?: InputImageLimits;
 }
 
 export interface Tasks {
@@ -41,6 +56,7 @@ export interface Tasks {
   readonly assets: AssetStore;
   readonly poller: TaskPoller;
   createImage(request: CreateImageRequest): Promise<Task>;
+  createVideo(request: CreateVideoRequest): Promise<Task>;
   get(caller: Caller | undefined, id: string): Promise<Task>;
   list(caller: Caller | undefined, limit: number): Promise<Task[]>;
   readAsset(caller: Caller | undefined, taskId: string, index: number, range: { offset: number; length?: number }): Promise<{ bytes: Buffer; size: number; mediaType: string }>;
@@ -151,13 +167,28 @@ export function createTasks(deps: TasksDeps): Tasks {
     poller,
     async createImage(request) {
       const keyDigest = await checkCaller(request.caller);
-      const plan = planImage(deps.catalogue, deps.adapters, request.model, request.image);
+      const plan = planImage(deps.catalogue, deps.adapters, request.model, request.image, request);
       checkWebhookUrl(request.webhookUrl, deps);
-      return start(request, keyDigest, {
+      const task = await start(request, keyDigest, {
         provider: plan.route.provider.id,
         holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
-        digest: requestDigest(request.model, ImageParametersSchema, { ...request.image!, n: plan.n }),
-        fields: { kind: TaskKind.IMAGE, image: { ...request.image!, n: plan.n } },
+        digest: requestDigest(request.model, ImageParametersSchema, plan.image),
+        fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true },
+      });
+      if (!task.synchronous) return task;
+      // A synchronous provider's answer is the create's: wait for this instance's run, as long as the provider may take.
+      await poller.ended(task, plan.route.provider.request_timeout_ms);
+      return (await fromStore(store.get(task.organizationId, task.id))) ?? task;
+    },
+    async createVideo(request) {
+      const keyDigest = await checkCaller(request.caller);
+      checkWebhookUrl(request.webhookUrl, deps);
+      const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, deps.inputImageLimits);
+      return start(request, keyDigest, {
+        provider: plan.route.provider.id,
+        holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),
+        digest: requestDigest(request.model, VideoParametersSchema, request.video!),
+        fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle },
       });
     },
     async get(caller, id) {

@@ -8,7 +8,8 @@
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
-import { TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { TaskKind, TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { encodeVideoTask } from "./video-result.ts";
 
 export interface WebhookOptions {
   /** The signing key: the secret's bytes after `whsec_`, base64-decoded. */
@@ -82,9 +83,17 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
   };
 }
 
-/** `{type, timestamp, data}` (Standard Webhooks' payload), data shaped as GET /api/v1/images/{task_id} answers. */
+/**
+ * `{type, timestamp, data}` (Standard Webhooks' payload), data shaped as GET
+ * /api/v1/images/{task_id} or GET /api/v1/videos/{task_id} answers (a
+ * base64-style video's generations without their bytes: the body stays small,
+ * and router_assets.urls has the video).
+ */
 export function webhookPayload(task: Task, now: Date) {
   const succeeded = task.status === TaskStatus.SUCCEEDED;
+  if (task.kind === TaskKind.VIDEO) {
+    return { type: succeeded ? "video.completed" : "video.failed", timestamp: now.toISOString(), data: encodeVideoTask(task, { origin: task.publicOrigin }) };
+  }
   const urls = (task.routerAssets?.urls ?? []).map((path) => task.publicOrigin + path);
   const iso = (value: Task["createdAt"]) => (value ? timestampDate(value).toISOString() : null);
   return {

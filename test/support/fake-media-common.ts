@@ -4,6 +4,7 @@
 // docs/media-protocols.md describes the real protocols the fakes imitate.
 import type http from "node:http";
 import { solidPng } from "../../core/providers/simulator/media.ts";
+import { tinyMp4 } from "../../core/providers/simulator/mp4.ts";
 import type { Answer, FakeUpstream, RecordedRequest } from "./recording-server.ts";
 
 /** A prompt containing this ends its job failed, in the provider's own failure shape. */
@@ -20,36 +21,9 @@ export const TINY_PNG: Buffer = solidPng(1, 1, Buffer.from([255, 0, 0]));
 /**
  * A minimal well-formed MP4: ftyp (isom), moov with a one-second mvhd, and an
  * empty mdat. It has no tracks, so a player shows nothing, but every box parses.
+ * Made as the simulator makes its videos.
  */
 export const TINY_MP4: Buffer = tinyMp4();
-
-function box(type: string, ...payload: Buffer[]): Buffer {
-  const body = Buffer.concat(payload);
-  const size = Buffer.alloc(4);
-  size.writeUInt32BE(8 + body.length);
-  return Buffer.concat([size, Buffer.from(type, "ascii"), body]);
-}
-
-function uint32s(...values: number[]): Buffer {
-  const buffer = Buffer.alloc(4 * values.length);
-  values.forEach((value, index) => buffer.writeUInt32BE(value >>> 0, 4 * index));
-  return buffer;
-}
-
-function tinyMp4(): Buffer {
-  const ftyp = box("ftyp", Buffer.from("isom", "ascii"), uint32s(0x200), Buffer.from("isomiso2mp41", "ascii"));
-  const mvhd = box(
-    "mvhd",
-    uint32s(0, 0, 0, 1000, 1000), // version+flags, creation, modification, timescale 1000, duration 1 s
-    uint32s(0x00010000), // rate 1.0
-    Buffer.from([0x01, 0x00]), // volume 1.0
-    Buffer.alloc(10), // reserved
-    uint32s(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000), // unity matrix
-    Buffer.alloc(24), // pre_defined
-    uint32s(1), // next track id
-  );
-  return Buffer.concat([ftyp, box("moov", mvhd), box("mdat")]);
-}
 
 /** How a fake behaves over time: at which poll a job starts running and finishes, and how long its URLs live. */
 export interface MediaFakeOptions {

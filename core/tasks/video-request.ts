@@ -1,0 +1,106 @@
+// What a video task needs before anything is held: the model (a video model
+// by its output_modalities), the route that runs it (the first enabled one
+// whose protocol makes videos), each parameter given checked (the spec's
+// values, the protocol's parameters, the catalogue's allowed values), the
+// input image fetched and checked, and the hold: the seconds asked for at the
+// route's `video_output_per_second`.
+import { VideoResultStyle, type VideoParameters } from "../../gen/router/v1/tasks_pb.js";
+import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
+import type { ProviderProtocol } from "../config/schema.ts";
+import { parseMoney, type Money } from "../billing/money.ts";
+import { Code, invalidParameter, routerError } from "../errors.ts";
+import type { MediaJobAdapter } from "../providers/media-job.ts";
+import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
+
+/** The spec's values of `length` (seconds; per model within these). */
+export const VIDEO_LENGTHS: readonly number[] = [4, 5, 6, 8, 10, 12];
+/** The spec's values of `seconds` (the progress-style family's duration). */
+export const VIDEO_SECONDS: readonly number[] = [4, 8, 12];
+/** Seconds held when neither the request nor the catalogue says how long a video is: the spec's longest. */
+export const DEFAULT_VIDEO_SECONDS = 12;
+
+/** The parameters whose allowed values the catalogue may list in `supported_params_details`. */
+const LISTED_PARAMETERS = ["length", "seconds", "resolution", "aspectRatio", "size", "mode"] as const;
+
+export interface PlannedVideo {
+  route: ProviderRoute;
+  adapter: MediaJobAdapter;
+  /** The seconds the hold covers: asked, else the model's longest, else DEFAULT_VIDEO_SECONDS. */
+  heldSeconds: number;
+  pricePerSecond: Money;
+  resultStyle: VideoResultStyle;
+}
+
+export async function planVideo(
+  catalogue: Catalogue,
+  adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>,
+  modelId: string,
+  video: VideoParameters | undefined,
+  imageLimits: InputImageLimits = INPUT_IMAGE_LIMITS,
+): Promise<PlannedVideo> {
+  if (!modelId) throw invalidParameter("model", "model is required.");
+  if (!video?.prompt) throw invalidParameter("prompt", "prompt is required.");
+  const model = catalogue.get(modelId);
+  if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
+  if (!model.config.output_modalities.includes("video")) throw invalidParameter("model", `Model ${modelId} does not generate videos.`);
+  const route = model.routes.find((candidate) => candidate.enabled && adapters[candidate.provider.protocol]?.submitVideo !== undefined);
+  if (!route) {
+    throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs video tasks is available for ${modelId}.`, { param: "model" });
+  }
+  const adapter = adapters[route.provider.protocol]!;
+  if (video.length !== 0 && !VIDEO_LENGTHS.includes(video.length)) throw invalidParameter("length", `length must be one of ${VIDEO_LENGTHS.join(", ")} (seconds).`);
+  if (video.seconds !== 0 && !VIDEO_SECONDS.includes(video.seconds)) throw invalidParameter("seconds", `seconds must be one of ${VIDEO_SECONDS.join(", ")}.`);
+  const details = model.config.supported_params_details;
+  checkOptions(modelId, details, adapter, video);
+  // Last, as it goes over the network: everything else is refused without a fetch.
+  if (video.imageUrl) await checkInputImage(video.imageUrl, imageLimits);
+  const price = route.route.pricing.video_output_per_second;
+  return {
+    route,
+    adapter,
+    heldSeconds: videoSecondsHeld(details, video),
+    pricePerSecond: price ? parseMoney(price) : 0n,
+    resultStyle: adapter.videoResultStyle ?? VideoResultStyle.PROGRESS,
+  };
+}
+
+/** The seconds a request asked for (`length` or `seconds`), undefined when it did not say. */
+export function videoSecondsAsked(video: Pick<VideoParameters, "length" | "seconds">): number | undefined {
+  return video.length || video.seconds || undefined;
+}
+
+/** The seconds held for a video: asked, else the longest the catalogue allows for the model, else DEFAULT_VIDEO_SECONDS. */
+export function videoSecondsHeld(details: Record<string, unknown>, video: Pick<VideoParameters, "length" | "seconds">): number {
+  const allowed = [details.length, details.seconds].flatMap((values) => (Array.isArray(values) ? values.map(Number).filter(Number.isFinite) : []));
+  return videoSecondsAsked(video) ?? (allowed.length > 0 ? Math.max(...allowed) : DEFAULT_VIDEO_SECONDS);
+}
+
+/**
+ * Each optional parameter given: refused where the route's protocol does not
+ * carry it (never dropped silently), and, for the listed ones, checked
+ * against the model's `supported_params_details.<param>` where the catalogue
+ * has a list (values compared as text: `seconds: ["4", "8"]` and
+ * `length: [5, 10]` both work).
+ */
+function checkOptions(modelId: string, details: Record<string, unknown>, adapter: MediaJobAdapter, video: VideoParameters) {
+  const carried = adapter.videoParameters ?? [];
+  const given: Record<string, string | undefined> = {
+    image: video.imageUrl || undefined,
+    length: video.length ? String(video.length) : undefined,
+    seconds: video.seconds ? String(video.seconds) : undefined,
+    resolution: video.resolution || undefined,
+    aspectRatio: video.aspectRatio || undefined,
+    size: video.size || undefined,
+    mode: video.mode || undefined,
+    seed: video.seed === undefined ? undefined : String(video.seed),
+    generateAudio: video.generateAudio === undefined ? undefined : String(video.generateAudio),
+  };
+  for (const [param, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (!carried.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
+    const allowed = (LISTED_PARAMETERS as readonly string[]).includes(param) ? details[param] : undefined;
+    if (Array.isArray(allowed) && !allowed.map(String).includes(value)) {
+      throw invalidParameter(param, allowed.length === 0 ? `${modelId} does not take ${param}.` : `${param} must be one of ${allowed.join(", ")} for ${modelId}.`);
+    }
+  }
+}
