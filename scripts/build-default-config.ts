@@ -64,6 +64,8 @@ const PROVIDERS = [
   })),
   // Asynchronous image tasks (docs/tasks.md); its models are listed by bflModels, not from the snapshot.
   { id: "bfl", label: "Black Forest Labs", protocol: "bfl", base_url: "https://api.bfl.ai", api_key_env: "BFL_API_KEY" },
+  // Asynchronous video tasks; an access key and a secret key (each request is a JWT signed with the secret). Models: klingModels.
+  { id: "kling", label: "Kling AI", protocol: "kling", base_url: "https://api-singapore.klingai.com", api_key_env: "KLING_ACCESS_KEY", secret_key_env: "KLING_SECRET_KEY" },
   { id: "simulator", label: "Simulator", protocol: "simulator" },
   { id: "simulator-backup", label: "Simulator (backup)", protocol: "simulator" },
 ];
@@ -284,6 +286,36 @@ function bflModels() {
   ];
 }
 
+/**
+ * Kling's video models, priced per second of video. Kling sells its API in
+ * prepaid units (its developer pricing page, klingai.com/global/dev/pricing:
+ * the standard packages at 0.14 USD a unit) and deducts units per task by
+ * model, mode and length: Kling 2.5 Turbo in std mode is 1.5 units (0.21 USD)
+ * for 5 seconds and 3 units for 10, so 0.042 USD a second (that page's figures
+ * as inference.sh lists them, which bills Kling's units at that rate). A route
+ * has one price, and the pro mode costs more (2.5 units per 5 s), so only std
+ * is listed (Kling's default mode). Kling's `sound` (generateAudio) is priced
+ * apart and only Kling 2.6 and later take it; models that take it are left out
+ * until the catalogue can price it.
+ */
+function klingModels() {
+  const model = (id: string, name: string, pricePerSecond: string, description: string) => ({
+    id: `kling/${id}`,
+    name,
+    description,
+    created: UNDATED_CREATED,
+    creator: "kling",
+    context_length: 2500,
+    max_completion_tokens: 1,
+    input_modalities: ["text", "image"],
+    output_modalities: ["video"],
+    supported_parameters: [],
+    supported_params_details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"] },
+    providers: [{ provider: "kling", provider_model_id: id, pricing: { prompt: "0", completion: "0", video_output_per_second: pricePerSecond } }],
+  });
+  return [model("kling-v2-5-turbo", "Kling 2.5 Turbo", "0.042", "Text or image to video, 5 or 10 seconds, 720p (std mode); aspectRatio for text to video only.")];
+}
+
 /** The built-in simulator models; the simulator's behaviour is named by provider_model_id. */
 function simulatorModels() {
   const model = (name: string, description: string, providers: object[], extra: object = {}) => ({
@@ -340,7 +372,7 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
   const chat = Object.entries(table).filter(([, entry]) => upstreamIds.has(entry.litellm_provider ?? "") && entry.mode === "chat");
   const skipped = chat.flatMap(([key, entry]) => exclusion(key, entry) ?? []);
   const priced = chat.filter(([key, entry]) => exclusion(key, entry) === undefined).map(([key, entry]) => toModel(key, entry));
-  const models = [...priced, ...bflModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const models = [...priced, ...bflModels(), ...klingModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const config = {
     id_prefix: "rtr",
     providers: PROVIDERS,
