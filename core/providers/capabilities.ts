@@ -63,4 +63,11 @@ export interface ProtocolCapabilities {
    * execution tool) is served by the native format's protocol alone.
    */
   readonly serverTools: readonly string[];
+  /**
+   * Whether the protocol finds credentials of its own in the environment, so
+   * that its routes are enabled while the provider's `api_key_env` is unset
+   * (Vertex: Google's application default credentials, which
+   * GOOGLE_APPLICATION_CREDENTIALS names). Unset: the key is needed.
+   */
+  readonly ambientCredentials?: (env: Readonly<Record<string, string | undefined>>) => boolean;
 }
