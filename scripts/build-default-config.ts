@@ -66,6 +66,8 @@ const PROVIDERS = [
   { id: "bfl", label: "Black Forest Labs", protocol: "bfl", base_url: "https://api.bfl.ai", api_key_env: "BFL_API_KEY" },
   // Asynchronous video tasks; an access key and a secret key (each request is a JWT signed with the secret). Models: klingModels.
   { id: "kling", label: "Kling AI", protocol: "kling", base_url: "https://api-singapore.klingai.com", api_key_env: "KLING_ACCESS_KEY", secret_key_env: "KLING_SECRET_KEY" },
+  // Veo on Vertex AI: put your project in base_url. The token is VERTEX_ACCESS_TOKEN, else application default credentials. Models: vertexModels.
+  { id: "vertex", label: "Vertex AI", protocol: "vertex", base_url: "https://us-central1-aiplatform.googleapis.com/v1/projects/your-project-id/locations/us-central1", api_key_env: "VERTEX_ACCESS_TOKEN" },
   { id: "simulator", label: "Simulator", protocol: "simulator" },
   { id: "simulator-backup", label: "Simulator (backup)", protocol: "simulator" },
 ];
@@ -316,6 +318,39 @@ function klingModels() {
   return [model("kling-v2-5-turbo", "Kling 2.5 Turbo", "0.042", "Text or image to video, 5 or 10 seconds, 720p (std mode); aspectRatio for text to video only.")];
 }
 
+/**
+ * Google's Veo models on Vertex AI, priced per second of video as Google's
+ * Vertex AI pricing page (cloud.google.com/vertex-ai/generative-ai/pricing, Veo)
+ * lists them for video with audio at 720p and 1080p: Veo 3 and Veo 3.1 0.40 USD,
+ * their Fast models 0.15 USD (the page itself could not be read here; these are
+ * its figures as several public price tables that cite it list them). Video
+ * without audio is cheaper and 4K dearer; a route has one price, so the audio
+ * price is held and charged (never less than Google's) and 4K is not listed.
+ * Each takes 4, 6 or 8 seconds, 16:9 or 9:16, and one sample per request.
+ */
+function vertexModels() {
+  const model = (id: string, name: string, pricePerSecond: string, description: string) => ({
+    id: `google/${id}`,
+    name,
+    description,
+    created: UNDATED_CREATED,
+    creator: "google",
+    context_length: 1024,
+    max_completion_tokens: 1,
+    input_modalities: ["text", "image"],
+    output_modalities: ["video"],
+    supported_parameters: [],
+    supported_params_details: { length: [4, 6, 8], resolution: ["720p", "1080p"], aspectRatio: ["16:9", "9:16"] },
+    providers: [{ provider: "vertex", provider_model_id: id, pricing: { prompt: "0", completion: "0", video_output_per_second: pricePerSecond } }],
+  });
+  return [
+    model("veo-3.1-generate-001", "Veo 3.1", "0.40", "Text or image to video with audio, 4 to 8 seconds, 720p or 1080p."),
+    model("veo-3.1-fast-generate-001", "Veo 3.1 Fast", "0.15", "Faster Veo 3.1: text or image to video with audio, 4 to 8 seconds, 720p or 1080p."),
+    model("veo-3.0-generate-001", "Veo 3", "0.40", "Text or image to video with audio, 4 to 8 seconds, 720p or 1080p."),
+    model("veo-3.0-fast-generate-001", "Veo 3 Fast", "0.15", "Faster Veo 3: text or image to video with audio, 4 to 8 seconds, 720p or 1080p."),
+  ];
+}
+
 /** The built-in simulator models; the simulator's behaviour is named by provider_model_id. */
 function simulatorModels() {
   const model = (name: string, description: string, providers: object[], extra: object = {}) => ({
@@ -372,7 +407,7 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
   const chat = Object.entries(table).filter(([, entry]) => upstreamIds.has(entry.litellm_provider ?? "") && entry.mode === "chat");
   const skipped = chat.flatMap(([key, entry]) => exclusion(key, entry) ?? []);
   const priced = chat.filter(([key, entry]) => exclusion(key, entry) === undefined).map(([key, entry]) => toModel(key, entry));
-  const models = [...priced, ...bflModels(), ...klingModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const models = [...priced, ...bflModels(), ...klingModels(), ...vertexModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const config = {
     id_prefix: "rtr",
     providers: PROVIDERS,

@@ -90,8 +90,8 @@ describe("build-default-config", () => {
   });
 
   it("matches every generated upstream price to the snapshot", () => {
-    // The simulator's, BFL's and Kling's models are not from the snapshot (their prices are their own pages').
-    for (const model of config.models.filter((m) => m.creator !== "simulator" && !["bfl", "kling"].includes(m.providers[0].provider))) {
+    // The simulator's, BFL's, Kling's and Vertex's models are not from the snapshot (their prices are their own pages').
+    for (const model of config.models.filter((m) => m.creator !== "simulator" && !["bfl", "kling", "vertex"].includes(m.providers[0].provider))) {
       const [{ provider_model_id, pricing }] = model.providers;
       const entry = prices[provider_model_id];
       expect(Number(pricing.prompt)).toBe(entry.input_cost_per_token);
@@ -109,6 +109,7 @@ describe("build-default-config", () => {
       ["moonshot", "openai-compatible"],
       ["bfl", "bfl"],
       ["kling", "kling"],
+      ["vertex", "vertex"],
       ["simulator", "simulator"],
       ["simulator-backup", "simulator"],
     ]);
@@ -118,7 +119,7 @@ describe("build-default-config", () => {
       { id: "org_dev", name: "Development", keys: [{ id: "key_dev", env: "ROUTER_DEV_KEY", disabled: false }] },
     ]);
     const perProvider = (id: string) => config.models.filter((m) => m.providers.some((p) => p.provider === id)).length;
-    for (const id of ["openai", "anthropic", "google", "xai", "deepseek", "moonshot", "bfl", "kling", "simulator"]) expect(perProvider(id)).toBeGreaterThan(0);
+    for (const id of ["openai", "anthropic", "google", "xai", "deepseek", "moonshot", "bfl", "kling", "vertex", "simulator"]) expect(perProvider(id)).toBeGreaterThan(0);
   });
 
   it("lists only the sampling fields each protocol carries, and effort maps only where an effort is taken", () => {
@@ -198,7 +199,7 @@ describe("build-default-config", () => {
       }),
     );
     const ids = buildDefaultConfig(readFileSync(fixture, "utf8")).config.models.map((m) => m.id);
-    expect(ids.filter((id) => !id.startsWith("simulator/") && !id.startsWith("bfl/") && !id.startsWith("kling/"))).toEqual(["openai/priced-model"]);
+    expect(ids.filter((id) => !id.startsWith("simulator/") && !id.startsWith("bfl/") && !id.startsWith("kling/") && !id.startsWith("google/veo-"))).toEqual(["openai/priced-model"]);
   });
 });
 
