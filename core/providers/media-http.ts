@@ -7,6 +7,7 @@ import { UpstreamError, upstreamHttpError } from "./types.ts";
 export interface MediaRequest {
   method: "GET" | "POST";
   headers: Record<string, string>;
+  /** JSON, or FormData (multipart/form-data). */
   body?: unknown;
   signal: AbortSignal;
   timeoutMs: number;
@@ -14,10 +15,12 @@ export interface MediaRequest {
 
 /** The parsed JSON answer; a non-2xx answer is an UpstreamError carrying `describe(status, body)`. */
 export async function mediaJson(url: string, request: MediaRequest, describe: (status: number, text: string) => string): Promise<unknown> {
+  // A FormData body goes as multipart/form-data (fetch writes its boundary); any other as JSON.
+  const form = request.body instanceof FormData;
   const response = await send(url, {
     method: request.method,
-    headers: { accept: "application/json", ...(request.body === undefined ? {} : { "content-type": "application/json" }), ...request.headers },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    headers: { accept: "application/json", ...(request.body === undefined || form ? {} : { "content-type": "application/json" }), ...request.headers },
+    body: request.body === undefined ? undefined : form ? (request.body as FormData) : JSON.stringify(request.body),
     signal: AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMs)]),
   });
   const text = await response.text();

@@ -9,6 +9,7 @@ import { createGeminiAdapter, geminiCapabilities } from "./gemini/adapter.ts";
 import type { HttpClient } from "./http-client.ts";
 import { createKlingMediaAdapter } from "./kling/media.ts";
 import { createOpenAiCompatibleAdapter, openAiCompatibleCapabilities } from "./openai-compatible/adapter.ts";
+import { createOpenAiCompatibleMediaAdapter } from "./openai-compatible/media.ts";
 import { createSimulatorAdapter, simulatorCapabilities } from "./simulator/adapter.ts";
 import { createSimulatorMediaAdapter } from "./simulator/media.ts";
 import type { MediaJobAdapter } from "./media-job.ts";
@@ -24,7 +25,7 @@ interface RegisteredProtocol {
 }
 
 const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
-  "openai-compatible": { capabilities: openAiCompatibleCapabilities, createAdapter: createOpenAiCompatibleAdapter },
+  "openai-compatible": { capabilities: openAiCompatibleCapabilities, createAdapter: createOpenAiCompatibleAdapter, createMediaAdapter: createOpenAiCompatibleMediaAdapter },
   anthropic: { capabilities: anthropicCapabilities, createAdapter: createAnthropicAdapter },
   gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
   simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter, createMediaAdapter: createSimulatorMediaAdapter },

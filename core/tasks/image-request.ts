@@ -1,8 +1,10 @@
 // What an image task needs before anything is held: the model (an image model
 // by its output_modalities), the route that runs it (the first enabled one
-// whose protocol runs media jobs), the parameters checked, and the hold (n
-// images at the route's `image_output` price; none priced: nothing held).
-import type { ImageParameters } from "../../gen/router/v1/tasks_pb.js";
+// whose protocol runs media jobs, synchronous or not as response_type and
+// response_format ask), the parameters checked, and the hold (n images at the
+// route's `image_output` price; none priced: nothing held).
+import { create } from "@bufbuild/protobuf";
+import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
 import { parseMoney, type Money } from "../billing/money.ts";
@@ -17,31 +19,88 @@ export interface PlannedImage {
   adapter: MediaJobAdapter;
   n: number;
   pricePerImage: Money;
+  /** What the task asks of the provider: the request's parameters, n settled, and a parameter the model takes one value of set to it. */
+  image: ImageParameters;
 }
+
+/** Which kind of provider the create asked for. */
+type Wanted = Pick<CreateImageRequest, "responseType" | "responseFormat">;
 
 export function planImage(
   catalogue: Catalogue,
   adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>,
   modelId: string,
   image: ImageParameters | undefined,
+  wanted: Wanted = { responseType: ImageResponseType.UNSPECIFIED, responseFormat: "" },
 ): PlannedImage {
   if (!modelId) throw invalidParameter("model", "model is required.");
   if (!image?.prompt) throw invalidParameter("prompt", "prompt is required.");
   const model = catalogue.get(modelId);
   if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
   if (!model.config.output_modalities.includes("image")) throw invalidParameter("model", `Model ${modelId} does not generate images.`);
-  const route = model.routes.find((candidate) => candidate.enabled && adapters[candidate.provider.protocol]?.submitImage !== undefined);
-  if (!route) {
-    throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs image tasks is available for ${modelId}.`, { param: "model" });
-  }
+  const route = routeFor(modelId, model.routes, adapters, wanted);
   const adapter = adapters[route.provider.protocol]!;
   const n = image.n === 0 ? 1 : image.n;
   const most = Math.min(IMAGE_N_MAX, adapter.maxImagesPerJob);
   if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `n must be between 1 and ${most}.`);
   if (image.size && image.size !== "auto" && !/^\d+x\d+$/.test(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
-  checkOptions(modelId, model.config.supported_params_details, adapter, image);
+  const details = model.config.supported_params_details;
+  checkOptions(modelId, details, adapter, image);
   const price = route.route.pricing.image_output;
-  return { route, adapter, n, pricePerImage: price ? parseMoney(price) : 0n };
+  return { route, adapter, n, pricePerImage: price ? parseMoney(price) : 0n, image: withOnlyValues(create(ImageParametersSchema, { ...image, n }), details, adapter) };
+}
+
+/**
+ * The route that serves the create: among the model's routes whose protocol
+ * makes images, synchronous ones for `response_type: sync` and for
+ * `response_format: b64_json` (only a synchronous answer carries the bytes),
+ * asynchronous ones for `async`, and without either a synchronous one first.
+ * A kind the model has no route of is the request's fault (400); a kind whose
+ * routes are all disabled (no key) is unavailable (503).
+ */
+function routeFor(modelId: string, routes: readonly ProviderRoute[], adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>, wanted: Wanted): ProviderRoute {
+  if (wanted.responseFormat && wanted.responseFormat !== "url" && wanted.responseFormat !== "b64_json") {
+    throw invalidParameter("response_format", "response_format must be url or b64_json.");
+  }
+  const inline = wanted.responseFormat === "b64_json";
+  if (inline && wanted.responseType === ImageResponseType.ASYNC) {
+    throw invalidParameter("response_format", "response_format b64_json comes with synchronous answers only; an async task's results are hosted URLs.");
+  }
+  const imaging = routes.filter((candidate) => adapters[candidate.provider.protocol]?.submitImage !== undefined);
+  const isSync = (candidate: ProviderRoute) => adapters[candidate.provider.protocol]?.synchronousImages === true;
+  const sync = inline || wanted.responseType === ImageResponseType.SYNC;
+  const eligible = sync ? imaging.filter(isSync) : wanted.responseType === ImageResponseType.ASYNC ? imaging.filter((candidate) => !isSync(candidate)) : imaging;
+  if (eligible.length === 0 && imaging.length > 0) {
+    if (wanted.responseType !== ImageResponseType.UNSPECIFIED) {
+      const kind = sync ? "synchronous" : "asynchronous";
+      throw invalidParameter("response_type", `${modelId} has no ${kind} image provider: send response_type ${sync ? "async" : "sync"}, or leave it out.`);
+    }
+    throw invalidParameter("response_format", `${modelId} has no synchronous image provider, so its results are hosted URLs: leave response_format out, or send url.`);
+  }
+  const enabled = eligible.filter((candidate) => candidate.enabled);
+  const route = enabled.find(isSync) ?? enabled[0];
+  if (!route) throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs image tasks is available for ${modelId}.`, { param: "model" });
+  return route;
+}
+
+/**
+ * A parameter the model takes exactly one value of (its
+ * `supported_params_details` lists one) is set to it when the request leaves
+ * it out, so the provider makes what the catalogue prices (a flat per-image
+ * price for one quality and size) rather than its own default.
+ */
+function withOnlyValues(image: ImageParameters, details: Record<string, unknown>, adapter: MediaJobAdapter): ImageParameters {
+  const only = (param: string) => {
+    const allowed = details[param];
+    return adapter.imageParameters.includes(param) && Array.isArray(allowed) && allowed.length === 1 && typeof allowed[0] === "string" ? allowed[0] : undefined;
+  };
+  const settled = { ...image };
+  if (!settled.size || settled.size === "auto") settled.size = only("size") ?? settled.size;
+  if (!settled.quality || settled.quality === "auto") settled.quality = only("quality") ?? settled.quality;
+  if (!settled.outputFormat) settled.outputFormat = only("output_format") ?? "";
+  if (!settled.background || settled.background === "auto") settled.background = only("background") ?? settled.background;
+  if (!settled.style) settled.style = only("style") ?? "";
+  return settled;
 }
 
 /**

@@ -21,6 +21,12 @@ export interface TaskPoller {
   readonly owner: string;
   /** Takes the task's lease and runs it here, unless another instance holds it (a new task: at once). */
   adopt(ref: TaskRef): Promise<void>;
+  /**
+   * Resolves when this instance's run of the task ends (or at once when it
+   * does not run here), or after `withinMs`, whichever comes first: a
+   * synchronous create answers once its task has ended.
+   */
+  ended(ref: TaskRef, withinMs: number): Promise<void>;
   /** One sweep now (tests; the timer runs them otherwise). */
   sweep(): Promise<void>;
   /** Resolves when no task runs here (tests). */
@@ -90,6 +96,13 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
   return {
     owner,
     adopt,
+    async ended(ref, withinMs) {
+      const run = running.get(keyOf(ref));
+      if (!run) return;
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)));
+      await Promise.race([run.done, bound]).finally(() => clearTimeout(timer));
+    },
     sweep,
     async idle() {
       while (running.size > 0) await Promise.all([...running.values()].map((run) => run.done));

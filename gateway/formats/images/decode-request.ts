@@ -3,7 +3,7 @@
 // them (sizes, formats, qualities) is the core's check, from the catalogue.
 import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
-import { CreateImageRequestSchema, type CreateImageRequest } from "../../../gen/router/v1/tasks_pb.js";
+import { CreateImageRequestSchema, ImageResponseType, type CreateImageRequest } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 
@@ -30,6 +30,8 @@ const imageBody = nullMeansAbsent(
 
 export type ImageBody = z.output<typeof imageBody>;
 
+const RESPONSE_TYPES: Record<string, ImageResponseType> = { sync: ImageResponseType.SYNC, async: ImageResponseType.ASYNC, "": ImageResponseType.UNSPECIFIED };
+
 /** `origin`: the gateway's scheme and host as the caller reached it (asset URLs in the task's webhook). */
 export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey: string, origin: string): { request: CreateImageRequest; body: ImageBody } {
   const image = validateBody(imageBody, body);
@@ -37,16 +39,15 @@ export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey
   if (image.background === "transparent" && image.output_format === "jpeg") {
     throw invalidParameter("background", "background transparent requires output_format png or webp.");
   }
-  if (image.response_format === "b64_json") {
-    // Asynchronous tasks are read back from hosted URLs; base64 answers come with synchronous providers.
-    throw invalidParameter("response_format", "response_format b64_json is answered by synchronous providers only; this model's tasks give hosted URLs.");
-  }
   const request = create(CreateImageRequestSchema, {
     caller: { apiKey },
     model: image.model,
     idempotencyKey,
     webhookUrl: image.webhook_url ?? "",
     publicOrigin: origin,
+    // Which providers may serve it is the core's choice (b64_json, too, needs a synchronous one).
+    responseType: RESPONSE_TYPES[image.response_type ?? ""],
+    responseFormat: image.response_format ?? "",
     image: {
       prompt: image.prompt,
       n: image.n ?? 1,

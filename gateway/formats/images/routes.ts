@@ -7,6 +7,7 @@ import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
+import { encodeSyncImages } from "./encode-sync.ts";
 import { encodeImageTask } from "./encode-task.ts";
 import { serveAsset } from "./serve-asset.ts";
 
@@ -19,12 +20,9 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/images/generations", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
     const { request, body } = decodeImageRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
-    if (body.response_type === "sync") {
-      // Only asynchronous image providers exist so far (docs/tasks.md, "Not built yet").
-      throw invalidParameter("response_type", `No synchronous provider serves ${body.model}: leave response_type out, or send async.`);
-    }
     const { task } = await core.tasks.createImage(request);
-    ctx.body = encodeImageTask(task!, originOf(ctx));
+    // A synchronous provider's task has ended by now: its images are the answer, else the queued task is.
+    ctx.body = task!.synchronous ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
   });
 
   router.get("/api/v1/images/:taskId", async (ctx) => {

@@ -1,0 +1,87 @@
+// OpenAI's images API (docs/media-protocols.md, "OpenAI images"): one
+// synchronous POST {base_url}/images/generations whose answer is the images,
+// `data[].b64_json` (GPT image models, always) or `data[].url` (other models'
+// default, valid about an hour: the task service fetches it at once).
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { checkShape } from "../http-exchange.ts";
+import type { JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
+import { UpstreamError } from "../types.ts";
+import { callOpenAiMedia, failedState } from "./media-error.ts";
+
+/** The polling URL of a synchronous image job: there is nothing to poll, its answer came with the submission. */
+export const SYNCHRONOUS_IMAGE_JOB = "openai-images:synchronous";
+
+const imagesResponse = z.object({
+  created: z.number().nullish(),
+  data: z.array(z.object({ url: z.string().nullish(), b64_json: z.string().nullish() }).loose()),
+  output_format: z.string().nullish(),
+});
+
+/** The optional parameters this API carries, each sent under its own name. */
+export const OPENAI_IMAGE_PARAMETERS = ["size", "quality", "output_format", "background", "style"] as const;
+
+export async function submitOpenAiImages(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob> {
+  const url = `${call.provider.base_url!.replace(/\/+$/, "")}/images/generations`;
+  // The provider's whole answer comes at once, after the generation: the non-streaming request timeout.
+  const answer = await callOpenAiMedia(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${call.apiKey}` },
+    body: bodyOf(call, image),
+    signal: call.signal,
+    timeoutMs: call.provider.request_timeout_ms,
+  });
+  // The API names no job: the task's upstream id is the router's own, so the provider-prefixed form still names the task.
+  const job = { jobId: `img_${randomUUID().replaceAll("-", "")}`, pollingUrl: SYNCHRONOUS_IMAGE_JOB };
+  if (answer.refused) return { ...job, finished: failedState(answer.refused, true) };
+  return { ...job, finished: { state: "succeeded", outputs: outputsOf(answer.json) } };
+}
+
+/** A synchronous job polled: only after its answer was lost (its instance stopped before storing it, or its URL did not answer). */
+export function lostImageAnswer(): JobState {
+  return {
+    state: "failed",
+    code: "upstream_error",
+    message: "The provider's synchronous answer to this image request was lost before its images were stored (the instance running it stopped, or the result could not be fetched); nothing was charged.",
+  };
+}
+
+/**
+ * OpenAI's ImageGenerateParams: the prompt, the route's model id, n and the
+ * given options. No `response_format`: GPT image models refuse it (they
+ * always answer base64) and the others' default, a URL, is fetched at once.
+ */
+function bodyOf(call: MediaJobCall, image: ImageParameters): Record<string, unknown> {
+  const body: Record<string, unknown> = { prompt: image.prompt, model: call.route.provider_model_id, n: image.n || 1 };
+  const given: Record<(typeof OPENAI_IMAGE_PARAMETERS)[number], string> = {
+    size: image.size,
+    quality: image.quality,
+    output_format: image.outputFormat,
+    background: image.background,
+    style: image.style,
+  };
+  for (const [field, value] of Object.entries(given)) if (value) body[field] = value;
+  return body;
+}
+
+function outputsOf(json: unknown): JobOutput[] {
+  const answer = checkShape(imagesResponse, json);
+  if (answer.data.length === 0) throw new UpstreamError("the images answer has no data", { retryable: true, reason: "invalid_shape" });
+  return answer.data.map((item): JobOutput => {
+    if (item.b64_json) {
+      const bytes = Buffer.from(item.b64_json, "base64");
+      return { bytes, mediaType: imageTypeOf(bytes, answer.output_format) };
+    }
+    if (item.url) return { url: item.url };
+    throw new UpstreamError("an image of the answer has neither url nor b64_json", { retryable: true, reason: "invalid_shape" });
+  });
+}
+
+/** The bytes' type by their signature (a compatible vendor may not say), else the answer's output_format, else PNG. */
+function imageTypeOf(bytes: Buffer, outputFormat: string | null | undefined): string {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
+  if (bytes.subarray(0, 4).toString("latin1") === "RIFF" && bytes.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
+  return outputFormat === "jpeg" || outputFormat === "webp" ? `image/${outputFormat}` : "image/png";
+}

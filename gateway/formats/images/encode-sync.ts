@@ -1,0 +1,50 @@
+// A create served by a synchronous provider, answered as OpenAI's images
+// object (what the official SDK's images.generate reads) plus the spec's
+// `chat_id` and `usage.cost`: `data[]` holds the router's hosted URLs, or the
+// stored bytes as base64 for `response_format: b64_json`. A task that failed
+// is answered as the error it ended with (docs/tasks.md, "Synchronous images").
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
+import { Code, routerError } from "../../../core/errors.ts";
+import type { CoreClient } from "../../core-client.ts";
+
+/** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
+const FAILURE_CODES: Record<string, Code> = {
+  // The provider's safety system refused the prompt or the image: the request's content, a 400.
+  content_moderated: Code.InvalidArgument,
+  request_moderated: Code.InvalidArgument,
+  // The provider failed: 502 (upstream_error is mapped by its reason).
+  upstream_error: Code.Unavailable,
+  timeout: Code.DeadlineExceeded,
+  no_provider_available: Code.Unavailable,
+};
+
+export async function encodeSyncImages(task: Task, format: "url" | "b64_json", origin: string, core: CoreClient, apiKey: string) {
+  if (task.status === TaskStatus.FAILED) {
+    const code = task.error?.code || "upstream_error";
+    throw routerError(FAILURE_CODES[code] ?? Code.Unavailable, code, task.error?.message || "The image generation failed.", { metadata: { chat_id: task.id } });
+  }
+  if (task.status !== TaskStatus.SUCCEEDED) {
+    // The wait is bounded by the provider's request timeout; the task goes on and can still be read.
+    throw routerError(Code.DeadlineExceeded, "timeout", `The image was not ready in time; it goes on as task ${task.id} (GET /api/v1/images/${task.id}).`, { metadata: { chat_id: task.id } });
+  }
+  const data = await Promise.all(
+    task.outputs.map(async (_, index) => {
+      if (format === "url") return { url: origin + (task.routerAssets?.urls[index] ?? "") };
+      const asset = await core.tasks.readAsset({ caller: { apiKey }, taskId: task.id, index });
+      return { b64_json: Buffer.from(asset.data).toString("base64") };
+    }),
+  );
+  const image = task.image;
+  return {
+    created: Math.floor(timestampMs(task.completedAt ?? task.createdAt!) / 1000),
+    data,
+    ...(image?.size && image.size !== "auto" && { size: image.size }),
+    ...(image?.quality && image.quality !== "auto" && { quality: image.quality }),
+    ...(image?.outputFormat && { output_format: image.outputFormat }),
+    ...(image?.background && image.background !== "auto" && { background: image.background }),
+    chat_id: task.id,
+    model: task.modelId,
+    usage: { images: task.usage?.images ?? data.length, cost: Number(task.usage?.cost ?? 0) },
+  };
+}
