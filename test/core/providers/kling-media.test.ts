@@ -4,6 +4,8 @@
 // parameter in Kling's names and forms, and the refusals that end a task.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
+import { parseConfig } from "../../../core/config/load.ts";
 import { providerSchema, modelProviderSchema } from "../../../core/config/schema.ts";
 import { createKlingMediaAdapter } from "../../../core/providers/kling/media.ts";
 import type { JobState, MediaJobCall, SubmittedJob } from "../../../core/providers/media-job.ts";
@@ -136,5 +138,36 @@ describe("the Kling media adapter", () => {
     expect(gone).toEqual({ state: "failed", code: "upstream_error", message: "Kling no longer knows the task (Kling 404 (code 1203): Requested resource does not exist)." });
     const unreachable = await adapter.poll(callFor(), { jobId: "x", pollingUrl: "http://127.0.0.1:1/v1/videos/text2video/x" }).catch((error: unknown) => error);
     expect(unreachable).toMatchObject({ retryable: true, reason: "connection_failed" });
+  });
+});
+
+describe("a kling provider's two keys", () => {
+  const provider = { id: "kling", label: "Kling", protocol: "kling", base_url: "https://api-singapore.klingai.com" };
+
+  it("are both required by the configuration", () => {
+    expect(providerSchema.safeParse({ ...provider, api_key_env: "KLING_ACCESS_KEY", secret_key_env: "KLING_SECRET_KEY" }).success).toBe(true);
+    const noSecret = providerSchema.safeParse({ ...provider, api_key_env: "KLING_ACCESS_KEY" });
+    expect(noSecret.error?.issues).toEqual([expect.objectContaining({ path: ["secret_key_env"], message: expect.stringContaining("required for protocol kling") })]);
+    expect(providerSchema.safeParse({ ...provider, secret_key_env: "KLING_SECRET_KEY" }).error?.issues[0].path).toEqual(["api_key_env"]);
+  });
+
+  it("are read from the environment into the route, which is enabled only with both", () => {
+    const config = parseConfig(
+      JSON.stringify({
+        providers: [{ ...provider, api_key_env: "KLING_ACCESS_KEY", secret_key_env: "KLING_SECRET_KEY" }],
+        models: [
+          {
+            id: "kling/kling-v2-5-turbo", name: "Kling 2.5 Turbo", created: 0, creator: "kling", context_length: 2500, max_completion_tokens: 1,
+            input_modalities: ["text"], output_modalities: ["video"], supported_parameters: [],
+            providers: [{ provider: "kling", provider_model_id: "kling-v2-5-turbo", pricing: { prompt: "0", completion: "0" } }],
+          },
+        ],
+      }),
+    );
+    const routeWith = (env: Record<string, string>) => createCatalogue(config, env).get("kling/kling-v2-5-turbo")!.routes[0];
+    expect(routeWith({ KLING_ACCESS_KEY: "ak", KLING_SECRET_KEY: "sk" })).toMatchObject({ enabled: true, apiKey: "ak", secretKey: "sk" });
+    expect(routeWith({ KLING_ACCESS_KEY: "ak" }).enabled).toBe(false);
+    expect(routeWith({ KLING_ACCESS_KEY: "ak", KLING_SECRET_KEY: "" }).enabled).toBe(false);
+    expect(routeWith({ KLING_SECRET_KEY: "sk" }).enabled).toBe(false);
   });
 });
