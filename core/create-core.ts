@@ -22,7 +22,8 @@ import { createCatalogueService } from "./services/catalogue.ts";
 import { createConversationService } from "./services/conversations.ts";
 import { createInferenceService } from "./services/inference.ts";
 import { createTaskService } from "./services/tasks.ts";
-import { createDirectoryAssetStore, type AssetStore } from "./tasks/asset-store.ts";
+import type { AssetStore } from "./tasks/asset-store.ts";
+import { openAssetStore } from "./tasks/open-asset-store.ts";
 import { openTaskStore } from "./tasks/open-store.ts";
 import type { TaskStore } from "./tasks/store.ts";
 import { createTasks, type Tasks } from "./tasks/tasks.ts";
@@ -41,7 +42,7 @@ export interface CoreDeps {
   conversationStore?: ConversationStore;
   /** Media tasks; by default Redis when REDIS_URL is set, else in memory. */
   taskStore?: TaskStore;
-  /** Hosted copies of task outputs; by default the directory tasks.assets_dir. */
+  /** Hosted copies of task outputs; by default the store tasks.asset_storage names (the caller closes one it gives). */
   assetStore?: AssetStore;
   logger?: Logger;
 }
@@ -65,6 +66,8 @@ export interface Core {
 export async function createCore(deps: CoreDeps): Promise<Core> {
   const catalogue = createCatalogue(deps.config, deps.env, capabilitiesOf);
   const now = deps.now ?? (() => new Date());
+  // First: a misconfigured store fails the start before anything is opened.
+  const assets = deps.assetStore ?? (await openAssetStore(deps.config.tasks, deps.env));
   const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
   let conversationStore: ConversationStore;
   let taskStore: TaskStore;
@@ -94,7 +97,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     catalogue,
     accounts,
     store: taskStore,
-    assets: deps.assetStore ?? createDirectoryAssetStore(deps.config.tasks.assets_dir || undefined),
+    assets,
     adapters: createMediaAdapters(),
     config: deps.config.tasks,
     now,
@@ -124,6 +127,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       await http.close();
       await accounts.close();
       await conversations.close();
+      if (!deps.assetStore) await assets.close?.();
     },
   };
 }

@@ -183,11 +183,40 @@ const TASK_DEFAULTS = {
   timeout_seconds: 600,
   poll_interval_ms: 1000,
   poll_max_interval_ms: 10_000,
+  asset_storage: "directory" as const,
   assets_dir: "",
   webhook_secret_env: "ROUTER_WEBHOOK_SECRET",
   webhook_retry_ms: 1000,
   webhook_attempts: 5,
 };
+
+const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
+
+/** An S3-compatible bucket for hosted assets (tasks.asset_storage: s3). */
+export const s3AssetsSchema = z
+  .object({
+    bucket: z.string().min(1),
+    region: z.string().min(1).default("us-east-1"),
+    /** The server's URL for an S3-compatible service other than AWS (MinIO, R2, ...); unset: AWS S3 of the region. */
+    endpoint: z.url({ protocol: /^https?$/ }).optional(),
+    /** Bucket in the path (`<endpoint>/<bucket>/<key>`) instead of the host name; most S3-compatible servers want it. */
+    force_path_style: z.boolean().default(false),
+    /** A folder of the bucket that holds the assets (`router-assets/`); empty: the bucket's root. */
+    key_prefix: z.string().default(""),
+    /** Variables holding the credentials; unset: the AWS SDK's default chain (AWS_* variables, profiles, instance roles). */
+    access_key_id_env: environmentVariable.optional(),
+    secret_access_key_env: environmentVariable.optional(),
+    session_token_env: environmentVariable.optional(),
+  })
+  .strict()
+  .refine((s3) => !s3.access_key_id_env === !s3.secret_access_key_env, {
+    message: "access_key_id_env and secret_access_key_env go together",
+    path: ["secret_access_key_env"],
+  })
+  .refine((s3) => !s3.session_token_env || s3.access_key_id_env, {
+    message: "session_token_env needs access_key_id_env and secret_access_key_env",
+    path: ["session_token_env"],
+  });
 
 export const tasksSchema = z
   .object({
@@ -200,8 +229,11 @@ export const tasksSchema = z
     /** The first wait between polls; each next one is half again as long (with jitter), up to poll_max_interval_ms. */
     poll_interval_ms: z.number().int().positive().default(TASK_DEFAULTS.poll_interval_ms),
     poll_max_interval_ms: z.number().int().positive().default(TASK_DEFAULTS.poll_max_interval_ms),
-    /** Where hosted assets are written; empty: a directory under the system's temporary directory. */
+    /** Where hosted assets are kept: files under assets_dir, or objects in the bucket `s3` describes (for instances on several machines). */
+    asset_storage: z.enum(["directory", "s3"]).default(TASK_DEFAULTS.asset_storage),
+    /** Where hosted assets are written (asset_storage: directory); empty: a directory under the system's temporary directory. */
     assets_dir: z.string().default(TASK_DEFAULTS.assets_dir),
+    s3: s3AssetsSchema.optional(),
     /** The environment variable holding the webhook signing secret (`whsec_<base64>`); unset: webhook_url is refused. */
     webhook_secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).default(TASK_DEFAULTS.webhook_secret_env),
     /** The wait before a webhook's first retry; each next one is four times as long. */
@@ -209,7 +241,8 @@ export const tasksSchema = z
     /** Deliveries tried at most, the first included. */
     webhook_attempts: z.number().int().positive().default(TASK_DEFAULTS.webhook_attempts),
   })
-  .strict();
+  .strict()
+  .refine((tasks) => tasks.asset_storage !== "s3" || tasks.s3, { message: "asset_storage s3 needs the s3 block (bucket, ...)", path: ["s3"] });
 
 export const routerConfigSchema = z
   .object({
@@ -255,6 +288,7 @@ export type RouterConfig = z.infer<typeof routerConfigSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type ProviderProtocol = z.infer<typeof providerProtocolSchema>;
 export type TasksConfig = z.infer<typeof tasksSchema>;
+export type S3AssetsConfig = z.infer<typeof s3AssetsSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type ModelProviderConfig = z.infer<typeof modelProviderSchema>;
 export type OrganizationConfig = z.infer<typeof organizationSchema>;

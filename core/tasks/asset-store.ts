@@ -14,6 +14,8 @@ export interface AssetStore {
   folders(): Promise<string[]>;
   /** Removes every asset under a task folder. */
   remove(folder: string): Promise<void>;
+  /** Lets go of connections (an object store's client); the directory store holds none. */
+  close?(): Promise<void>;
 }
 
 /** Assets as files under one directory (tasks.assets_dir; by default one under the system's temporary directory). */

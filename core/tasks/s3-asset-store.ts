@@ -1,0 +1,151 @@
+// Assets in an S3-compatible bucket (tasks.asset_storage: s3), so that every
+// instance of a deployment reads what any of them stored, with no shared disk.
+// Each asset is one object, `<key prefix><organisation>/<task id>/<index>`.
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
+import type { Environment } from "../catalogue/catalogue.ts";
+import type { S3AssetsConfig } from "../config/schema.ts";
+import type { AssetStore } from "./asset-store.ts";
+
+/** S3's largest page of a listing, and the most keys one DeleteObjects takes. */
+const S3_PAGE_MAX = 1000;
+
+export interface S3AssetStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Prepended to every asset name (a folder of the bucket: a missing final `/` is added). */
+  keyPrefix?: string;
+  /** Keys per listing page and per DeleteObjects batch (tests make it small to cross pages). */
+  pageSize?: number;
+}
+
+export interface S3AssetStore extends AssetStore {
+  close(): Promise<void>;
+}
+
+/** The store `tasks.s3` describes; its credentials from the variables the configuration names, else the SDK's default chain. */
+export function openS3AssetStore(config: S3AssetsConfig, env: Environment): S3AssetStore {
+  const client = new S3Client({
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.force_path_style,
+    credentials: credentialsFrom(config, env),
+  });
+  return createS3AssetStore({ client, bucket: config.bucket, keyPrefix: config.key_prefix });
+}
+
+function credentialsFrom(config: S3AssetsConfig, env: Environment) {
+  if (!config.access_key_id_env) return undefined;
+  const read = (field: string, name: string | undefined) => {
+    const value = name ? env[name] : undefined;
+    // Named but unset is a deployment mistake: failing the start says so, where the default chain would hide it.
+    if (!value) throw new Error(`tasks.s3.${field} names ${name}, which is not set`);
+    return value;
+  };
+  return {
+    accessKeyId: read("access_key_id_env", config.access_key_id_env),
+    secretAccessKey: read("secret_access_key_env", config.secret_access_key_env),
+    sessionToken: config.session_token_env ? read("session_token_env", config.session_token_env) : undefined,
+  };
+}
+
+export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
+  const { client, bucket } = options;
+  const prefix = options.keyPrefix && !options.keyPrefix.endsWith("/") ? `${options.keyPrefix}/` : (options.keyPrefix ?? "");
+  const pageSize = Math.min(options.pageSize ?? S3_PAGE_MAX, S3_PAGE_MAX);
+  const keyOf = (name: string) => prefix + checkedName(name);
+
+  /** Every key under a prefix, a page at a time. */
+  async function* keysUnder(keyPrefix: string) {
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyPrefix, MaxKeys: pageSize, ContinuationToken: token }));
+      yield (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  const sizeOf = async (key: string) => {
+    try {
+      return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ContentLength ?? 0;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+
+  return {
+    async put(name, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(name), Body: bytes, ContentLength: bytes.length }));
+    },
+    async read(name, range) {
+      const key = keyOf(name);
+      const offset = range?.offset ?? 0;
+      if (range?.length === 0) {
+        const size = await sizeOf(key);
+        return size === undefined ? undefined : { bytes: Buffer.alloc(0), size };
+      }
+      const wantsRange = offset > 0 || range?.length !== undefined;
+      const last = range?.length === undefined ? "" : String(offset + range.length - 1);
+      let answer;
+      try {
+        answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: wantsRange ? `bytes=${offset}-${last}` : undefined }));
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        // A range starting at or past the end (or any range of an empty object): nothing to read, only the size to tell.
+        if (isInvalidRange(error)) {
+          const size = await sizeOf(key);
+          return size === undefined ? undefined : { bytes: Buffer.alloc(0), size };
+        }
+        throw error;
+      }
+      const bytes = Buffer.from(await answer.Body!.transformToByteArray());
+      const answered = /^bytes (\d+)-\d+\/(\d+)$/.exec(answer.ContentRange ?? "");
+      // Whatever the server sent (a whole object, or a wider range than asked), only the range asked is answered.
+      const start = offset - (answered ? Number(answered[1]) : 0);
+      const end = range?.length === undefined ? bytes.length : start + range.length;
+      return { bytes: bytes.subarray(start, end), size: answered ? Number(answered[2]) : bytes.length };
+    },
+    async folders() {
+      // Without a delimiter: folders are two levels deep, and listing the keys
+      // themselves works on every S3-compatible server (not all list nested common prefixes).
+      const found = new Set<string>();
+      for await (const keys of keysUnder(prefix)) {
+        for (const key of keys) {
+          const parts = key.slice(prefix.length).split("/");
+          if (parts.length >= 3 && parts[0] && parts[1]) found.add(`${parts[0]}/${parts[1]}`);
+        }
+      }
+      return [...found];
+    },
+    async remove(folder) {
+      // The final `/` keeps task1's removal away from task10's objects.
+      for await (const keys of keysUnder(`${keyOf(folder)}/`)) {
+        if (keys.length === 0) continue;
+        const answer = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+        const failed = answer.Errors ?? [];
+        if (failed.length > 0) throw new Error(`could not remove ${failed.length} assets of ${folder}: ${failed[0].Code} ${failed[0].Message}`);
+      }
+    },
+    async close() {
+      client.destroy();
+    },
+  };
+}
+
+/** Asset names are the service's own; one with an empty, `.` or `..` part would not name the same object everywhere (and reaches outside a directory). */
+function checkedName(name: string) {
+  if (name.split("/").some((part) => part === "" || part === "." || part === "..")) throw new Error(`asset name outside the store: ${name}`);
+  return name;
+}
+
+const statusOf = (error: unknown) => (error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined);
+const isNotFound = (error: unknown) => statusOf(error) === 404 && (error as Error).name !== "NoSuchBucket";
+const isInvalidRange = (error: unknown) => statusOf(error) === 416;
