@@ -139,6 +139,19 @@ describe("images.generate on a synchronous (OpenAI) provider", () => {
     expect(await balance()).toBe(before - nanosOf(GPT_IMAGE_PRICE));
   });
 
+  it("answers an Idempotency-Key replay with the same images, generated and charged once", async () => {
+    const before = await balance();
+    const calls = imageCalls().length;
+    const headers = { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "idempotency-key": "sync-once" };
+    const send = async () => (await fetch(`${gateway.apiUrl}/images/generations`, { method: "POST", headers, body: JSON.stringify({ model: DALLE, prompt: "once" }) })).json();
+    const first = (await send()) as Record<string, any>;
+    const again = (await send()) as Record<string, any>;
+    expect(again).toEqual(first);
+    expect(first.data).toHaveLength(1);
+    expect(imageCalls().length).toBe(calls + 1);
+    expect(await balance()).toBe(before - nanosOf(DALLE_PRICE));
+  });
+
   it("makes 10 images in one call, charged 10 times; refuses 11 and 0 before anything is held", async () => {
     const before = await balance();
     const answer = await sdk.images.generate({ model: GPT_IMAGE, prompt: "ten", n: 10 });
