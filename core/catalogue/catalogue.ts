@@ -13,7 +13,7 @@ export interface ProviderRoute {
   /** What the provider's protocol can carry: routing decides by this, never by the protocol's name. */
   capabilities: ProtocolCapabilities;
   prices: TokenPrices;
-  /** Usable now: active, and the provider's key is present (the simulator needs none). */
+  /** Usable now: active, and the provider's key is present (the simulator needs none; a protocol with ambient credentials finds its own). */
   enabled: boolean;
   apiKey: string;
   /** The provider's secret_key_env, read as apiKey is, for providers that sign with a second key. */
@@ -62,8 +62,9 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
   const prompt = parseMoney(route.pricing.prompt);
   const apiKey = provider.api_key_env ? (env[provider.api_key_env] ?? "") : "";
   const secretKey = provider.secret_key_env ? env[provider.secret_key_env] : undefined;
-  // A provider that names no key variable (a local server, the simulator) needs none.
-  const keyPresent = (!provider.api_key_env || apiKey !== "") && (!provider.secret_key_env || !!secretKey);
+  // A provider that names no key variable (a local server, the simulator) needs none; nor one whose
+  // protocol finds credentials of its own in the environment (Vertex: application default credentials).
+  const keyPresent = (!provider.api_key_env || apiKey !== "" || capabilities.ambientCredentials?.(env) === true) && (!provider.secret_key_env || !!secretKey);
   return {
     model,
     provider,

@@ -16,6 +16,7 @@ import type { MediaJobAdapter } from "./media-job.ts";
 import { createMediaOnlyChatAdapter, mediaOnlyCapabilities } from "./media-only.ts";
 import { createPolloMediaAdapter } from "./pollo/media.ts";
 import type { ProviderAdapter } from "./types.ts";
+import { createVertexChatAdapter, createVertexMediaAdapter, vertexCapabilities } from "./vertex/media.ts";
 
 interface RegisteredProtocol {
   capabilities: ProtocolCapabilities;
@@ -32,7 +33,7 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   bfl: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images"), createMediaAdapter: createBflMediaAdapter },
   pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images and videos"), createMediaAdapter: createPolloMediaAdapter },
   kling: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos"), createMediaAdapter: createKlingMediaAdapter },
-  vertex: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos") },
+  vertex: { capabilities: vertexCapabilities, createAdapter: createVertexChatAdapter, createMediaAdapter: createVertexMediaAdapter },
 };
 
 /** A protocol's descriptor, without building its adapter (the catalogue's view). */

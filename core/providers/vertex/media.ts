@@ -10,13 +10,17 @@ import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/t
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";
-import { mediaOnlyCapabilities } from "../media-only.ts";
+import { createMediaOnlyChatAdapter, mediaOnlyCapabilities } from "../media-only.ts";
+import type { ProviderAdapter } from "../types.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import { applicationDefaultCredentialsConfigured, createAccessTokens, projectOf, type AccessTokens } from "./access-token.ts";
 import { fetchImageInput } from "./image-input.ts";
 
 /** Media-only, and usable without `api_key_env` when application default credentials are configured. */
 export const vertexCapabilities: ProtocolCapabilities = { ...mediaOnlyCapabilities, ambientCredentials: applicationDefaultCredentialsConfigured };
+
+/** The chat path: Veo serves none (a chat request fails over), under Vertex's own descriptor. */
+export const createVertexChatAdapter = (): ProviderAdapter => ({ ...createMediaOnlyChatAdapter("videos")(), capabilities: vertexCapabilities });
 
 const operation = z.object({
   name: z.string(),
