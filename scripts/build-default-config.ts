@@ -393,6 +393,17 @@ function simulatorModels() {
         supported_params_details: { size: ["256x256", "512x512", "1024x1024"] },
       },
     ),
+    model(
+      "video",
+      "Video tasks (POST /api/v1/videos): a tiny MP4 drawn from the prompt and seed, as long as seconds asks (4 by default), done at the first poll, shown in the progress style. Charged 0.001 per second of video.",
+      served("video", { pricing: { ...CHEAP, video_output_per_second: "0.001" } }),
+      {
+        input_modalities: ["text", "image"],
+        output_modalities: ["video"],
+        supported_parameters: [],
+        supported_params_details: { seconds: ["4", "8", "12"], size: ["720x1280", "1280x720"] },
+      },
+    ),
     model("fallback", "The cheaper provider always fails with 503, so routing falls back to the backup.", [
       { provider: "simulator", provider_model_id: "error-503", pricing: CHEAP },
       { provider: "simulator-backup", provider_model_id: "echo", pricing: PRICIER },

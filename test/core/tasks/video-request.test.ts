@@ -3,10 +3,10 @@
 // the input image fetched and checked), and the hold's seconds and price.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VideoParametersSchema, VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { VideoParametersSchema, VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
 import { parseConfig } from "../../../core/config/load.ts";
 import { errorDetailOf } from "../../../core/errors.ts";
@@ -67,7 +67,7 @@ function model(id: string, details: object, perSecond: string | undefined) {
 const simulator = createSimulatorMediaAdapter();
 /** The simulator with `length` carried too, for the catalogue's length lists. */
 const withLength: MediaJobAdapter = { ...simulator, videoParameters: [...simulator.videoParameters!, "length"] };
-const video = (fields: Partial<VideoParameters> = {}) => create(VideoParametersSchema, { prompt: "a wave", ...fields });
+const video = (fields: MessageInitShape<typeof VideoParametersSchema> = {}) => create(VideoParametersSchema, { prompt: "a wave", ...fields });
 
 async function refusal(promise: Promise<unknown>): Promise<{ param: string; message: string }> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught);

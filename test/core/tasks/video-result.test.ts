@@ -12,7 +12,7 @@ const DONE = CREATED + 90_000;
 const ORIGIN = "https://router.example";
 const MP4 = Buffer.from("tiny mp4 bytes");
 
-function task(style: VideoResultStyle, status: TaskStatus, fields: Partial<Task> = {}): Task {
+function task(style: VideoResultStyle, status: TaskStatus): Task {
   const succeeded = status === TaskStatus.SUCCEEDED;
   return create(TaskSchema, {
     id: "rtr_1",
@@ -35,7 +35,6 @@ function task(style: VideoResultStyle, status: TaskStatus, fields: Partial<Task>
       : {}),
     ...(status === TaskStatus.FAILED ? { error: { code: "content_moderated", message: "Failure to pass the risk control system" }, usage: { cost: "0" }, completedAt: timestampFromMs(DONE) } : {}),
     ...(status !== TaskStatus.SUCCEEDED && status !== TaskStatus.FAILED ? { routerAssets: { status: "pending" } } : {}),
-    ...fields,
   });
 }
 

@@ -1,0 +1,66 @@
+// The video endpoints (spec: POST /api/v1/videos, GET /api/v1/videos/{task_id},
+// POST /api/v1/getAsyncResponse). The hosted assets are served by the images
+// format's /api/v1/assets route. docs/tasks.md.
+import type { Context } from "koa";
+import { z } from "zod";
+import { Code, ConnectError, invalidParameter } from "../../../core/errors.ts";
+import { bearerKey } from "../../credentials.ts";
+import { specErrorBody } from "../../errors/spec-error-body.ts";
+import { nullMeansAbsent, validateBody } from "../../validation.ts";
+import type { CoreClient } from "../../core-client.ts";
+import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { decodeVideoRequest } from "./decode-request.ts";
+import { encodeTask } from "./encode-task.ts";
+
+/** The gateway's own scheme and host as the caller reached it: hosted asset URLs are made absolute with it. */
+const originOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
+
+const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
+
+export const videos: GatewayFormat = { encodeError: specErrorBody, register: registerVideoRoutes };
+
+function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
+  router.post("/api/v1/videos", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const request = decodeVideoRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
+    const { task } = await core.tasks.createVideo(request);
+    ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+  });
+
+  router.get("/api/v1/videos/:taskId", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const { task } = await core.tasks.getTask({ caller: { apiKey }, id: ctx.params.taskId });
+    ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+  });
+
+  router.post("/api/v1/getAsyncResponse", async (ctx) => {
+    const apiKey = bearerKey(ctx.headers);
+    const { taskId, model } = validateBody(asyncResponseBody, ctx.request.body);
+    const task = await findTask(core, apiKey, taskId, model);
+    if (model !== undefined && task.modelId !== model) throw invalidParameter("model", `Task ${taskId} was created with another model than ${model}.`);
+    ctx.body = await encodeTask(task, originOf(ctx), core, apiKey);
+  });
+}
+
+/**
+ * The task a getAsyncResponse names (spec, and decisions.md "Async media"): a
+ * provider-prefixed id (`<provider>:<upstream id>`) alone; an unprefixed one
+ * with `model`, as the task id or else as the upstream id of one of the
+ * model's providers.
+ */
+async function findTask(core: CoreClient, apiKey: string, taskId: string, model: string | undefined) {
+  const caller = { apiKey };
+  if (taskId.includes(":")) return (await core.tasks.getTask({ caller, id: taskId })).task!;
+  if (model === undefined) throw invalidParameter("model", "model is required with a taskId that has no provider prefix (<provider>:<id>).");
+  try {
+    return (await core.tasks.getTask({ caller, id: taskId })).task!;
+  } catch (error) {
+    if (!(error instanceof ConnectError) || error.code !== Code.NotFound) throw error;
+    const { providerData } = await core.catalogue.getModel({ id: model }).catch(() => ({ providerData: [] }));
+    for (const provider of new Set(providerData.map((entry) => entry.providerId))) {
+      const found = await core.tasks.getTask({ caller, id: `${provider}:${taskId}` }).catch(() => undefined);
+      if (found?.task) return found.task;
+    }
+    throw error;
+  }
+}
