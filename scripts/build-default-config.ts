@@ -289,6 +289,35 @@ function bflModels() {
 }
 
 /**
+ * OpenAI's image models, answered synchronously on the openai provider (its
+ * images API). The pricing snapshot prices them per image token; OpenAI also
+ * publishes a price per image by quality and size (the model's page on
+ * developers.openai.com), and a route holds one price: gpt-image-1.5 at 0.034 USD,
+ * its medium-quality 1024x1024 image. Only that quality and size are listed,
+ * and the router sends them when a request leaves them out, so every image
+ * made is the one priced (docs/tasks.md, "OpenAI-compatible"). gpt-image-1 is
+ * left out: the official SDK says OpenAI shut it down on 2026-10-23.
+ */
+function openAiImageModels() {
+  return [
+    {
+      id: "openai/gpt-image-1.5",
+      name: "OpenAI: gpt-image-1.5",
+      description: "Text to image, answered synchronously: 1024x1024 at medium quality, png, jpeg or webp, transparent backgrounds with png or webp; up to 10 images per request.",
+      created: createdFromKey("gpt-image-1.5-2025-12-16"),
+      creator: "openai",
+      context_length: 32000,
+      max_completion_tokens: 1,
+      input_modalities: ["text"],
+      output_modalities: ["image"],
+      supported_parameters: [],
+      supported_params_details: { size: ["1024x1024"], quality: ["medium"], output_format: ["png", "jpeg", "webp"], background: ["auto", "transparent", "opaque"] },
+      providers: [{ provider: "openai", provider_model_id: "gpt-image-1.5", pricing: { prompt: "0", completion: "0", image_output: "0.034" } }],
+    },
+  ];
+}
+
+/**
  * Kling's video models, priced per second of video. Kling sells its API in
  * prepaid units (its developer pricing page, klingai.com/global/dev/pricing:
  * the standard packages at 0.14 USD a unit) and deducts units per task by
@@ -418,7 +447,7 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
   const chat = Object.entries(table).filter(([, entry]) => upstreamIds.has(entry.litellm_provider ?? "") && entry.mode === "chat");
   const skipped = chat.flatMap(([key, entry]) => exclusion(key, entry) ?? []);
   const priced = chat.filter(([key, entry]) => exclusion(key, entry) === undefined).map(([key, entry]) => toModel(key, entry));
-  const models = [...priced, ...bflModels(), ...klingModels(), ...vertexModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const models = [...priced, ...bflModels(), ...openAiImageModels(), ...klingModels(), ...vertexModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const config = {
     id_prefix: "rtr",
     providers: PROVIDERS,

@@ -6,7 +6,7 @@
 // failures and moderation answer the spec's error and return the hold.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { parseConfig } from "../../core/config/load.ts";
+import { loadConfigFile, parseConfig } from "../../core/config/load.ts";
 import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
 import { BFL_KEY, startFakeBfl } from "../support/fake-media-bfl.ts";
 import { DALLE_MODERATION_MESSAGE, OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, startFakeOpenAiMedia } from "../support/fake-media-openai.ts";
@@ -260,5 +260,25 @@ describe("response_type", () => {
     expect(status, JSON.stringify(json)).toBe(400);
     expect(json.error.param).toBe(param);
     expect(await balance()).toBe(before);
+  });
+});
+
+describe("the bundled default's openai/gpt-image-1.5", () => {
+  it("answers synchronously at its flat price, sending the one quality and size it is priced for", async () => {
+    const config = loadConfigFile();
+    config.providers.find((entry) => entry.id === "openai")!.base_url = openai.url;
+    const bundled = await startGateway(config, { env: { OPENAI_API_KEY: OPENAI_MEDIA_KEY, ROUTER_DEV_KEY: TEST_KEY } });
+    try {
+      const client = new OpenAI({ apiKey: TEST_KEY, baseURL: bundled.apiUrl, maxRetries: 0 });
+      const answer = await client.images.generate({ model: "openai/gpt-image-1.5", prompt: "bundled", n: 2 });
+      expect(answer.data).toHaveLength(2);
+      expect(answer).toMatchObject({ size: "1024x1024", quality: "medium", usage: { images: 2, cost: 0.068 } });
+      expect(imageCalls().at(-1)!.body).toEqual({ prompt: "bundled", model: "gpt-image-1.5", n: 2, size: "1024x1024", quality: "medium" });
+      const refused = await fetch(`${bundled.apiUrl}/images/generations`, { method: "POST", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ model: "openai/gpt-image-1.5", prompt: "hd", quality: "high" }) });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as any).error).toMatchObject({ param: "quality" });
+    } finally {
+      await bundled.close();
+    }
   });
 });

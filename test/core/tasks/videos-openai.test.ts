@@ -4,7 +4,7 @@
 // from /content with the key and served from the hosted copy byte for byte,
 // also after the fake's content expired; failures and moderation with the
 // provider's words and the hold returned.
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync } from "node:fs";
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../../core/config/load.ts";
-import { CreateVideoRequestSchema, TaskStatus, VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { CreateVideoRequestSchema, TaskStatus, VideoParametersSchema, VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
 import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, TINY_MP4, TINY_PNG, type FakeMediaUpstream } from "../../support/fake-media-common.ts";
 import { OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, OPENAI_VIDEO_FAILURE_MESSAGE, startFakeOpenAiMedia } from "../../support/fake-media-openai.ts";
 import { nanosOf } from "../../support/exact-money.ts";
@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 const caller = { apiKey: TEST_KEY };
-const createVideo = (video: Partial<VideoParameters> & { prompt: string }) => gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller, model: MODEL, video }));
+const createVideo = (video: MessageInitShape<typeof VideoParametersSchema>) => gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller, model: MODEL, video }));
 const ended = (id: string) =>
   vi.waitFor(async () => {
     const task = await gateway.core.tasks.get(caller as never, id);
