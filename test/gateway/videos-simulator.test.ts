@@ -247,6 +247,21 @@ describe("POST /api/v1/getAsyncResponse", () => {
   });
 });
 
+describe("POST /api/v1/chat/completions with the video request body", () => {
+  it("creates the same video task and answers the same queued object", async () => {
+    const before = await balance();
+    const { status, json } = await post("/chat/completions", { model: MODEL, prompt: "a wave by chat", seconds: 4 });
+    expect(status, JSON.stringify(json)).toBe(200);
+    expect(json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), object: "video", status: "queued", code: "ok" });
+    const done = await finished(json.taskId);
+    expect(done.usage).toEqual({ videos: 1, video_seconds: 4, cost: 0.004 });
+    expect(await balance()).toBe(before - nanosOf("0.004"));
+    // The video body's own checks apply there too; a chat model without messages is still a chat request.
+    expect((await post("/chat/completions", { model: MODEL, prompt: "x", seconds: 5 })).json.error.param).toBe("seconds");
+    expect((await post("/chat/completions", { model: "simulator/echo", prompt: "x" })).json.error.param).toBe("messages");
+  });
+});
+
 describe("a video's webhook", () => {
   it("POSTs video.completed with the video result, signed, and video.failed for a failure", async () => {
     const deliveries = (taskId: string) => receiver.requests.filter((request: RecordedRequest) => request.headers["webhook-id"] === `msg_${taskId}`);

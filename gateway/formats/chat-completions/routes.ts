@@ -3,6 +3,7 @@ import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { answerVideoBody } from "../videos/chat-video.ts";
 import { decodeChatRequest } from "./decode-request.ts";
 import { encodeChatError } from "./encode-error.ts";
 import { encodeChatCompletion } from "./encode-response.ts";
@@ -13,6 +14,8 @@ export const chatCompletions: GatewayFormat = { encodeError: encodeChatError, re
 function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/chat/completions", async (ctx) => {
     const apiKey = bearerKey(ctx.req.headers);
+    // A video model with the video request body makes a video task (videos/chat-video.ts).
+    if (await answerVideoBody(ctx, core, apiKey)) return;
     const cacheKey = ctx.get("cache_key") || undefined;
     const { request, stream } = decodeChatRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId, cacheKey });
     ctx.state.requestTags = request.requestTags;

@@ -1,7 +1,6 @@
 // The video endpoints (spec: POST /api/v1/videos, GET /api/v1/videos/{task_id},
 // POST /api/v1/getAsyncResponse). The hosted assets are served by the images
 // format's /api/v1/assets route. docs/tasks.md.
-import type { Context } from "koa";
 import { z } from "zod";
 import { Code, ConnectError, invalidParameter } from "../../../core/errors.ts";
 import { bearerKey } from "../../credentials.ts";
@@ -11,9 +10,7 @@ import type { CoreClient } from "../../core-client.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
-
-/** The gateway's own scheme and host as the caller reached it: hosted asset URLs are made absolute with it. */
-const originOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
+import { originOf } from "./origin.ts";
 
 const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
 

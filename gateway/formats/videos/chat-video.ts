@@ -1,0 +1,24 @@
+// POST /api/v1/chat/completions with the video request body (spec: "A video
+// model may be used here with the video request body"): a body without
+// `messages` whose model makes videos is a video task, created as POST
+// /api/v1/videos creates it and answered with the same queued object
+// (`taskId`), not a chat completion: a video takes minutes, longer than a
+// chat request should wait. Any other body is left to the chat decoder.
+import type { Context } from "koa";
+import type { CoreClient } from "../../core-client.ts";
+import { decodeVideoRequest } from "./decode-request.ts";
+import { encodeTask } from "./encode-task.ts";
+import { originOf } from "./origin.ts";
+
+/** True when the body was a video request, now answered. */
+export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: string): Promise<boolean> {
+  const body: unknown = ctx.request.body;
+  if (typeof body !== "object" || body === null || Array.isArray(body) || "messages" in body) return false;
+  const model = (body as { model?: unknown }).model;
+  if (typeof model !== "string" || model === "") return false;
+  const found = await core.catalogue.getModel({ id: model }).catch(() => undefined);
+  if (!found?.model?.architecture?.outputModalities.includes("video")) return false;
+  const { task } = await core.tasks.createVideo(decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), originOf(ctx)));
+  ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+  return true;
+}
