@@ -1,21 +1,19 @@
 // Video tasks on the Vertex AI Veo protocol, end to end against the Vertex fake
-// (which checks every call's OAuth2 bearer token): created, polled until the
-// operation is done, shown in the spec's base64 style, the video (sent inline
-// as base64 by Veo) stored and read back byte for byte; a failing or filtered
+// (which checks every call's OAuth2 bearer token), through POST /api/v1/videos
+// and GET /api/v1/videos/{id}: created, polled until the operation is done,
+// answered in the spec's base64 style, the video (sent inline as base64 by Veo)
+// stored and downloaded from the hosted URL byte for byte; a failing or filtered
 // job ends failed with Google's words and returns its hold; another
 // organisation sees nothing. A second gateway has no key in its environment,
 // only application default credentials: the catalogue enables the route, and
 // google-auth-library's own flow gets the token from a fake token endpoint.
-import { create } from "@bufbuild/protobuf";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
-import { ConnectError, errorDetailOf } from "../../core/errors.ts";
-import { encodeVideoTask } from "../../core/tasks/video-result.ts";
-import { CreateVideoRequestSchema, TaskStatus, VideoResultStyle, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { TaskStatus, VideoResultStyle } from "../../gen/router/v1/tasks_pb.js";
 import { FAIL_PROMPT, MODERATE_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../support/fake-media-common.ts";
 import { startFakeVertex, VERTEX_FAILURE_MESSAGE, VERTEX_RAI_REASON, VERTEX_TOKEN } from "../support/fake-media-vertex.ts";
 import { startFakeSts, type FakeSts } from "../support/fake-google-sts.ts";
@@ -59,29 +57,41 @@ function vertexTaskConfig(vertexUrl: string): RouterConfig {
 }
 
 const caller = (key = TEST_KEY) => ({ apiKey: key }) as never;
-type VideoFields = { prompt: string; length?: number; resolution?: string; aspectRatio?: string; seed?: bigint; generateAudio?: boolean };
+const auth = (key = TEST_KEY) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
 
-function tasksOf(gateway: Gateway) {
-  const createVideo = (video: VideoFields, key = TEST_KEY) => gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller: caller(key), model: MODEL, video }));
-  const getTask = (id: string, key = TEST_KEY) => gateway.core.tasks.get(caller(key), id);
+/** The public endpoints of one gateway: POST /api/v1/videos, GET /api/v1/videos/{id}, getAsyncResponse. */
+function videosOf(gateway: Gateway) {
+  const post = async (path: string, body: unknown, key = TEST_KEY) => {
+    const response = await fetch(`${gateway.apiUrl}${path}`, { method: "POST", headers: auth(key), body: JSON.stringify(body) });
+    return { status: response.status, json: (await response.json()) as Record<string, any> };
+  };
+  const createVideo = (body: Record<string, unknown>, key = TEST_KEY) => post("/videos", { model: MODEL, ...body }, key);
+  const getVideo = async (id: string, key = TEST_KEY) => {
+    const response = await fetch(`${gateway.apiUrl}/videos/${id}`, { headers: auth(key) });
+    return { status: response.status, json: (await response.json()) as Record<string, any> };
+  };
   const finished = (id: string) =>
     vi.waitFor(async () => {
-      const task = await getTask(id);
-      expect([TaskStatus.SUCCEEDED, TaskStatus.FAILED]).toContain(task.status);
-      return task;
+      const { json } = await getVideo(id);
+      expect(["completed", "failed"]).toContain(json.status);
+      return json;
     }, DONE);
-  const readAsset = (id: string, key = TEST_KEY) => gateway.core.tasks.readAsset(caller(key), id, 0, { offset: 0 });
-  return { createVideo, getTask, finished, readAsset };
+  const created = async (body: Record<string, unknown>) => {
+    const answer = await createVideo(body);
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    return answer.json.taskId as string;
+  };
+  return { post, createVideo, getVideo, finished, created };
 }
 
 describe("a video task on Vertex AI Veo, with the token in api_key_env", () => {
   let vertex: FakeMediaUpstream;
   let gateway: Gateway;
-  let tasks: ReturnType<typeof tasksOf>;
+  let videos: ReturnType<typeof videosOf>;
   beforeAll(async () => {
     vertex = await startFakeVertex();
     gateway = await startGateway(vertexTaskConfig(vertex.url), { env: { ...ACCOUNTS_ENV, VERTEX_ACCESS_TOKEN: VERTEX_TOKEN } });
-    tasks = tasksOf(gateway);
+    videos = videosOf(gateway);
   });
   afterAll(async () => {
     await gateway?.close();
@@ -92,44 +102,43 @@ describe("a video task on Vertex AI Veo, with the token in api_key_env", () => {
     await gateway.core.accounts.idle();
     return gateway.core.accounts.stores.credits.balance(organizationId);
   }
-  const base64Style = async (task: Task) => {
-    const assetBytes = task.status === TaskStatus.SUCCEEDED ? [(await tasks.readAsset(task.id)).bytes] : undefined;
-    return encodeVideoTask(task, { origin: gateway.url, assetBytes }) as Record<string, any>;
-  };
 
-  it("is created queued, polled until done, shown in the base64 style, charged the seconds asked, and its inline video stored byte for byte", async () => {
+  it("is created queued, polled until done, answered in the base64 style, charged the seconds asked, and its inline video served byte for byte", async () => {
     const before = await balance();
-    const created = await tasks.createVideo({ prompt: "a wave at dusk", length: 8, resolution: "1080p", aspectRatio: "9:16", seed: 7n, generateAudio: true });
-    expect(created).toMatchObject({ status: TaskStatus.QUEUED, modelId: MODEL, provider: "vertex", resultStyle: VideoResultStyle.BASE64 });
-    expect(await base64Style(created)).toMatchObject({ taskId: created.id, chat_id: created.id, code: "ok", status: "queued", data: { status: "queued", generations: [] } });
+    const created = await videos.createVideo({ prompt: "a wave at dusk", length: 8, resolution: "1080p", aspectRatio: "9:16", seed: 7, generateAudio: true });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const id = created.json.taskId as string;
+    expect(created.json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), chat_id: id, code: "ok", status: "queued", data: { status: "queued", generations: [] } });
 
-    const done = await tasks.finished(created.id);
-    expect(done.status).toBe(TaskStatus.SUCCEEDED);
+    const done = await videos.finished(id);
+    const task = await gateway.core.tasks.get(caller(), id);
+    expect(task).toMatchObject({ status: TaskStatus.SUCCEEDED, provider: "vertex", resultStyle: VideoResultStyle.BASE64 });
     // Polled by this instance exactly as often as the fake needs: unfinished twice, then done.
-    expect(vertex.polls(done.upstreamJobId)).toBe(3);
+    expect(vertex.polls(task.upstreamJobId)).toBe(3);
     const submitted = vertex.requests.find((request) => request.path.endsWith(":predictLongRunning"))!;
     expect(submitted.headers.authorization).toBe(`Bearer ${VERTEX_TOKEN}`);
     expect(submitted.body).toEqual({ instances: [{ prompt: "a wave at dusk" }], parameters: { sampleCount: 1, durationSeconds: 8, resolution: "1080p", aspectRatio: "9:16", seed: 7, generateAudio: true } });
-    expect(done.outputs).toEqual([expect.objectContaining({ mediaType: "video/mp4" })]);
 
-    const asset = await tasks.readAsset(done.id);
-    expect(Buffer.from(asset.bytes)).toEqual(TINY_MP4);
-    expect(asset.mediaType).toBe("video/mp4");
-    // The hosted URL serves the same bytes over HTTP (Veo's bytes were never at a URL of Google's).
-    const assetUrl = `${gateway.url}/api/v1/assets/${done.id}/0`;
-    const served = await fetch(assetUrl, { headers: { authorization: `Bearer ${TEST_KEY}` } });
-    expect([served.status, served.headers.get("content-type")]).toEqual([200, "video/mp4"]);
-    expect(Buffer.from(await served.arrayBuffer())).toEqual(TINY_MP4);
-
-    expect(await base64Style(done)).toMatchObject({
+    const assetUrl = `${gateway.url}/api/v1/assets/${id}/0`;
+    expect(done).toMatchObject({
+      chat_id: id,
       code: "ok",
       status: "completed",
       router_assets: { status: "ready", urls: [assetUrl] },
       data: { status: "completed", generations: [{ mimeType: "video/mp4", bytesBase64Encoded: TINY_MP4.toString("base64") }] },
     });
+    // The hosted URL serves the bytes Veo sent inline (they were never at a URL of Google's).
+    const served = await fetch(assetUrl, { headers: auth() });
+    expect([served.status, served.headers.get("content-type")]).toEqual([200, "video/mp4"]);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(TINY_MP4);
     // Veo measures nothing: the 8 seconds asked are charged, at 0.40 a second.
-    expect(done.usage).toMatchObject({ videos: 1, videoSeconds: 8, cost: "3.2" });
+    expect(done.usage).toEqual({ videos: 1, video_seconds: 8, cost: 3.2 });
     expect(await balance()).toBe(before - 3_200_000_000n);
+
+    // The provider-prefixed id (vertex:<operation name>) names the same task in getAsyncResponse.
+    const byUpstream = await videos.post("/getAsyncResponse", { taskId: `vertex:${task.upstreamJobId}` });
+    expect(byUpstream.status, JSON.stringify(byUpstream.json)).toBe(200);
+    expect(byUpstream.json).toMatchObject({ chat_id: id, status: "completed" });
   });
 
   it("ends failed with Google's words and returns the hold: a failed operation, and Responsible AI filtering", async () => {
@@ -139,36 +148,30 @@ describe("a video task on Vertex AI Veo, with the token in api_key_env", () => {
       [`x ${MODERATE_PROMPT}`, "content_moderated", VERTEX_RAI_REASON],
     ];
     for (const [prompt, code, message] of cases) {
-      const task = await tasks.finished((await tasks.createVideo({ prompt, length: 4 })).id);
-      expect(task.status).toBe(TaskStatus.FAILED);
-      expect(task.error).toMatchObject({ code, message });
-      expect(await base64Style(task)).toMatchObject({ code, message, status: "failed", data: { status: "failed", generations: [] } });
+      const done = await videos.finished(await videos.created({ prompt, length: 4 }));
+      expect(done).toMatchObject({ code, message, status: "failed", data: { status: "failed", generations: [] } });
     }
     expect(await balance()).toBe(before);
   });
 
   it("is 404 task_not_found to another organisation, for the task and its asset", async () => {
-    const done = await tasks.finished((await tasks.createVideo({ prompt: "mine" })).id);
-    expect(done.status).toBe(TaskStatus.SUCCEEDED);
-    const reasonOf = (error: unknown) => errorDetailOf(ConnectError.from(error))?.reason;
-    expect(reasonOf(await tasks.getTask(done.id, OTHER_KEY).catch((error: unknown) => error))).toBe("task_not_found");
-    expect(reasonOf(await tasks.readAsset(done.id, OTHER_KEY).catch((error: unknown) => error))).toBe("task_not_found");
-    const other = await fetch(`${gateway.url}/api/v1/assets/${done.id}/0`, { headers: { authorization: `Bearer ${OTHER_KEY}` } });
-    expect(other.status).toBe(404);
-    expect((await tasks.readAsset(done.id)).bytes.length).toBe(TINY_MP4.length);
+    const id = await videos.created({ prompt: "mine" });
+    const done = await videos.finished(id);
+    expect(done.status).toBe("completed");
+    const other = await videos.getVideo(id, OTHER_KEY);
+    expect([other.status, other.json.error?.code]).toEqual([404, "task_not_found"]);
+    const asset = await fetch(done.router_assets.urls[0], { headers: auth(OTHER_KEY) });
+    expect(asset.status).toBe(404);
+    expect((await fetch(done.router_assets.urls[0], { headers: auth() })).status).toBe(200);
   });
 
-  it("refuses a parameter Veo does not carry, or a value the catalogue does not list, naming it, before anything is held", async () => {
+  it("refuses a parameter Veo does not carry, or a value the catalogue does not list, with a 400 naming it, before anything is held", async () => {
     const before = await balance();
     const requests = vertex.requests.length;
-    const paramOf = async (video: Record<string, unknown>) => {
-      const error = await gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller: caller(), model: MODEL, video: { prompt: "x", ...video } })).catch((caught: unknown) => caught);
-      return errorDetailOf(ConnectError.from(error))?.param;
-    };
-    expect(await paramOf({ mode: "pro" })).toBe("mode");
-    expect(await paramOf({ size: "1280x720" })).toBe("size");
-    expect(await paramOf({ length: 5 })).toBe("length");
-    expect(await paramOf({ resolution: "4k" })).toBe("resolution");
+    for (const [field, value] of [["mode", "pro"], ["size", "1280x720"], ["length", 5], ["resolution", "4k"], ["aspectRatio", "1:1"]] as const) {
+      const refused = await videos.createVideo({ prompt: "x", [field]: value });
+      expect([refused.status, refused.json.error?.param], JSON.stringify(refused.json)).toEqual([400, field]);
+    }
     expect(vertex.requests.length).toBe(requests);
     expect(await balance()).toBe(before);
   });
@@ -189,11 +192,11 @@ describe("a video task on Vertex AI Veo with application default credentials and
     vi.unstubAllEnvs();
   });
 
-  it("without a key or credentials the route is disabled; with GOOGLE_APPLICATION_CREDENTIALS it runs, with the token the library got", async () => {
+  it("without a key or credentials the route is disabled; with GOOGLE_APPLICATION_CREDENTIALS alone it runs, with the token the library got", async () => {
     const keyless = await startGateway(vertexTaskConfig(vertex.url), { env: ACCOUNTS_ENV });
     try {
-      const error = await tasksOf(keyless).createVideo({ prompt: "x" }).catch((caught: unknown) => caught);
-      expect(errorDetailOf(ConnectError.from(error))?.reason).toBe("no_provider_available");
+      const refused = await videosOf(keyless).createVideo({ prompt: "x" });
+      expect([refused.status, refused.json.error?.code], JSON.stringify(refused.json)).toEqual([503, "no_provider_available"]);
     } finally {
       await keyless.close();
     }
@@ -202,11 +205,13 @@ describe("a video task on Vertex AI Veo with application default credentials and
     vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", sts.credentialsFile);
     const gateway = await startGateway(vertexTaskConfig(vertex.url), { env: { ...ACCOUNTS_ENV, GOOGLE_APPLICATION_CREDENTIALS: sts.credentialsFile } });
     try {
-      const tasks = tasksOf(gateway);
-      const done = await tasks.finished((await tasks.createVideo({ prompt: "a wave at dusk", length: 4 })).id);
-      expect(done.status).toBe(TaskStatus.SUCCEEDED);
-      expect(Buffer.from((await tasks.readAsset(done.id)).bytes)).toEqual(TINY_MP4);
-      const calls = vertex.requests.filter((request) => request.path.endsWith(":predictLongRunning") || request.body.operationName === done.upstreamJobId);
+      const videos = videosOf(gateway);
+      const id = await videos.created({ prompt: "a wave at dusk", length: 4 });
+      const done = await videos.finished(id);
+      expect(done.status).toBe("completed");
+      expect(Buffer.from(await (await fetch(done.router_assets.urls[0], { headers: auth() })).arrayBuffer())).toEqual(TINY_MP4);
+      const task = await gateway.core.tasks.get(caller(), id);
+      const calls = vertex.requests.filter((request) => request.path.endsWith(":predictLongRunning") || request.body.operationName === task.upstreamJobId);
       expect(calls.length).toBe(4);
       for (const request of calls) expect(request.headers.authorization).toBe(`Bearer ${VERTEX_TOKEN}`);
       expect(sts.exchanges()).toBe(1);
