@@ -5,8 +5,9 @@
 import type { z } from "zod";
 import type { HttpClient } from "./http-client.ts";
 import { toUpstreamError } from "./http-client.ts";
-import { createServerSentEventReader } from "./read-sse.ts";
+import { createServerSentEventReader, type ServerSentEvent } from "./read-sse.ts";
 import { retryAfterSecondsOf } from "./retry-after.ts";
+import type { StreamedBody } from "./streamed-response.ts";
 import type { GenerateResponse } from "../../gen/router/v1/inference_pb.js";
 import { UpstreamError, upstreamHttpError, type ConvertedRequest, type UpstreamCall, type UpstreamStream } from "./types.ts";
 
@@ -53,11 +54,45 @@ async function* failed(error: unknown): AsyncGenerator<GenerateResponse> {
   throw error;
 }
 
-async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>, body: unknown): AsyncGenerator<GenerateResponse> {
-  const { provider, signal } = call;
+async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>, requestBody: unknown): AsyncGenerator<GenerateResponse> {
+  const { signal, stream } = call;
+  let body: StreamedBody | undefined;
+  try {
+    body = await open(http, call, protocol, requestBody);
+    // This frame lasts as long as the answer, and a suspended frame keeps every
+    // variable it has: it lets the request go once it is sent.
+    call = requestBody = undefined!;
+    const translator = protocol.translator();
+    if (stream) {
+      // The body is read here, not through a generator of SSE events: one async step fewer per chunk.
+      const reader = createServerSentEventReader();
+      for await (const bytes of body) {
+        for (const event of reader.feed(bytes)) yield* translate(protocol, translator, event);
+      }
+      for (const event of reader.end()) yield* translate(protocol, translator, event);
+    } else {
+      const chunk = protocol.parse(await body.text(), undefined);
+      if (chunk !== undefined) yield* translator.translate(chunk);
+    }
+    if (!translator.complete()) {
+      // A cut connection can look like a clean end: without finish and usage the answer is partial and unpriceable.
+      throw new UpstreamError("upstream answer ended without its finish reason and usage", { retryable: true, reason: "truncated" });
+    }
+    yield* translator.end();
+  } catch (error) {
+    throw toUpstreamError(error, signal);
+  } finally {
+    // An unread body is cut (so an abandoned upstream stops generating).
+    body?.cancel();
+  }
+}
+
+/** Posts the request; the body of a 2xx answer (an SSE one for a stream), else the protocol's error. */
+async function open<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpProtocol<Chunk>, requestBody: unknown): Promise<StreamedBody> {
+  const { provider } = call;
   const headers = { accept: call.stream ? "text/event-stream" : "application/json", ...protocol.headers(call) };
-  const response = await http.stream(protocol.url(call), headers, JSON.stringify(body), {
-    signal,
+  const response = await http.stream(protocol.url(call), headers, JSON.stringify(requestBody), {
+    signal: call.signal,
     // A JSON answer comes only after the whole generation; a stream starts at once.
     headersTimeoutMs: call.stream ? provider.timeout_ms : provider.request_timeout_ms,
     bodyTimeoutMs: provider.timeout_ms,
@@ -70,37 +105,21 @@ async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: Http
       error.retryAfterSeconds = retryAfterSecondsOf(response.headers, Date.now()) ?? error.retryAfterSeconds;
       throw error;
     }
-    const translator = protocol.translator();
-    if (call.stream) {
-      const contentType = String(response.headers["content-type"] ?? "");
-      if (!contentType.startsWith("text/event-stream")) {
-        throw new UpstreamError(`upstream answered a stream request with ${contentType || "no content type"}`, { retryable: true, reason: "invalid_answer" });
-      }
-      const translated = (event: { data: string; event?: string }) => {
-        const chunk = protocol.parse(event.data, event.event);
-        return chunk === undefined ? NO_EVENTS : translator.translate(chunk);
-      };
-      // The body is read here, not through a generator of SSE events: one async step fewer per chunk.
-      const reader = createServerSentEventReader();
-      for await (const bytes of response.body) {
-        for (const event of reader.feed(bytes)) yield* translated(event);
-      }
-      for (const event of reader.end()) yield* translated(event);
-    } else {
-      const chunk = protocol.parse(await response.body.text(), undefined);
-      if (chunk !== undefined) yield* translator.translate(chunk);
+    const contentType = String(response.headers["content-type"] ?? "");
+    if (call.stream && !contentType.startsWith("text/event-stream")) {
+      throw new UpstreamError(`upstream answered a stream request with ${contentType || "no content type"}`, { retryable: true, reason: "invalid_answer" });
     }
-    if (!translator.complete()) {
-      // A cut connection can look like a clean end: without finish and usage the answer is partial and unpriceable.
-      throw new UpstreamError("upstream answer ended without its finish reason and usage", { retryable: true, reason: "truncated" });
-    }
-    yield* translator.end();
+    return response.body;
   } catch (error) {
-    throw toUpstreamError(error, signal);
-  } finally {
-    // An unread body is cut (so an abandoned upstream stops generating).
     response.body.cancel();
+    throw error;
   }
+}
+
+/** One SSE event's hub events. */
+function translate<Chunk>(protocol: HttpProtocol<Chunk>, translator: Translator<Chunk>, event: ServerSentEvent): GenerateResponse[] {
+  const chunk = protocol.parse(event.data, event.event);
+  return chunk === undefined ? NO_EVENTS : translator.translate(chunk);
 }
 
 /** JSON text from upstream; anything else is a retryable bad answer. */

@@ -1,48 +1,107 @@
-// Reads an upstream's Server-Sent Events body into parsed events with a real
-// event-stream parser (field folding, multi-line data, comments, CRLF handled).
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+// Reads an upstream's Server-Sent Events body into events, as the event-stream
+// grammar says (https://html.spec.whatwg.org/multipage/server-sent-events.html):
+// lines end with CRLF, LF or CR (a CRLF may be split between chunks), a line
+// starting with a colon is a comment, a field's value loses one leading space,
+// data lines join with LF, an empty line ends the event (none without data).
+// `id` and `retry` are for reconnecting, which a one-shot request never does:
+// they are read and dropped. One object per stream, its state in fields: a
+// thousand open streams keep a thousand of them, not a thousand sets of closures.
 
-export interface ServerSentEventReader {
-  /** The events this body chunk completes, in order (often none). */
-  feed(bytes: Uint8Array): readonly EventSourceMessage[];
-  /** The events still to come at the body's end (the decoder's last bytes). */
-  end(): readonly EventSourceMessage[];
+export interface ServerSentEvent {
+  data: string;
+  /** The `event` field, when the event has one. */
+  event?: string;
 }
 
-const NONE: readonly EventSourceMessage[] = [];
+const NONE: readonly ServerSentEvent[] = [];
 /** A chunk may end inside a character: the decoder keeps its first bytes for the next one. */
 const STREAMING = { stream: true };
+const LF = 10;
+const COLON = 58;
+const SPACE = 32;
 
 /**
  * A push reader: the caller loops over the body itself and gets each chunk's
  * events back at once, so reading SSE adds no async step per chunk or event
  * (the stream's events cross every layer above it one by one already).
  */
+export class ServerSentEventReader {
+  // The decoder drops a leading byte-order mark, as the grammar wants.
+  private readonly decoder = new TextDecoder();
+  /** The start of a line whose end has not arrived. */
+  private partial = "";
+  /** The last chunk ended with CR: a LF first in the next one ends no second line. */
+  private afterCarriageReturn = false;
+  /** The event being read: its data lines so far (undefined: none yet) and its name. */
+  private data: string | undefined;
+  private event: string | undefined;
+
+  /** The events this body chunk completes, in order (often none). */
+  feed(bytes: Uint8Array): readonly ServerSentEvent[] {
+    return this.lines(this.decoder.decode(bytes, STREAMING));
+  }
+
+  /** The events still to come at the body's end (the decoder's last bytes); an event without its empty line is dropped. */
+  end(): readonly ServerSentEvent[] {
+    return this.lines(this.decoder.decode());
+  }
+
+  private lines(text: string): readonly ServerSentEvent[] {
+    let events: ServerSentEvent[] | undefined;
+    let from = 0;
+    if (this.afterCarriageReturn && text.length > 0) {
+      this.afterCarriageReturn = false;
+      if (text.charCodeAt(0) === LF) from = 1;
+    }
+    // Each terminator is searched for once per chunk, so a long line in many small chunks costs no rescans.
+    let cr = text.indexOf("\r", from);
+    let lf = text.indexOf("\n", from);
+    while (cr !== -1 || lf !== -1) {
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      const line = this.partial === "" ? text.slice(from, end) : this.partial + text.slice(from, end);
+      this.partial = "";
+      const event = this.line(line);
+      if (event) (events ??= []).push(event);
+      from = end + 1;
+      if (end === cr) {
+        if (from === text.length) this.afterCarriageReturn = true;
+        else if (text.charCodeAt(from) === LF) from += 1;
+      }
+      if (cr !== -1 && cr < from) cr = text.indexOf("\r", from);
+      if (lf !== -1 && lf < from) lf = text.indexOf("\n", from);
+    }
+    if (from < text.length) this.partial += text.slice(from);
+    return events ?? NONE;
+  }
+
+  /** One whole line; the event it ends, if any. */
+  private line(line: string): ServerSentEvent | undefined {
+    if (line === "") return this.dispatch();
+    if (line.charCodeAt(0) === COLON) return undefined;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1);
+    if (field === "data") this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    // An empty name is the default one, as no name.
+    else if (field === "event") this.event = value || undefined;
+    return undefined;
+  }
+
+  private dispatch(): ServerSentEvent | undefined {
+    const { data, event } = this;
+    this.data = this.event = undefined;
+    if (data === undefined) return undefined;
+    return event === undefined ? { data } : { data, event };
+  }
+}
+
 export function createServerSentEventReader(): ServerSentEventReader {
-  let pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event) });
-  const decoder = new TextDecoder();
-  const take = () => {
-    if (pending.length === 0) return NONE;
-    const events = pending;
-    pending = [];
-    return events;
-  };
-  return {
-    feed(bytes) {
-      parser.feed(decoder.decode(bytes, STREAMING));
-      return take();
-    },
-    end() {
-      parser.feed(decoder.decode());
-      return take();
-    },
-  };
+  return new ServerSentEventReader();
 }
 
 /** Every event of a body, one at a time (tests, and callers off the hot path). */
-export async function* readServerSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<EventSourceMessage> {
-  const reader = createServerSentEventReader();
+export async function* readServerSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  const reader = new ServerSentEventReader();
   for await (const bytes of body) yield* reader.feed(bytes);
   yield* reader.end();
 }

@@ -32,111 +32,128 @@ const HIGH_WATER = 16;
  * the signal's reason when it aborts first.
  */
 export function dispatchStreamed(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<StreamedResponse> {
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    const body = new QueuedBody();
-    let started = false;
-    const onAbort = () => body.abort(signal.reason);
-    const fail = (error: Error) => {
-      signal.removeEventListener("abort", onAbort);
-      if (started) body.fail(error);
-      else reject(error);
-    };
-    body.onAbort = (reason) => (started ? body.fail(reason) : reject(reason));
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(controller) {
-        body.controller = controller;
-        // Aborted while connecting: the controller is only known now.
-        if (body.abortReason !== undefined) controller.abort(body.abortReason);
-      },
-      onResponseStart(controller, statusCode, headers) {
-        // undici leaves the raw header buffers on the controller, which lives as long as the stream.
-        controller.rawHeaders = null;
-        started = true;
-        resolve({ statusCode, headers, body });
-      },
-      onResponseData(_controller, chunk) {
-        body.push(chunk);
-      },
-      onResponseEnd() {
-        signal.removeEventListener("abort", onAbort);
-        body.end();
-      },
-      onResponseError(_controller, error) {
-        fail(error);
-      },
-    };
+    const request = new StreamedRequest(signal, resolve, reject);
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(options, request);
     } catch (error) {
-      fail(error as Error);
+      request.onResponseError(undefined, error as Error);
     }
   });
 }
 
-type Waiter = { resolve: (result: IteratorResult<Uint8Array>) => void; reject: (error: unknown) => void };
-
-class QueuedBody implements StreamedBody, AsyncIterator<Uint8Array> {
-  controller: Dispatcher.DispatchController | undefined;
-  abortReason: Error | undefined;
-  onAbort: (reason: Error) => void = () => {};
+/**
+ * One request, as undici's dispatch handler, the caller's abort listener and
+ * the body its reader reads: one object per open stream, its state in fields,
+ * instead of a set of closures and the promise of its start kept alive as long
+ * as the stream.
+ */
+class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, AsyncIterator<Uint8Array> {
   ended = false;
-  private readonly chunks: Uint8Array[] = [];
+  private controller: Dispatcher.DispatchController | undefined;
+  private abortReason: Error | undefined;
+  /** The call's promise until the answer starts; a failure after it goes to the reader. */
+  private starting: { resolve: (response: StreamedResponse) => void; reject: (error: unknown) => void } | undefined;
+  private readonly signal: AbortSignal;
+  /** Chunks that came before the reader asked; made when one does. */
+  private chunks: Uint8Array[] | undefined;
   private error: unknown;
   private failed = false;
-  private waiter: Waiter | undefined;
+  /** The reader waiting for the next chunk. */
+  private resolveNext: ((result: IteratorResult<Uint8Array>) => void) | undefined;
+  private rejectNext: ((error: unknown) => void) | undefined;
 
-  push(chunk: Uint8Array): void {
-    if (this.waiter) {
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      waiter.resolve({ value: chunk, done: false });
+  constructor(signal: AbortSignal, resolve: (response: StreamedResponse) => void, reject: (error: unknown) => void) {
+    this.signal = signal;
+    this.starting = { resolve, reject };
+    signal.addEventListener("abort", this, { once: true });
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.abort(this.signal.reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted while connecting: the controller is only known now.
+    if (this.abortReason !== undefined) controller.abort(this.abortReason);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // undici leaves the raw header buffers on the controller, which lives as long as the stream.
+    (controller as { rawHeaders?: unknown }).rawHeaders = null;
+    const starting = this.starting;
+    this.starting = undefined;
+    starting?.resolve({ statusCode, headers, body: this });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Uint8Array): void {
+    const resolve = this.resolveNext;
+    if (resolve) {
+      this.resolveNext = this.rejectNext = undefined;
+      resolve({ value: chunk, done: false });
       return;
     }
-    this.chunks.push(chunk);
-    if (this.chunks.length >= HIGH_WATER) this.controller?.pause();
+    const chunks = (this.chunks ??= []);
+    chunks.push(chunk);
+    if (chunks.length >= HIGH_WATER) this.controller?.pause();
   }
 
-  end(): void {
+  onResponseEnd(): void {
+    this.signal.removeEventListener("abort", this);
     this.ended = true;
-    if (this.waiter && this.chunks.length === 0) {
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      waiter.resolve({ value: undefined, done: true });
+    const resolve = this.resolveNext;
+    if (resolve && !this.chunks?.length) {
+      this.resolveNext = this.rejectNext = undefined;
+      resolve({ value: undefined, done: true });
     }
   }
 
-  fail(error: unknown): void {
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.fail(error);
+  }
+
+  /** Before the answer starts, the call rejects; after, the reader's next read. */
+  private fail(error: unknown): void {
+    this.signal.removeEventListener("abort", this);
+    const starting = this.starting;
+    if (starting) {
+      this.starting = undefined;
+      starting.reject(error);
+      return;
+    }
     if (this.ended || this.failed) return;
     this.failed = true;
     this.error = error;
-    if (this.waiter) {
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      waiter.reject(error);
+    const reject = this.rejectNext;
+    if (reject) {
+      this.resolveNext = this.rejectNext = undefined;
+      reject(error);
     }
   }
 
-  abort(reason: Error): void {
+  private abort(reason: Error): void {
     if (this.ended || this.failed) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
-    this.onAbort(reason);
+    this.fail(reason);
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
-    if (this.chunks.length > 0) {
-      const chunk = this.chunks.shift()!;
-      if (this.controller?.paused && this.chunks.length < HIGH_WATER / 2) this.controller.resume();
+    const chunks = this.chunks;
+    if (chunks?.length) {
+      const chunk = chunks.shift()!;
+      if (this.controller?.paused && chunks.length < HIGH_WATER / 2) this.controller.resume();
       return Promise.resolve({ value: chunk, done: false });
     }
     if (this.failed) return Promise.reject(this.error);
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+    return new Promise((resolve, reject) => {
+      this.resolveNext = resolve;
+      this.rejectNext = reject;
+    });
   }
 
   /** Leaving a loop early cancels the request, as destroying undici's body does. */
@@ -157,10 +174,6 @@ class QueuedBody implements StreamedBody, AsyncIterator<Uint8Array> {
   }
 
   cancel(): void {
-    if (this.ended || this.failed) return;
-    const reason = new Error("the body was not read to its end");
-    this.abortReason = reason;
-    this.controller?.abort(reason);
-    this.fail(reason);
+    this.abort(new Error("the body was not read to its end"));
   }
 }
