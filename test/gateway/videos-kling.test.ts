@@ -1,24 +1,26 @@
-// Video tasks on the Kling protocol, end to end against the Kling fake (which
-// checks every request's HS256 JWT): created, polled until done, shown in the
-// spec's data style, the video read from the hosted copy byte for byte as the
-// fake made it, also after the fake's URL expired; a failing job ends failed
-// with Kling's words and returns its hold; another organisation sees nothing.
-import { create } from "@bufbuild/protobuf";
+// Video tasks on the Kling protocol, end to end through the gateway's HTTP
+// endpoints against the Kling fake (which checks every request's HS256 JWT):
+// created, polled until done, shown in the spec's data style, the MP4
+// downloaded from the gateway's hosted URL byte for byte as the fake made it,
+// also after the fake's URL expired; a failing, moderated or refused job ends
+// failed with Kling's words and returns its hold; another organisation sees nothing.
+import http from "node:http";
+import { mkdtempSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../core/config/load.ts";
-import { ConnectError, errorDetailOf } from "../../core/errors.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
-import { encodeVideoTask } from "../../core/tasks/video-result.ts";
-import { CreateVideoRequestSchema, TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { solidPng } from "../../core/providers/simulator/media.ts";
+import { nanosOf } from "../support/exact-money.ts";
 import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../support/fake-media-common.ts";
 import { KLING_ACCESS_KEY, KLING_FAILURE_MESSAGE, KLING_MODERATION_MESSAGE, KLING_SECRET_KEY, startFakeKling } from "../support/fake-media-kling.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { OTHER_KEY } from "../support/image-task-config.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 const MODEL = "kling/kling-v2-5-turbo";
+/** The bundled default's price for this model (docs/tasks.md, "Kling"). */
 const PRICE_PER_SECOND = "0.042";
 const ENV = { KLING_ACCESS_KEY, KLING_SECRET_KEY, TEST_API_KEY: TEST_KEY, OTHER_API_KEY: OTHER_KEY };
 const DONE = { timeout: 10_000, interval: 10 };
@@ -27,6 +29,8 @@ const DAY = 24 * 60 * 60_000;
 let fakeNow = Date.now();
 let kling: FakeMediaUpstream;
 let gateway: Gateway;
+let images: http.Server;
+let imageUrl = "";
 
 function klingTaskConfig(klingUrl: string): RouterConfig {
   return parseConfig(
@@ -60,86 +64,157 @@ function klingTaskConfig(klingUrl: string): RouterConfig {
 }
 
 beforeAll(async () => {
+  // The input image the gateway fetches and checks before anything is held: a 2:1 PNG.
+  images = http.createServer((_req, res) => void res.writeHead(200, { "content-type": "image/png" }).end(solidPng(2, 1, Buffer.from([0, 128, 255]))));
+  await new Promise<void>((resolve) => images.listen(0, "127.0.0.1", resolve));
+  imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/first-frame.png`;
   kling = await startFakeKling({ now: () => fakeNow });
   gateway = await startGateway(klingTaskConfig(kling.url), { env: ENV });
 });
 afterAll(async () => {
   await gateway?.close();
   await kling?.close();
+  await new Promise<void>((resolve) => images?.close(() => resolve()));
 });
 
-const caller = (key = TEST_KEY) => ({ apiKey: key }) as never;
-const createVideo = (video: { prompt: string; length?: number; aspectRatio?: string; mode?: string; generateAudio?: boolean }, key = TEST_KEY) =>
-  gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller: caller(key), model: MODEL, video }));
-const getTask = (id: string, key = TEST_KEY) => gateway.core.tasks.get(caller(key), id);
-const finished = (id: string) =>
-  vi.waitFor(async () => {
-    const task = await getTask(id);
-    expect([TaskStatus.SUCCEEDED, TaskStatus.FAILED]).toContain(task.status);
-    return task;
+const headers = (key = TEST_KEY) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
+
+async function createVideo(body: Record<string, unknown>, key = TEST_KEY) {
+  const response = await fetch(`${gateway.apiUrl}/videos`, { method: "POST", headers: headers(key), body: JSON.stringify({ model: MODEL, ...body }) });
+  return { status: response.status, json: (await response.json()) as Record<string, any> };
+}
+
+async function getVideo(id: string, key = TEST_KEY) {
+  const response = await fetch(`${gateway.apiUrl}/videos/${id}`, { headers: headers(key) });
+  return { status: response.status, json: (await response.json()) as Record<string, any> };
+}
+
+async function finished(id: string) {
+  return vi.waitFor(async () => {
+    const { json } = await getVideo(id);
+    expect(["completed", "failed"]).toContain(json.data?.status);
+    return json;
   }, DONE);
-const dataStyle = (task: Task) => encodeVideoTask(task, { origin: gateway.url }) as Record<string, any>;
+}
 
 async function balance(organizationId = "org_test") {
   await gateway.core.accounts.idle();
   return gateway.core.accounts.stores.credits.balance(organizationId);
 }
 
+const download = (url: string, key = TEST_KEY) => fetch(url, { headers: { authorization: `Bearer ${key}` } });
+const storedTask = (id: string) => gateway.core.tasks.store.get("org_test", id);
+
 describe("a video task on Kling", () => {
-  it("is created queued, polled until succeed, shown in the data style, charged the seconds delivered, and read back byte for byte also after Kling's URL expired", async () => {
+  it("is created submitted, polled until succeed, shown in the data style, charged the seconds held, and downloaded byte for byte also after Kling's URL expired", async () => {
     const before = await balance();
-    const created = await createVideo({ prompt: "a wave at dusk", length: 5, aspectRatio: "16:9", mode: "std" });
-    expect(created).toMatchObject({ status: TaskStatus.QUEUED, modelId: MODEL, provider: "kling" });
-    expect(dataStyle(created)).toMatchObject({ taskId: created.id, chat_id: created.id, code: "ok", data: { status: "submitted", generations: [] } });
+    const created = await createVideo({ prompt: "a wave at dusk", length: 5, aspectRatio: "16:9", mode: "pro", generateAudio: false });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const id = created.json.taskId as string;
+    expect(created.json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), chat_id: id, code: "ok", model: MODEL, data: { status: "submitted", generations: [] } });
 
-    const done = await finished(created.id);
-    expect(done.status).toBe(TaskStatus.SUCCEEDED);
-    expect(kling.polls(done.upstreamJobId)).toBe(3);
-    const submitted = kling.requests.find((request) => request.method === "POST" && request.path === "/v1/videos/text2video")!;
-    expect(submitted.body).toEqual({ model_name: "kling-v2-5-turbo", prompt: "a wave at dusk", duration: "5", aspect_ratio: "16:9", mode: "std" });
-    expect(done.outputs).toEqual([expect.objectContaining({ mediaType: "video/mp4", upstreamId: `${done.upstreamJobId}-video-0`, durationSeconds: 5.042 })]);
+    const done = await finished(id);
+    expect(done.data.status).toBe("completed");
+    const task = (await storedTask(id))!;
+    expect(kling.polls(task.upstreamJobId)).toBe(3);
 
-    const shown = dataStyle(done);
-    const assetUrl = `${gateway.url}/api/v1/assets/${done.id}/0`;
-    expect(shown).toMatchObject({ chat_id: done.id, code: "ok", router_assets: { status: "ready", urls: [assetUrl] }, data: { status: "completed", generations: [{ url: assetUrl, duration: expect.anything() }] } });
-    // 5.042 measured seconds are charged as the 5 held: never more than held.
-    expect(done.usage).toMatchObject({ videos: 1, videoSeconds: 5, cost: "0.21" });
-    expect(await balance()).toBe(before - 210_000_000n);
+    // Kling got the task as its API takes it: text2video, a JWT the fake verified, duration as a string, sound off.
+    const submitted = kling.requests.find((request) => request.method === "POST" && request.body.prompt === "a wave at dusk")!;
+    expect(submitted.path).toBe("/v1/videos/text2video");
+    expect(submitted.headers.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(submitted.body).toEqual({ model_name: "kling-v2-5-turbo", prompt: "a wave at dusk", duration: "5", aspect_ratio: "16:9", mode: "pro", sound: "off" });
 
-    const asset = await gateway.core.tasks.readAsset(caller(), done.id, 0, { offset: 0 });
-    expect(Buffer.from(asset.bytes)).toEqual(TINY_MP4);
-    expect(asset.mediaType).toBe("video/mp4");
+    // The data style: data.status completed (Kling's succeed), each generation's url (the hosted copy) and duration.
+    const assetUrl = `${gateway.url}/api/v1/assets/${id}/0`;
+    expect(done).toMatchObject({ chat_id: id, code: "ok", router_assets: { status: "ready", urls: [assetUrl] } });
+    expect(done.data.generations).toEqual([expect.objectContaining({ url: assetUrl, duration: expect.anything() })]);
+    expect(task.outputs[0]).toMatchObject({ upstreamId: `${task.upstreamJobId}-video-0`, durationSeconds: 5.042, mediaType: "video/mp4" });
+
+    // Kling measured 5.042 s: charged the 5 held at the catalogue's price, once.
+    expect(done.usage).toEqual({ videos: 1, video_seconds: 5, cost: 0.21 });
+    expect(await balance()).toBe(before - nanosOf("0.21"));
+
+    let asset = await download(assetUrl);
+    expect([asset.status, asset.headers.get("content-type")]).toEqual([200, "video/mp4"]);
+    expect(Buffer.from(await asset.arrayBuffer())).toEqual(TINY_MP4);
+    // Kling deletes its files after 30 days; the hosted copy outlives its URL.
     fakeNow += 31 * DAY;
     try {
-      expect((await fetch(done.outputs[0].url)).status).toBe(404);
-      expect(Buffer.from((await gateway.core.tasks.readAsset(caller(), done.id, 0, { offset: 0 })).bytes)).toEqual(TINY_MP4);
+      expect((await fetch(task.outputs[0].url)).status).toBe(404);
+      asset = await download(assetUrl);
+      expect(Buffer.from(await asset.arrayBuffer())).toEqual(TINY_MP4);
     } finally {
       fakeNow -= 31 * DAY;
     }
   });
 
-  it("ends failed with Kling's words and returns the hold: a failed job, moderated output, a refused prompt (1301)", async () => {
+  it("sends an image as image2video, polls it under that kind, and answers getAsyncResponse by the kling: prefixed id", async () => {
+    const created = await createVideo({ prompt: "the frame moves", image: imageUrl, length: 10 });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const done = await finished(created.json.taskId);
+    expect(done.data.status).toBe("completed");
+    const task = (await storedTask(created.json.taskId))!;
+    const submitted = kling.requests.find((request) => request.method === "POST" && request.body.prompt === "the frame moves")!;
+    expect([submitted.path, submitted.body]).toEqual(["/v1/videos/image2video", { model_name: "kling-v2-5-turbo", prompt: "the frame moves", image: imageUrl, duration: "10" }]);
+    expect(kling.requests.filter((request) => request.path === `/v1/videos/image2video/${task.upstreamJobId}`)).toHaveLength(3);
+    const response = await fetch(`${gateway.apiUrl}/getAsyncResponse`, { method: "POST", headers: headers(), body: JSON.stringify({ taskId: `kling:${task.upstreamJobId}` }) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ chat_id: created.json.taskId, data: { status: "completed" } });
+  });
+
+  it.each([
+    { prompt: `a cat ${FAIL_PROMPT}`, code: "upstream_error", message: KLING_FAILURE_MESSAGE },
+    { prompt: `a cat ${MODERATE_PROMPT}`, code: "content_moderated", message: KLING_MODERATION_MESSAGE },
+    { prompt: `a cat ${REFUSE_PROMPT}`, code: "request_moderated", message: "Kling 400 (code 1301): Trigger the content security policy of the platform" },
+  ])("ends failed with Kling's words ($code) and returns the hold: the balance is unchanged", async ({ prompt, code, message }) => {
     const before = await balance();
-    const cases: [string, string, string][] = [
-      [`x ${FAIL_PROMPT}`, "upstream_error", KLING_FAILURE_MESSAGE],
-      [`x ${MODERATE_PROMPT}`, "content_moderated", KLING_MODERATION_MESSAGE],
-      [`x ${REFUSE_PROMPT}`, "request_moderated", "Kling 400 (code 1301): Trigger the content security policy of the platform"],
-    ];
-    for (const [prompt, code, message] of cases) {
-      const task = await finished((await createVideo({ prompt, length: 10 })).id);
-      expect(task.status).toBe(TaskStatus.FAILED);
-      expect(task.error).toMatchObject({ code, message });
-      expect(dataStyle(task)).toMatchObject({ code, message, data: { status: "failed", status_msg: message, generations: [] } });
-    }
+    const created = await createVideo({ prompt, length: 10 });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const done = await finished(created.json.taskId);
+    expect(done).toMatchObject({ code, message, router_assets: null, usage: { videos: 0, cost: 0 }, data: { status: "failed", generations: [] } });
     expect(await balance()).toBe(before);
   });
 
-  it("is 404 task_not_found to another organisation, for the task and its asset", async () => {
-    const done = await finished((await createVideo({ prompt: "mine" })).id);
-    expect(done.status).toBe(TaskStatus.SUCCEEDED);
-    const reasonOf = (error: unknown) => errorDetailOf(ConnectError.from(error))?.reason;
-    expect(reasonOf(await getTask(done.id, OTHER_KEY).catch((error: unknown) => error))).toBe("task_not_found");
-    expect(reasonOf(await gateway.core.tasks.readAsset(caller(OTHER_KEY), done.id, 0, { offset: 0 }).catch((error: unknown) => error))).toBe("task_not_found");
-    expect((await gateway.core.tasks.readAsset(caller(), done.id, 0, { offset: 0 })).bytes.length).toBe(TINY_MP4.length);
+  it("ends failed, holding nothing back, when aspectRatio comes with an image (image2video takes the image's frame)", async () => {
+    const before = await balance();
+    const created = await createVideo({ prompt: "framed", image: imageUrl, aspectRatio: "9:16" });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const done = await finished(created.json.taskId);
+    expect(done).toMatchObject({ code: "upstream_error", message: expect.stringContaining("aspectRatio cannot be given with image"), data: { status: "failed" } });
+    expect(kling.requests.some((request) => request.body.prompt === "framed")).toBe(false);
+    expect(await balance()).toBe(before);
+  });
+
+  it("refuses, naming it, a parameter Kling does not carry (seed, resolution, seconds, size) or the model does not list, holding nothing", async () => {
+    const before = await balance();
+    const sent = kling.requests.length;
+    for (const [body, param] of [
+      [{ seed: 7 }, "seed"],
+      [{ resolution: "1080p" }, "resolution"],
+      [{ seconds: 8 }, "seconds"],
+      [{ size: "1280x720" }, "size"],
+      [{ length: 6 }, "length"],
+      [{ aspectRatio: "4:3" }, "aspectRatio"],
+      [{ mode: "basic" }, "mode"],
+    ] as const) {
+      const refused = await createVideo({ prompt: "p", ...body });
+      expect([refused.status, refused.json.error?.param], JSON.stringify(refused.json)).toEqual([400, param]);
+    }
+    expect(kling.requests.length).toBe(sent);
+    expect(await balance()).toBe(before);
+  });
+
+  it("is 404 task_not_found to another organisation, for the task (by either id) and for its asset", async () => {
+    const { json } = await createVideo({ prompt: "mine" });
+    const done = await finished(json.taskId);
+    const task = (await storedTask(json.taskId))!;
+    for (const id of [json.taskId, `kling:${task.upstreamJobId}`]) {
+      const other = await getVideo(id, OTHER_KEY);
+      expect([other.status, other.json.error?.code]).toEqual([404, "task_not_found"]);
+      expect((await getVideo(id)).json.chat_id).toBe(json.taskId);
+    }
+    const asset = await download(done.router_assets.urls[0], OTHER_KEY);
+    expect(asset.status).toBe(404);
+    expect((await download(done.router_assets.urls[0])).status).toBe(200);
   });
 });
