@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { parseConfig } from "../../core/config/load.ts";
+import { loadConfigFile, parseConfig } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
 import { solidPng } from "../../core/providers/simulator/media.ts";
 import { nanosOf } from "../support/exact-money.ts";
@@ -216,5 +216,29 @@ describe("a video task on Kling", () => {
     const asset = await download(done.router_assets.urls[0], OTHER_KEY);
     expect(asset.status).toBe(404);
     expect((await download(done.router_assets.urls[0])).status).toBe(200);
+  });
+});
+
+describe("the bundled default's Kling model", () => {
+  it("runs on the kling protocol with both keys at 0.042 a second, std mode only", async () => {
+    const config = loadConfigFile();
+    config.providers.find((entry) => entry.id === "kling")!.base_url = kling.url;
+    const bundled = await startGateway(config, { env: { KLING_ACCESS_KEY, KLING_SECRET_KEY, ROUTER_DEV_KEY: TEST_KEY } });
+    try {
+      const post = (body: Record<string, unknown>) =>
+        fetch(`${bundled.apiUrl}/videos`, { method: "POST", headers: headers(), body: JSON.stringify({ model: MODEL, ...body }) });
+      const pro = await post({ prompt: "pro", mode: "pro" });
+      expect([pro.status, ((await pro.json()) as any).error?.param]).toEqual([400, "mode"]);
+      const { taskId } = (await (await post({ prompt: "bundled", length: 10 })).json()) as { taskId: string };
+      const done = await vi.waitFor(async () => {
+        const task = (await (await fetch(`${bundled.apiUrl}/videos/${taskId}`, { headers: headers() })).json()) as Record<string, any>;
+        expect(task.data?.status).toBe("completed");
+        return task;
+      }, DONE);
+      expect(done.usage).toEqual({ videos: 1, video_seconds: 10, cost: 0.42 });
+      expect(kling.requests.find((request) => request.body.prompt === "bundled")?.body).toEqual({ model_name: "kling-v2-5-turbo", prompt: "bundled", duration: "10" });
+    } finally {
+      await bundled.close();
+    }
   });
 });
