@@ -6,7 +6,6 @@
 // identity federation config), gcloud's own login, or the metadata server of a
 // Google Cloud runtime, and renews the token before it expires.
 import { GoogleAuth } from "google-auth-library";
-import type { Environment } from "../../catalogue/catalogue.ts";
 import { UpstreamError } from "../types.ts";
 
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
@@ -53,6 +52,6 @@ export function projectOf(baseUrl: string): string {
  * login and the metadata server are found only by asking; a provider that
  * names no `api_key_env` is always enabled and uses them.)
  */
-export function applicationDefaultCredentialsConfigured(env: Environment): boolean {
+export function applicationDefaultCredentialsConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
   return (env.GOOGLE_APPLICATION_CREDENTIALS ?? "") !== "";
 }
