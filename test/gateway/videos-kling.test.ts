@@ -223,6 +223,8 @@ describe("the bundled default's Kling model", () => {
   it("runs on the kling protocol with both keys at 0.042 a second, std mode only", async () => {
     const config = loadConfigFile();
     config.providers.find((entry) => entry.id === "kling")!.base_url = kling.url;
+    // The bundled model and provider are under test, not the default's one-second polling.
+    config.tasks = { ...config.tasks, poll_interval_ms: 5, poll_max_interval_ms: 20 };
     const bundled = await startGateway(config, { env: { KLING_ACCESS_KEY, KLING_SECRET_KEY, ROUTER_DEV_KEY: TEST_KEY } });
     try {
       const post = (body: Record<string, unknown>) =>
