@@ -38,7 +38,6 @@ export function createApp(deps: AppDeps): Koa {
   app.use(async (ctx, next) => {
     const started = performance.now();
     ctx.state.requestId = newServiceId(idPrefix);
-    ctx.set("x-request-id", ctx.state.requestId);
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
@@ -53,6 +52,9 @@ export function createApp(deps: AppDeps): Koa {
       ctx.set(errorHeaders(publicError));
       if (publicError.status >= 500) logFailure(logger, ctx.state, error, publicError, "request failed");
     }
+    // Set last, before Koa answers: a stream sent it with its own headers (ctx.set does nothing then). A
+    // header set earlier would make Node keep a second copy of every header for the whole stream.
+    ctx.set("x-request-id", ctx.state.requestId);
     const { streamError } = ctx.state;
     if (streamError) logFailure(logger, ctx.state, streamError, toPublicError(streamError), "stream failed after commit");
     if (logger.isLevelEnabled("info")) {

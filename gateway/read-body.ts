@@ -28,11 +28,12 @@ export function readJsonBody(limit: string): Middleware {
       if (!isBlank((error as { body?: unknown }).body)) throw asBodyError(error, ctx.get("content-encoding"));
     },
   });
-  return async (ctx, next) => {
+  // No frame of its own waits for the route: a streamed answer keeps every waiting frame as long as it lasts.
+  return (ctx, next) => {
     normaliseContentEncoding(ctx.req);
-    await parse(ctx, async () => {
+    return parse(ctx, () => {
       if (ctx.request.rawBody === "") ctx.request.body = undefined;
-      await next();
+      return next();
     });
   };
 }

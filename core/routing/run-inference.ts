@@ -80,13 +80,16 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
 
 /** Runs one inference; `prepared` when the request was already prepared (background answers). */
 export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps, prepared?: PreparedInference): AsyncGenerator<GenerateResponse> {
-  const ready = prepared ?? (await prepareInference(request, deps));
-  const { id, plan, admitted, recorder, started } = ready;
-  request = ready.request;
+  prepared ??= await prepareInference(request, deps);
+  const { id, plan: { skipped }, admitted, recorder, started } = prepared;
+  // This frame lasts as long as the answer, and a suspended frame keeps every
+  // variable it has held: of the request it keeps only what the end needs.
+  const { requestTags, stream } = prepared.request;
+  request = prepared = undefined!;
   let answering: Answering | undefined;
   let outcome = "client_closed";
   try {
-    const trace: RoutingAttempt[] = plan.skipped.map((s) =>
+    const trace: RoutingAttempt[] = skipped.map((s) =>
       create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
     );
     // The longest wait a failed attempt's provider asked for, passed on when every attempt failed.
@@ -98,7 +101,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
         provider: attempt.route.provider,
         route: attempt.route.route,
         apiKey: attempt.route.apiKey,
-        stream: request.stream,
+        stream,
         maxCompletionTokens: attempt.route.maxCompletionTokens,
         signal,
       };
@@ -148,7 +151,7 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
     throw error;
   } finally {
-    finishRequest({ admitted, answering, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
+    finishRequest({ admitted, answering, outcome, requestTags, streamed: stream, latencyMs: performance.now() - started, now: deps.now().getTime() });
   }
 }
 
@@ -162,31 +165,33 @@ async function withHistory(request: GenerateRequest, keyDigest: string, deps: In
 /** Gives back the hold of a prepared request that will not be answered (its background turn could not be stored). */
 export function releasePrepared(prepared: PreparedInference, outcome: string, deps: Pick<InferenceDeps, "now">) {
   const { admitted, request, started } = prepared;
-  finishRequest({ admitted, answering: undefined, outcome, request, latencyMs: performance.now() - started, now: deps.now().getTime() });
+  const { requestTags, stream } = request;
+  finishRequest({ admitted, answering: undefined, outcome, requestTags, streamed: stream, latencyMs: performance.now() - started, now: deps.now().getTime() });
 }
 
 interface FinishedRequest {
   admitted: AdmittedRequest;
   answering: Answering | undefined;
   outcome: string;
-  request: GenerateRequest;
+  requestTags: GenerateRequest["requestTags"];
+  streamed: boolean;
   latencyMs: number;
   now: number;
 }
 
 /** Hands the outcome to the meter, which settles the charge and records the usage in the background (docs/accounts.md, "Credits"). */
-function finishRequest({ admitted, answering, outcome, request, latencyMs, now }: FinishedRequest) {
+function finishRequest({ admitted, answering, outcome, requestTags, streamed, latencyMs, now }: FinishedRequest) {
   const attempt = answering?.attempt ?? admitted.attempts[0];
   const details = {
     model: attempt.model.config.id,
     provider: answering ? attempt.route.provider.id : "",
     outcome,
-    requestTags: request.requestTags,
+    requestTags,
     latencyMs,
-    streamed: request.stream,
+    streamed,
     now,
   };
-  const usage = deliveredUsage(answering, request.stream);
+  const usage = deliveredUsage(answering, streamed);
   if (usage) admitted.admission.settle(usage, details);
   else admitted.admission.release(details);
 }

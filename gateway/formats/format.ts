@@ -48,3 +48,15 @@ export function formatRoutes(router: Router, format: GatewayFormat, readBody: Mi
     delete: (path, handler) => void router.delete(path, claimErrors, handler),
   };
 }
+
+/**
+ * The request's JSON body, once: the context lets it go (and its text), so
+ * that a streamed answer, whose context lives as long as the stream, does not
+ * keep the whole conversation it was asked with.
+ */
+export function takeBody(ctx: Context): unknown {
+  const body: unknown = ctx.request.body;
+  ctx.request.body = undefined;
+  ctx.request.rawBody = undefined!;
+  return body;
+}

@@ -2,7 +2,7 @@
 import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
-import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { answerVideoBody } from "../videos/chat-video.ts";
 import { decodeChatRequest } from "./decode-request.ts";
 import { encodeChatError } from "./encode-error.ts";
@@ -17,7 +17,7 @@ function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps
     // A video model with the video request body makes a video task (videos/chat-video.ts).
     if (await answerVideoBody(ctx, core, apiKey)) return;
     const cacheKey = ctx.get("cache_key") || undefined;
-    const { request, stream } = decodeChatRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId, cacheKey });
+    const { request, stream } = decodeChatRequest(takeBody(ctx), { apiKey, requestId: ctx.state.requestId, cacheKey });
     ctx.state.requestTags = request.requestTags;
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);
@@ -25,6 +25,7 @@ function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps
       ctx.body = encodeChatCompletion(await foldAnswer(ctx, call));
       return;
     }
-    await writeEventStream(ctx, call, createChunkEncoder(call.start));
+    // Returned, not awaited: this frame and what it holds (the decoded request) end here, not with the stream.
+    return writeEventStream(ctx, call, createChunkEncoder(call.start));
   });
 }
