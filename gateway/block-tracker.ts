@@ -53,52 +53,66 @@ export interface BlockTrackerOptions {
 }
 
 export function createBlockTracker(options: BlockTrackerOptions = {}): BlockTracker {
-  const open = new Map<number, TrackedBlock>();
-  const blocks: TrackedBlock[] = [];
-  // Blocks started so far, by type (indexed by the BlockType number).
-  const startedByType: number[] = [];
-  const gatherAll = (options.gather ?? "all") === "all";
-  return {
-    blocks,
-    track({ event }) {
-      switch (event.case) {
-        case "blockStart": {
-          const start = event.value;
-          const ordinal = startedByType[start.type] ?? 0;
-          startedByType[start.type] = ordinal + 1;
-          const block: TrackedBlock = { start, type: start.type, ordinal, text: "", signature: "", redactedData: "", data: [], annotations: [], stopped: false };
-          open.set(start.index, block);
-          if (options.keepStoppedBlocks) blocks.push(block);
-          return block;
-        }
-        case "blockDelta": {
-          const block = open.get(event.value.index);
-          if (!block) return undefined;
-          const { data } = event.value;
-          if (gatherAll) {
-            // Appending builds a rope in V8: cheaper per delta than gathering pieces and joining at the stop.
-            block.text += event.value.text;
-            block.signature += event.value.signature;
-            block.redactedData += event.value.redactedData;
-          }
-          if (data.length > 0) block.data.push(data);
-          return block;
-        }
-        case "blockStop": {
-          const block = open.get(event.value.index);
-          if (!block) return undefined;
-          open.delete(event.value.index);
-          block.stopped = true;
-          return block;
-        }
-        case "annotation": {
-          const { blockIndex } = event.value;
-          if (gatherAll && blockIndex !== undefined) (open.get(blockIndex) ?? blocks.findLast((b) => b.start.index === blockIndex))?.annotations.push(event.value);
-          return undefined;
-        }
-        default:
-          return undefined;
+  return new Tracker(options);
+}
+
+/** No blocks kept (a tracker without `keepStoppedBlocks`). */
+const NO_BLOCKS: readonly TrackedBlock[] = [];
+
+/** One object per answer, its state in fields: a stream keeps no closures for it. */
+class Tracker implements BlockTracker {
+  readonly blocks: TrackedBlock[] | readonly TrackedBlock[];
+  private readonly open = new Map<number, TrackedBlock>();
+  // Blocks started so far, by type (indexed by the BlockType number); made at the first start.
+  private startedByType: number[] | undefined;
+  private readonly gatherAll: boolean;
+  private readonly keepStoppedBlocks: boolean;
+
+  constructor(options: BlockTrackerOptions) {
+    this.keepStoppedBlocks = options.keepStoppedBlocks === true;
+    this.blocks = this.keepStoppedBlocks ? [] : NO_BLOCKS;
+    this.gatherAll = (options.gather ?? "all") === "all";
+  }
+
+  track({ event }: GenerateResponse): TrackedBlock | undefined {
+    switch (event.case) {
+      case "blockStart": {
+        const start = event.value;
+        const startedByType = (this.startedByType ??= []);
+        const ordinal = startedByType[start.type] ?? 0;
+        startedByType[start.type] = ordinal + 1;
+        const block: TrackedBlock = { start, type: start.type, ordinal, text: "", signature: "", redactedData: "", data: [], annotations: [], stopped: false };
+        this.open.set(start.index, block);
+        if (this.keepStoppedBlocks) (this.blocks as TrackedBlock[]).push(block);
+        return block;
       }
-    },
-  };
+      case "blockDelta": {
+        const block = this.open.get(event.value.index);
+        if (!block) return undefined;
+        const { data } = event.value;
+        if (this.gatherAll) {
+          // Appending builds a rope in V8: cheaper per delta than gathering pieces and joining at the stop.
+          block.text += event.value.text;
+          block.signature += event.value.signature;
+          block.redactedData += event.value.redactedData;
+        }
+        if (data.length > 0) block.data.push(data);
+        return block;
+      }
+      case "blockStop": {
+        const block = this.open.get(event.value.index);
+        if (!block) return undefined;
+        this.open.delete(event.value.index);
+        block.stopped = true;
+        return block;
+      }
+      case "annotation": {
+        const { blockIndex } = event.value;
+        if (this.gatherAll && blockIndex !== undefined) (this.open.get(blockIndex) ?? this.blocks.findLast((b) => b.start.index === blockIndex))?.annotations.push(event.value);
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
 }

@@ -20,35 +20,54 @@ export interface SseEvent {
 }
 
 export function createSseWriter(res: ServerResponse): SseWriter {
+  return new ResponseSseWriter(res);
+}
+
+/** One object per stream, no closures: a thousand open streams keep a thousand of them. */
+class ResponseSseWriter implements SseWriter {
+  private readonly res: ServerResponse;
   // One promise for the end of the response, made at the first wait for `drain`
   // and shared by the later ones, so waiting adds no listeners per write.
-  let closed: Promise<void> | undefined;
-  const drained = async () => {
-    closed ??= new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once("close", resolve)));
+  private closed: Promise<void> | undefined;
+
+  constructor(res: ServerResponse) {
+    this.res = res;
+  }
+
+  commit(headers: Record<string, string> = {}): void {
+    const { res } = this;
+    res.socket?.setNoDelay(true);
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      // Proxies such as nginx must not buffer the stream.
+      "x-accel-buffering": "no",
+      ...headers,
+    });
+    // Sent now rather than with the first event: Node builds the head as a
+    // string of many pieces, and writing it alone makes V8 join them, so the
+    // response keeps one string for the life of the stream instead of dozens.
+    res.flushHeaders();
+  }
+
+  send(events: SseEvent[]): Promise<void> | undefined {
+    const { res } = this;
+    if (res.destroyed || events.length === 0) return undefined;
+    let frame = "";
+    for (const { data, event } of events) frame += (event ? `event: ${event}\n` : "") + `data: ${data}\n\n`;
+    return res.write(frame) ? undefined : this.drained();
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private async drained(): Promise<void> {
+    const { res } = this;
+    this.closed ??= new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once("close", resolve)));
     let onDrain!: () => void;
-    await Promise.race([new Promise<void>((resolve) => res.once("drain", (onDrain = resolve))), closed]);
+    await Promise.race([new Promise<void>((resolve) => res.once("drain", (onDrain = resolve))), this.closed]);
     res.off("drain", onDrain);
-  };
-  return {
-    commit(headers = {}) {
-      res.socket?.setNoDelay(true);
-      res.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        connection: "keep-alive",
-        // Proxies such as nginx must not buffer the stream.
-        "x-accel-buffering": "no",
-        ...headers,
-      });
-    },
-    send(events) {
-      if (res.destroyed || events.length === 0) return undefined;
-      let frame = "";
-      for (const { data, event } of events) frame += (event ? `event: ${event}\n` : "") + `data: ${data}\n\n`;
-      return res.write(frame) ? undefined : drained();
-    },
-    end() {
-      if (!res.writableEnded) res.end();
-    },
-  };
+  }
 }

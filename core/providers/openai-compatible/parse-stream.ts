@@ -80,50 +80,58 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export type ChunkTranslator = Translator<OpenAiChunk>;
 
 export function createChunkTranslator(): ChunkTranslator {
+  return new OpenAiChunkTranslator();
+}
+
+/** One object per answer, its state in fields: a stream keeps no closures for it. */
+class OpenAiChunkTranslator implements ChunkTranslator {
   // Text, reasoning and refusal blocks continue until another kind of content
   // starts. Tool calls are joined by their `index`, and the protocol lets a
   // provider come back to an earlier call, so they stay open side by side
   // until other content or the end.
-  const blocks = new BlockWriter();
-  let finishRaw: string | undefined;
-  let usage: OpenAiUsage | undefined;
+  private readonly blocks = new BlockWriter();
+  private finishRaw: string | undefined;
+  private usage: OpenAiUsage | undefined;
   // Made at the first citation (Perplexity): most answers cite nothing.
-  let citedUrls: Set<string> | undefined;
+  private citedUrls: Set<string> | undefined;
 
-  return {
-    translate(chunk) {
-      if (chunk.usage) usage = chunk.usage;
-      for (const url of chunk.citations ?? []) {
-        citedUrls ??= new Set();
-        if (!citedUrls.has(url)) blocks.annotation({ url, title: "" });
-        citedUrls.add(url);
-      }
-      const choice = chunk.choices?.[0];
-      if (!choice) return blocks.take();
-      const delta = choice.delta ?? choice.message;
-      const reasoning = delta?.reasoning ?? delta?.reasoning_content;
-      if (reasoning) blocks.text(blocks.continueBlock(BlockType.REASONING), reasoning);
-      if (delta?.content) blocks.text(blocks.continueBlock(BlockType.TEXT), delta.content);
-      if (delta?.refusal) blocks.text(blocks.continueBlock(BlockType.REFUSAL), delta.refusal);
-      // After the text they cite (a whole message carries both), so they tie to its block.
-      for (const annotation of delta?.annotations ?? []) {
-        const citation = annotation.url_citation;
-        if (annotation.type !== "url_citation" || !citation) continue;
-        blocks.annotation({ url: citation.url, title: citation.title ?? "", startIndex: citation.start_index ?? undefined, endIndex: citation.end_index ?? undefined });
-      }
-      for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
-        const key = call.index ?? position;
-        const index = blocks.openIndex(key) ?? blocks.startBlock(BlockType.TOOL_CALL, { toolCallId: call.id ?? "", toolName: call.function?.name ?? "" }, key);
-        if (call.function?.arguments) blocks.text(index, call.function.arguments);
-      }
-      if (choice.finish_reason) finishRaw = choice.finish_reason;
-      return blocks.take();
-    },
-    complete: () => finishRaw !== undefined && usage !== undefined,
-    end() {
-      const raw = finishRaw ?? "stop";
-      blocks.end(usage && convertUsage(usage), { reason: mapFinishReason(raw), rawReason: raw });
-      return blocks.take();
-    },
-  };
+  translate(chunk: OpenAiChunk) {
+    const { blocks } = this;
+    if (chunk.usage) this.usage = chunk.usage;
+    for (const url of chunk.citations ?? []) {
+      this.citedUrls ??= new Set();
+      if (!this.citedUrls.has(url)) blocks.annotation({ url, title: "" });
+      this.citedUrls.add(url);
+    }
+    const choice = chunk.choices?.[0];
+    if (!choice) return blocks.take();
+    const delta = choice.delta ?? choice.message;
+    const reasoning = delta?.reasoning ?? delta?.reasoning_content;
+    if (reasoning) blocks.text(blocks.continueBlock(BlockType.REASONING), reasoning);
+    if (delta?.content) blocks.text(blocks.continueBlock(BlockType.TEXT), delta.content);
+    if (delta?.refusal) blocks.text(blocks.continueBlock(BlockType.REFUSAL), delta.refusal);
+    // After the text they cite (a whole message carries both), so they tie to its block.
+    for (const annotation of delta?.annotations ?? []) {
+      const citation = annotation.url_citation;
+      if (annotation.type !== "url_citation" || !citation) continue;
+      blocks.annotation({ url: citation.url, title: citation.title ?? "", startIndex: citation.start_index ?? undefined, endIndex: citation.end_index ?? undefined });
+    }
+    for (const [position, call] of (delta?.tool_calls ?? []).entries()) {
+      const key = call.index ?? position;
+      const index = blocks.openIndex(key) ?? blocks.startBlock(BlockType.TOOL_CALL, { toolCallId: call.id ?? "", toolName: call.function?.name ?? "" }, key);
+      if (call.function?.arguments) blocks.text(index, call.function.arguments);
+    }
+    if (choice.finish_reason) this.finishRaw = choice.finish_reason;
+    return blocks.take();
+  }
+
+  complete(): boolean {
+    return this.finishRaw !== undefined && this.usage !== undefined;
+  }
+
+  end() {
+    const raw = this.finishRaw ?? "stop";
+    this.blocks.end(this.usage && convertUsage(this.usage), { reason: mapFinishReason(raw), rawReason: raw });
+    return this.blocks.take();
+  }
 }
