@@ -58,16 +58,20 @@ export interface CutStreamEstimate {
  * never more than the route's context), priced with costOf at the route's
  * prices (request fee included). The settlement caps the charge at the hold.
  */
-export function cutStreamEstimate(attempt: Attempt, outputCharacters: number): CutStreamEstimate {
-  const promptBytes = promptTokensAtMost(attempt.request) + audioPromptTokens(attempt.request);
+export function cutStreamEstimate(route: Attempt["route"], promptBytes: number, outputCharacters: number): CutStreamEstimate {
   const usage: MeteredTokens = {
-    inputTokens: Math.min(Math.ceil(promptBytes / CHARACTERS_PER_TOKEN), attempt.route.contextLength),
+    inputTokens: Math.min(Math.ceil(promptBytes / CHARACTERS_PER_TOKEN), route.contextLength),
     cachedInputTokens: 0,
     cacheWriteTokens: 0,
     outputTokens: Math.ceil(outputCharacters / CHARACTERS_PER_TOKEN),
     reasoningTokens: 0,
   };
-  return { usage, cost: costOf(usage, attempt.route.prices) };
+  return { usage, cost: costOf(usage, route.prices) };
+}
+
+/** The prompt's size in bytes, messages, tools and audio, for cutStreamEstimate: taken when the answer starts, so the request need not be kept. */
+export function promptBytesOf(request: GenerateRequest): number {
+  return promptTokensAtMost(request) + audioPromptTokens(request);
 }
 
 /** Messages and tools (the audio prompt apart, as routes may drop it). */

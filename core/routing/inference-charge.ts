@@ -34,9 +34,14 @@ export async function admitRequest(deps: { accounts: MeterDeps; random: () => nu
   };
 }
 
-/** The attempt whose answer was relayed: characters so far, and once its usage is known, what it cost. */
+/**
+ * The attempt whose answer was relayed: characters so far, and once its usage is known, what it cost.
+ * Its model and route, not its request: an answer can last minutes, and the request may be a long conversation.
+ */
 export interface Answering {
-  attempt: Attempt;
+  attempt: Pick<Attempt, "model" | "route" | "free">;
+  /** The prompt's size (promptBytesOf), for the estimate of a cut stream. */
+  promptBytes: number;
   outputCharacters: number;
   served?: { tokens: MeteredTokens; cost: Money };
 }
@@ -52,7 +57,7 @@ export interface Answering {
 export function deliveredUsage(answering: Answering | undefined, streamed: boolean): MeteredUsage | undefined {
   if (answering?.served) return answering.served;
   if (!answering || !streamed) return undefined;
-  const estimate = cutStreamEstimate(answering.attempt, answering.outputCharacters);
+  const estimate = cutStreamEstimate(answering.attempt.route, answering.promptBytes, answering.outputCharacters);
   return { tokens: estimate.usage, cost: estimate.cost, estimated: true };
 }
 

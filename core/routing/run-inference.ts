@@ -25,6 +25,7 @@ import { newServiceId } from "../ids.ts";
 import type { ProviderAdapter, UpstreamCall } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { sha256Hex } from "../auth/keys.ts";
+import { promptBytesOf } from "./hold.ts";
 import { admitRequest, deliveredUsage, type AdmittedRequest, type Answering } from "./inference-charge.ts";
 import { bareModelName } from "./model-id.ts";
 import { planAttempts, type Attempt, type Plan } from "./plan.ts";
@@ -81,78 +82,104 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
 /** Runs one inference; `prepared` when the request was already prepared (background answers). */
 export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps, prepared?: PreparedInference): AsyncGenerator<GenerateResponse> {
   prepared ??= await prepareInference(request, deps);
-  const { id, plan: { skipped }, admitted, recorder, started } = prepared;
-  // This frame lasts as long as the answer, and a suspended frame keeps every
-  // variable it has held: of the request it keeps only what the end needs.
+  const { id, recorder, started } = prepared;
+  const { admission } = prepared.admitted;
   const { requestTags, stream } = prepared.request;
-  request = prepared = undefined!;
+  const unansweredModelId = prepared.admitted.attempts[0].model.config.id;
   let answering: Answering | undefined;
   let outcome = "client_closed";
   try {
-    const trace: RoutingAttempt[] = skipped.map((s) =>
-      create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
-    );
-    // The longest wait a failed attempt's provider asked for, passed on when every attempt failed.
-    let longestRetryAfter = 0;
-    for (const attempt of admitted.attempts) {
-      const adapter = deps.adapters[attempt.route.provider.protocol];
-      const call: UpstreamCall = {
-        request: attempt.request,
-        provider: attempt.route.provider,
-        route: attempt.route.route,
-        apiKey: attempt.route.apiKey,
-        stream,
-        maxCompletionTokens: attempt.route.maxCompletionTokens,
-        signal,
-      };
-      const events = adapter.stream(call);
-      const warnings = [...attempt.warnings, ...(events.warnings ?? [])];
-      const iterator = events[Symbol.asyncIterator]();
-      let first: IteratorResult<GenerateResponse>;
+    const { iterator, first, start, excludeReasoning, ...opened } = await openAnswer(prepared, stream, signal, deps);
+    // This frame lasts as long as the answer, and a suspended frame keeps every
+    // variable it has held: once the answer has started it keeps nothing of
+    // the request (which may be a long conversation), only what the end needs.
+    request = prepared = undefined!;
+    answering = opened.answering;
+    try {
+      recorder?.observe(start);
+      yield start;
+      // The relay loop is here rather than in a generator of its own: one async step fewer per event.
+      const relay = new Relay(id, answering, recorder, excludeReasoning);
       try {
-        first = await iterator.next();
+        for (let step = first; !step.done; step = await iterator.next()) {
+          const response = relay.pass(step.value);
+          if (response) yield response;
+        }
       } catch (error) {
         if (signal.aborted) throw callerWentAway();
-        if (!(error instanceof UpstreamError)) throw error;
-        trace.push(traceEntry(attempt, "error", error.reason));
-        if (!error.retryable) throw upstreamRejected(error, trace);
-        longestRetryAfter = Math.max(longestRetryAfter, error.retryAfterSeconds ?? 0);
-        continue;
+        const reason = error instanceof UpstreamError ? error.message : String(error);
+        throw routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, { cause: error });
       }
-      trace.push(traceEntry(attempt, "ok", ""));
-      answering = { attempt, outputCharacters: 0 };
-      try {
-        const start = startEvent(id, attempt, trace, warnings, admitted, deps.now());
-        recorder?.observe(start);
-        yield start;
-        // The relay loop is here rather than in a generator of its own: one async step fewer per event.
-        const relay = new Relay(id, answering, recorder);
-        try {
-          for (let step = first; !step.done; step = await iterator.next()) {
-            const response = relay.pass(step.value);
-            if (response) yield response;
-          }
-        } catch (error) {
-          if (signal.aborted) throw callerWentAway();
-          const reason = error instanceof UpstreamError ? error.message : String(error);
-          throw routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, { cause: error });
-        }
-        yield relay.usage();
-        yield relay.finish();
-      } finally {
-        // Ends the upstream request too when our caller stops reading early.
-        await iterator.return?.();
-      }
-      outcome = "ok";
-      return;
+      yield relay.usage();
+      yield relay.finish();
+    } finally {
+      // Ends the upstream request too when our caller stops reading early.
+      await iterator.return?.();
     }
-    throw allAttemptsFailed(trace, longestRetryAfter);
+    outcome = "ok";
   } catch (error) {
     outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
     throw error;
   } finally {
-    finishRequest({ admitted, answering, outcome, requestTags, streamed: stream, latencyMs: performance.now() - started, now: deps.now().getTime() });
+    finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed: stream, latencyMs: performance.now() - started, now: deps.now().getTime() });
   }
+}
+
+/** The answer of the first attempt whose provider gave its first event: its events, that first event, the start event to send. */
+interface OpenedAnswer {
+  iterator: AsyncIterator<GenerateResponse>;
+  first: IteratorResult<GenerateResponse>;
+  start: GenerateResponse;
+  answering: Answering;
+  excludeReasoning: boolean;
+}
+
+/**
+ * Tries the attempts in order until one yields its first event: fallback
+ * happens only here, before anything reached the caller (ARCHITECTURE.md rule 4).
+ */
+async function openAnswer({ id, plan, admitted }: PreparedInference, stream: boolean, signal: AbortSignal, deps: InferenceDeps): Promise<OpenedAnswer> {
+  const trace: RoutingAttempt[] = plan.skipped.map((s) =>
+    create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
+  );
+  // The longest wait a failed attempt's provider asked for, passed on when every attempt failed.
+  let longestRetryAfter = 0;
+  for (const attempt of admitted.attempts) {
+    const adapter = deps.adapters[attempt.route.provider.protocol];
+    const call: UpstreamCall = {
+      request: attempt.request,
+      provider: attempt.route.provider,
+      route: attempt.route.route,
+      apiKey: attempt.route.apiKey,
+      stream,
+      maxCompletionTokens: attempt.route.maxCompletionTokens,
+      signal,
+    };
+    const events = adapter.stream(call);
+    const warnings = [...attempt.warnings, ...(events.warnings ?? [])];
+    const iterator = events[Symbol.asyncIterator]();
+    let first: IteratorResult<GenerateResponse>;
+    try {
+      first = await iterator.next();
+    } catch (error) {
+      if (signal.aborted) throw callerWentAway();
+      if (!(error instanceof UpstreamError)) throw error;
+      trace.push(traceEntry(attempt, "error", error.reason));
+      if (!error.retryable) throw upstreamRejected(error, trace);
+      longestRetryAfter = Math.max(longestRetryAfter, error.retryAfterSeconds ?? 0);
+      continue;
+    }
+    trace.push(traceEntry(attempt, "ok", ""));
+    const { model, route, free } = attempt;
+    return {
+      iterator,
+      first,
+      start: startEvent(id, attempt, trace, warnings, admitted.admission, deps.now()),
+      answering: { attempt: { model, route, free }, promptBytes: promptBytesOf(attempt.request), outputCharacters: 0 },
+      excludeReasoning: attempt.request.reasoning?.exclude === true,
+    };
+  }
+  throw allAttemptsFailed(trace, longestRetryAfter);
 }
 
 /** The request with its stored conversation's history first; the key is told before anything about the conversation. */
@@ -165,13 +192,23 @@ async function withHistory(request: GenerateRequest, keyDigest: string, deps: In
 /** Gives back the hold of a prepared request that will not be answered (its background turn could not be stored). */
 export function releasePrepared(prepared: PreparedInference, outcome: string, deps: Pick<InferenceDeps, "now">) {
   const { admitted, request, started } = prepared;
-  const { requestTags, stream } = request;
-  finishRequest({ admitted, answering: undefined, outcome, requestTags, streamed: stream, latencyMs: performance.now() - started, now: deps.now().getTime() });
+  finishRequest({
+    admission: admitted.admission,
+    answering: undefined,
+    unansweredModelId: admitted.attempts[0].model.config.id,
+    outcome,
+    requestTags: request.requestTags,
+    streamed: request.stream,
+    latencyMs: performance.now() - started,
+    now: deps.now().getTime(),
+  });
 }
 
 interface FinishedRequest {
-  admitted: AdmittedRequest;
+  admission: AdmittedRequest["admission"];
   answering: Answering | undefined;
+  /** The model recorded when no answer started: the first attempt's. */
+  unansweredModelId: string;
   outcome: string;
   requestTags: GenerateRequest["requestTags"];
   streamed: boolean;
@@ -180,11 +217,10 @@ interface FinishedRequest {
 }
 
 /** Hands the outcome to the meter, which settles the charge and records the usage in the background (docs/accounts.md, "Credits"). */
-function finishRequest({ admitted, answering, outcome, requestTags, streamed, latencyMs, now }: FinishedRequest) {
-  const attempt = answering?.attempt ?? admitted.attempts[0];
+function finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed, latencyMs, now }: FinishedRequest) {
   const details = {
-    model: attempt.model.config.id,
-    provider: answering ? attempt.route.provider.id : "",
+    model: answering?.attempt.model.config.id ?? unansweredModelId,
+    provider: answering?.attempt.route.provider.id ?? "",
     outcome,
     requestTags,
     latencyMs,
@@ -192,8 +228,8 @@ function finishRequest({ admitted, answering, outcome, requestTags, streamed, la
     now,
   };
   const usage = deliveredUsage(answering, streamed);
-  if (usage) admitted.admission.settle(usage, details);
-  else admitted.admission.release(details);
+  if (usage) admission.settle(usage, details);
+  else admission.release(details);
 }
 
 /**
@@ -214,11 +250,11 @@ class Relay {
   private readonly progress: Answering;
   private readonly recorder: TurnRecorder | undefined;
 
-  constructor(id: string, progress: Answering, recorder: TurnRecorder | undefined) {
+  constructor(id: string, progress: Answering, recorder: TurnRecorder | undefined, excludeReasoning: boolean) {
     this.id = id;
     this.progress = progress;
     this.recorder = recorder;
-    this.excludeReasoning = progress.attempt.request.reasoning?.exclude === true;
+    this.excludeReasoning = excludeReasoning;
     this.withheld = this.excludeReasoning ? new Set() : undefined;
   }
 
@@ -275,7 +311,7 @@ class Relay {
 
 const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
 
-function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: Warning[], admitted: AdmittedRequest, now: Date): GenerateResponse {
+function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: Warning[], admission: AdmittedRequest["admission"], now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {
     event: {
       case: "start",
@@ -290,8 +326,8 @@ function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warni
         free: attempt.free,
         protocol: attempt.route.provider.protocol,
         nativeFormat: attempt.route.capabilities.nativeFormat === attempt.request.format,
-        requestsWindow: admitted.admission.requestsWindow,
-        tokensWindow: admitted.admission.tokensWindow,
+        requestsWindow: admission.requestsWindow,
+        tokensWindow: admission.tokensWindow,
       },
     },
   });
