@@ -1,7 +1,7 @@
 // The public HTTP gateway: a Koa app whose routes translate each public wire
 // format onto the core's RPCs. It holds no business logic.
 import Router from "@koa/router";
-import Koa from "koa";
+import Koa, { type Context } from "koa";
 import type { Logger } from "pino";
 import { pino } from "pino";
 import { Code, routerError } from "../core/errors.ts";
@@ -55,11 +55,17 @@ export function createApp(deps: AppDeps): Koa {
     // Set last, before Koa answers: a stream sent it with its own headers (ctx.set does nothing then). A
     // header set earlier would make Node keep a second copy of every header for the whole stream.
     ctx.set("x-request-id", ctx.state.requestId);
-    const { streamError } = ctx.state;
-    if (streamError) logFailure(logger, ctx.state, streamError, toPublicError(streamError), "stream failed after commit");
-    if (logger.isLevelEnabled("info")) {
-      const { requestId, requestTags } = ctx.state;
-      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started, requestTags });
+    // A streamed answer is still running (write-event-stream.ts): its line is logged when it ends, with no frame waiting for it.
+    const eventStream: Promise<void> | undefined = ctx.state.eventStream;
+    if (!eventStream) logRequest(logger, ctx, started);
+    else {
+      eventStream.then(
+        () => logRequest(logger, ctx, started),
+        (error: unknown) => {
+          ctx.state.streamError ??= error;
+          logRequest(logger, ctx, started);
+        },
+      );
     }
   });
 
@@ -69,4 +75,14 @@ export function createApp(deps: AppDeps): Koa {
   for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format, readBody), { core: deps.core });
   app.use(router.routes());
   return app;
+}
+
+/** The access-log line of a finished request, after the failure line of a stream that broke off. */
+function logRequest(logger: Logger, ctx: Context, started: number): void {
+  const { streamError } = ctx.state;
+  if (streamError) logFailure(logger, ctx.state, streamError, toPublicError(streamError), "stream failed after commit");
+  if (logger.isLevelEnabled("info")) {
+    const { requestId, requestTags } = ctx.state;
+    logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started, requestTags });
+  }
 }

@@ -4,7 +4,7 @@
 import type { Context } from "koa";
 import type { GenerateResponse } from "../gen/router/v1/inference_pb.js";
 import { toPublicError, type PublicError } from "./errors/http-status.ts";
-import { createSseWriter, type SseEvent } from "./sse.ts";
+import { createSseWriter, type SseEvent, type SseWriter } from "./sse.ts";
 import { routingHeaders, type StartedCall } from "./start-call.ts";
 
 /** What a format adds to the stream loop: its frames for each event, for the end, and for a failure. */
@@ -27,19 +27,28 @@ export interface StreamEncoder {
 export const KEEP_ALIVE_MS = 10_000;
 
 /**
- * Commits the stream (200 and headers) on the call's first event, then writes
- * every event as the encoder frames it. Each write waits for the socket
- * (backpressure). A failure after commit becomes the encoder's in-band error
- * and is left in `ctx.state.streamError` for the access log; a client that
- * left needs nothing (its abort is what ended the call).
+ * Commits the stream (200 and headers) at once, then writes every event as
+ * the encoder frames it. Each write waits for the socket (backpressure). A
+ * failure after commit becomes the encoder's in-band error and is left in
+ * `ctx.state.streamError` for the access log; a client that left needs nothing
+ * (its abort is what ended the call).
+ *
+ * The route returns as soon as the stream is committed: the stream's end is
+ * `ctx.state.eventStream`, which the app waits for before its access-log
+ * line. A frame that waited for the stream instead (the route's, each
+ * middleware's) would keep all it holds for the stream's whole life.
  */
-export async function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder, { keepAliveMs = KEEP_ALIVE_MS } = {}): Promise<void> {
-  const { start, first, rest } = call;
+export function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder, { keepAliveMs = KEEP_ALIVE_MS } = {}): void {
+  const { start } = call;
   ctx.respond = false;
   const sse = createSseWriter(ctx.res);
   sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
   // A failure from here on is logged with the provider that was serving.
   ctx.state.provider = start.provider;
+  ctx.state.eventStream = relayEvents(ctx.state, call, sse, encoder, keepAliveMs);
+}
+
+async function relayEvents(state: Context["state"], { first, rest, signal }: StartedCall, sse: SseWriter, encoder: StreamEncoder, keepAliveMs: number): Promise<void> {
   // One timer per stream, and only for a format with keep-alive frames: it looks at the last write rather than being reset by each.
   let written = performance.now();
   const keepAlive = encoder.keepAlive && setInterval(() => {
@@ -56,8 +65,8 @@ export async function writeEventStream(ctx: Context, call: StartedCall, encoder:
     }
     await sse.send(encoder.done());
   } catch (error) {
-    if (!call.signal.aborted) {
-      ctx.state.streamError = error;
+    if (!signal.aborted) {
+      state.streamError = error;
       await sse.send(encoder.error(toPublicError(error)));
     }
   } finally {

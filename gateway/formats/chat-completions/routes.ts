@@ -25,7 +25,6 @@ function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps
       ctx.body = encodeChatCompletion(await foldAnswer(ctx, call));
       return;
     }
-    // Returned, not awaited: this frame and what it holds (the decoded request) end here, not with the stream.
-    return writeEventStream(ctx, call, createChunkEncoder(call.start));
+    writeEventStream(ctx, call, createChunkEncoder(call.start));
   });
 }

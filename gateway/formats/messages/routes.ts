@@ -29,7 +29,7 @@ function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
         ctx.body = encodeMessage(await foldAnswer(ctx, call));
         return;
       }
-      await writeEventStream(ctx, call, createMessageStreamEncoder(call.start));
+      writeEventStream(ctx, call, createMessageStreamEncoder(call.start));
     });
 
     router.post(`${prefix}/messages/count_tokens`, async (ctx) => {

@@ -32,7 +32,7 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
       ctx.body = encodeResponse(await foldAnswer(ctx, call), echo, unixSeconds());
       return;
     }
-    await writeEventStream(ctx, call, createResponseStreamEncoder(call.start, echo));
+    writeEventStream(ctx, call, createResponseStreamEncoder(call.start, echo));
   });
 
   router.get("/api/v1/responses/:id", async (ctx) => {
