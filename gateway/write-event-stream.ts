@@ -45,10 +45,19 @@ export function writeEventStream(ctx: Context, call: StartedCall, encoder: Strea
   sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
   // A failure from here on is logged with the provider that was serving.
   ctx.state.provider = start.provider;
-  ctx.state.eventStream = relayEvents(ctx.state, call, sse, encoder, keepAliveMs);
+  ctx.state.eventStream = relayEvents(ctx.state, call.first, call.rest, call.signal, sse, encoder, keepAliveMs);
 }
 
-async function relayEvents(state: Context["state"], { first, rest, signal }: StartedCall, sse: SseWriter, encoder: StreamEncoder, keepAliveMs: number): Promise<void> {
+/** The stream's loop. Its frame lasts as long as the stream: it is given only what it uses. */
+async function relayEvents(
+  state: Context["state"],
+  first: GenerateResponse,
+  rest: AsyncIterator<GenerateResponse>,
+  signal: AbortSignal,
+  sse: SseWriter,
+  encoder: StreamEncoder,
+  keepAliveMs: number,
+): Promise<void> {
   // One timer per stream, and only for a format with keep-alive frames: it looks at the last write rather than being reset by each.
   let written = performance.now();
   const keepAlive = encoder.keepAlive && setInterval(() => {

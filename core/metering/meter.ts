@@ -137,12 +137,48 @@ export function resumeAdmission(deps: MeterDeps, facts: AdmissionFacts): Admissi
 }
 
 function admissionOf(deps: MeterDeps, facts: AdmissionFacts): Admission {
-  const { requestId, key, holdNanos, free } = facts;
-  let ended = false;
+  return new MeteredAdmission(deps, facts);
+}
+
+/** One object per admitted request, no closures: a streamed answer keeps its admission as long as it lasts. */
+class MeteredAdmission implements Admission {
+  readonly requestId: string;
+  readonly key: KeyOwner;
+  readonly holdNanos: bigint;
+  readonly free?: { modelId: string; limit: number; used: number };
+  readonly requestsWindow?: RateLimitWindow;
+  readonly tokensWindow?: RateLimitWindow;
+  private readonly deps: MeterDeps;
+  private ended = false;
+
+  constructor(deps: MeterDeps, facts: AdmissionFacts) {
+    this.deps = deps;
+    this.requestId = facts.requestId;
+    this.key = facts.key;
+    this.holdNanos = facts.holdNanos;
+    // Absent facts stay absent, as the spread object had them.
+    if (facts.free !== undefined) this.free = facts.free;
+    if (facts.requestsWindow !== undefined) this.requestsWindow = facts.requestsWindow;
+    if (facts.tokensWindow !== undefined) this.tokensWindow = facts.tokensWindow;
+  }
+
+  settle(usage: MeteredUsage, details: UsageDetails): void {
+    if (this.free) return this.end(0n, 0n, usage.tokens, details);
+    const chargeNanos = nanosFromMoney(usage.cost);
+    // An estimate is never charged beyond what was held; the record then shows the hold as the cost.
+    if (usage.estimated && chargeNanos > this.holdNanos) return this.end(this.holdNanos, moneyFromNanos(this.holdNanos), usage.tokens, details);
+    this.end(chargeNanos, usage.cost, usage.tokens, details);
+  }
+
+  release(details: UsageDetails): void {
+    this.end(0n, 0n, undefined, details);
+  }
+
   /** `tokens` undefined: nothing was delivered, so a free unit goes back. */
-  const end = (chargeNanos: bigint, cost: Money, tokens: MeteredTokens | undefined, details: UsageDetails) => {
-    if (ended) return;
-    ended = true;
+  private end(chargeNanos: bigint, cost: Money, tokens: MeteredTokens | undefined, details: UsageDetails): void {
+    if (this.ended) return;
+    this.ended = true;
+    const { requestId, key, deps } = this;
     const delivered = tokens !== undefined;
     deps.settlements.push({
       requestId,
@@ -166,24 +202,11 @@ function admissionOf(deps: MeterDeps, facts: AdmissionFacts): Admission {
       requestTags: details.requestTags,
       latencyMs: Math.round(details.latencyMs),
       outcome: details.outcome,
-      free: free !== undefined,
+      free: this.free !== undefined,
       streamed: details.streamed,
       createdAt: details.now,
     });
-  };
-  return {
-    ...facts,
-    settle(usage, details) {
-      if (free) return end(0n, 0n, usage.tokens, details);
-      const chargeNanos = nanosFromMoney(usage.cost);
-      // An estimate is never charged beyond what was held; the record then shows the hold as the cost.
-      if (usage.estimated && chargeNanos > holdNanos) return end(holdNanos, moneyFromNanos(holdNanos), usage.tokens, details);
-      end(chargeNanos, usage.cost, usage.tokens, details);
-    },
-    release(details) {
-      end(0n, 0n, undefined, details);
-    },
-  };
+  }
 }
 
 function toWindow(state: WindowState): RateLimitWindow {

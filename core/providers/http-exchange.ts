@@ -45,7 +45,9 @@ export function exchange<Chunk>(http: HttpClient, call: UpstreamCall, protocol: 
   } catch (error) {
     return failed(error);
   }
-  return Object.assign(send(http, call, protocol, converted.body), { warnings: converted.warnings });
+  const events = send(http, call, protocol, converted.body);
+  // Only when there are some: a property added to the generator lives as long as the stream.
+  return converted.warnings.length > 0 ? Object.assign(events, { warnings: converted.warnings }) : events;
 }
 
 const NO_EVENTS: GenerateResponse[] = [];
