@@ -3,6 +3,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { TaskService } from "../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../errors.ts";
+import { ASSET_CHUNK_BYTES, chunksOf } from "../tasks/asset-chunks.ts";
 import type { Tasks } from "../tasks/tasks.ts";
 
 export const TASKS_LIMIT_DEFAULT = 20;
@@ -24,13 +25,25 @@ export function createTaskService(tasks: Tasks): ServiceImpl<typeof TaskService>
       if (limit < 1 || limit > TASKS_LIMIT_MAX) throw invalidParameter("limit", `limit must be between 1 and ${TASKS_LIMIT_MAX}.`);
       return { tasks: await tasks.list(request.caller, limit) };
     },
-    async readAsset(request) {
-      if (request.offset < 0n || request.length < 0n) throw invalidParameter("range", "offset and length must not be negative.");
-      const asset = await tasks.readAsset(request.caller, request.taskId, request.index, {
-        offset: Number(request.offset),
-        length: request.length === 0n ? undefined : Number(request.length),
-      });
-      return { data: asset.bytes, mediaType: asset.mediaType, totalSize: BigInt(asset.size) };
+    async *streamAsset(request, context) {
+      if (request.offset < 0n || request.length < 0n || (request.suffixLength ?? 0n) < 0n) {
+        throw invalidParameter("range", "offset, length and suffix_length must not be negative.");
+      }
+      const range =
+        request.suffixLength !== undefined
+          ? { suffix: Number(request.suffixLength) }
+          : { offset: Number(request.offset), length: request.length === 0n ? undefined : Number(request.length) };
+      const asset = await tasks.streamAsset(request.caller, request.taskId, request.index, range);
+      // A caller gone (the gateway's client disconnected) stops the read at once, even between chunks.
+      const stop = () => asset.body.destroy();
+      context.signal.addEventListener("abort", stop, { once: true });
+      try {
+        yield { part: { case: "head", value: { mediaType: asset.mediaType, totalSize: BigInt(asset.size), offset: BigInt(asset.offset), length: BigInt(asset.length) } } };
+        for await (const chunk of chunksOf(asset.body, ASSET_CHUNK_BYTES)) yield { part: { case: "chunk", value: chunk } };
+      } finally {
+        context.signal.removeEventListener("abort", stop);
+        asset.body.destroy();
+      }
     },
   };
 }

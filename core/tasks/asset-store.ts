@@ -2,14 +2,30 @@
 // interface, so that an object store (S3) can replace the local directory for
 // deployments of several instances on several machines. Names are chosen by
 // the task service (`<task id>/<index>`); the media type lives in the task.
+// Reads are streams: a video of tens of megabytes is never held whole.
 import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
+import { Readable } from "node:stream";
+
+/** Bytes from `offset` (`length` of them, or to the end), or the last `suffix` bytes. */
+export type AssetRange = { offset: number; length?: number } | { suffix: number };
+
+/** An open read of an asset: the range it serves (clamped to the asset) and its bytes. */
+export interface AssetStream {
+  /** The asset's whole size. */
+  size: number;
+  offset: number;
+  /** How many bytes `body` yields: 0 when the range starts at or past the end. */
+  length: number;
+  /** Destroy it to stop the read early (the file or the HTTP response is let go). */
+  body: Readable;
+}
 
 export interface AssetStore {
   put(name: string, bytes: Buffer): Promise<void>;
-  /** `length` bytes from `offset` (to the end when absent), and the whole size; undefined when there is no such asset. */
-  read(name: string, range?: { offset: number; length?: number }): Promise<{ bytes: Buffer; size: number } | undefined>;
+  /** A read of the range (the whole asset when absent); undefined when there is no such asset. */
+  stream(name: string, range?: AssetRange): Promise<AssetStream | undefined>;
   /** The task folders held (`<organisation>/<task id>`, the first two parts of asset names), for the sweep of expired ones. */
   folders(): Promise<string[]>;
   /** Removes every asset under a task folder. */
@@ -17,6 +33,28 @@ export interface AssetStore {
   /** Lets go of connections (an object store's client); the directory store holds none. */
   close?(): Promise<void>;
 }
+
+/** The range a request names within an asset of `size` bytes: its first byte and length, clamped to the asset. */
+export function servedRange(size: number, range: AssetRange | undefined): { offset: number; length: number } {
+  if (range && "suffix" in range) {
+    const length = Math.min(Math.max(range.suffix, 0), size);
+    return { offset: size - length, length };
+  }
+  const offset = Math.min(range?.offset ?? 0, size);
+  return { offset, length: Math.min(range?.length ?? size - offset, size - offset) };
+}
+
+/** The bytes of a range, collected (for small reads and tests); undefined when there is no such asset. */
+export async function readAsset(store: AssetStore, name: string, range?: AssetRange): Promise<{ bytes: Buffer; size: number } | undefined> {
+  const opened = await store.stream(name, range);
+  if (!opened) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened.body) chunks.push(chunk as Buffer);
+  return { bytes: Buffer.concat(chunks), size: opened.size };
+}
+
+/** How much a file read takes at a time: one TaskService chunk. */
+const FILE_READ_BYTES = 1024 * 1024;
 
 /** Assets as files under one directory (tasks.assets_dir; by default one under the system's temporary directory). */
 export function createDirectoryAssetStore(directory: string = join(tmpdir(), "router-assets")): AssetStore {
@@ -33,7 +71,7 @@ export function createDirectoryAssetStore(directory: string = join(tmpdir(), "ro
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, bytes);
     },
-    async read(name, range) {
+    async stream(name, range) {
       let handle;
       try {
         handle = await open(pathOf(name), "r");
@@ -43,13 +81,17 @@ export function createDirectoryAssetStore(directory: string = join(tmpdir(), "ro
       }
       try {
         const { size } = await handle.stat();
-        const offset = Math.min(range?.offset ?? 0, size);
-        const length = Math.min(range?.length ?? size - offset, size - offset);
-        const bytes = Buffer.alloc(length);
-        if (length > 0) await handle.read(bytes, 0, length, offset);
-        return { bytes, size };
-      } finally {
+        const { offset, length } = servedRange(size, range);
+        if (length === 0) {
+          await handle.close();
+          return { size, offset, length, body: Readable.from([]) };
+        }
+        // The stream owns the handle from here: it closes it at the end, on an error, or when destroyed.
+        const body = handle.createReadStream({ start: offset, end: offset + length - 1, highWaterMark: FILE_READ_BYTES });
+        return { size, offset, length, body };
+      } catch (error) {
         await handle.close();
+        throw error;
       }
     },
     async folders() {

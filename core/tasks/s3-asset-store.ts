@@ -12,7 +12,8 @@ import {
 } from "@aws-sdk/client-s3";
 import type { Environment } from "../catalogue/catalogue.ts";
 import type { S3AssetsConfig } from "../config/schema.ts";
-import type { AssetStore } from "./asset-store.ts";
+import { Readable, Transform, pipeline } from "node:stream";
+import { servedRange, type AssetStore } from "./asset-store.ts";
 
 /** S3's largest page of a listing, and the most keys one DeleteObjects takes. */
 const S3_PAGE_MAX = 1000;
@@ -85,15 +86,19 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
     async put(name, bytes) {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(name), Body: bytes, ContentLength: bytes.length }));
     },
-    async read(name, range) {
+    async stream(name, range) {
       const key = keyOf(name);
-      const offset = range?.offset ?? 0;
-      if (range?.length === 0) {
-        const size = await sizeOf(key);
-        return size === undefined ? undefined : { bytes: Buffer.alloc(0), size };
+      // A suffix needs the size first: not every S3-compatible server answers `bytes=-n`.
+      const size = range && "suffix" in range ? await sizeOf(key) : undefined;
+      if (range && "suffix" in range && size === undefined) return undefined;
+      const asked = size === undefined ? (range as { offset: number; length?: number } | undefined) : servedRange(size, range);
+      const offset = asked?.offset ?? 0;
+      if (asked?.length === 0) {
+        const whole = size ?? (await sizeOf(key));
+        return whole === undefined ? undefined : { size: whole, ...servedRange(whole, asked), body: Readable.from([]) };
       }
-      const wantsRange = offset > 0 || range?.length !== undefined;
-      const last = range?.length === undefined ? "" : String(offset + range.length - 1);
+      const wantsRange = offset > 0 || asked?.length !== undefined;
+      const last = asked?.length === undefined ? "" : String(offset + asked.length - 1);
       let answer;
       try {
         answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: wantsRange ? `bytes=${offset}-${last}` : undefined }));
@@ -101,17 +106,20 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
         if (isNotFound(error)) return undefined;
         // A range starting at or past the end (or any range of an empty object): nothing to read, only the size to tell.
         if (isInvalidRange(error)) {
-          const size = await sizeOf(key);
-          return size === undefined ? undefined : { bytes: Buffer.alloc(0), size };
+          const whole = await sizeOf(key);
+          return whole === undefined ? undefined : { size: whole, ...servedRange(whole, asked), body: Readable.from([]) };
         }
         throw error;
       }
-      const bytes = Buffer.from(await answer.Body!.transformToByteArray());
-      const answered = /^bytes (\d+)-\d+\/(\d+)$/.exec(answer.ContentRange ?? "");
+      const source = answer.Body as unknown as Readable;
+      const answered = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(answer.ContentRange ?? "");
+      const whole = answered ? Number(answered[3]) : (answer.ContentLength ?? 0);
+      const served = servedRange(whole, asked);
       // Whatever the server sent (a whole object, or a wider range than asked), only the range asked is answered.
-      const start = offset - (answered ? Number(answered[1]) : 0);
-      const end = range?.length === undefined ? bytes.length : start + range.length;
-      return { bytes: bytes.subarray(start, end), size: answered ? Number(answered[2]) : bytes.length };
+      const skip = served.offset - (answered ? Number(answered[1]) : 0);
+      const sent = answered ? Number(answered[2]) - Number(answered[1]) + 1 : whole;
+      const body = skip === 0 && sent === served.length ? source : sliceOf(source, skip, served.length);
+      return { size: whole, ...served, body };
     },
     async folders() {
       // Without a delimiter: folders are two levels deep, and listing the keys
@@ -138,6 +146,23 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
       client.destroy();
     },
   };
+}
+
+/** `length` bytes of a stream after its first `skip`; destroying the slice destroys the source (pipeline). */
+function sliceOf(source: Readable, skip: number, length: number): Readable {
+  let position = 0;
+  const end = skip + length;
+  const slice = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const from = Math.max(skip - position, 0);
+      const to = Math.min(end - position, chunk.length);
+      position += chunk.length;
+      // Bytes outside the range are dropped (a server that ignores Range sends them all).
+      if (to > from) this.push(chunk.subarray(from, to));
+      done();
+    },
+  });
+  return pipeline(source, slice, () => {});
 }
 
 /** Asset names are the service's own; one with an empty, `.` or `..` part would not name the same object everywhere (and reaches outside a directory). */

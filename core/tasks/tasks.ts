@@ -26,7 +26,7 @@ import { sha256Hex } from "../auth/keys.ts";
 import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
-import type { AssetStore } from "./asset-store.ts";
+import type { AssetRange, AssetStore, AssetStream } from "./asset-store.ts";
 import { planImage } from "./image-request.ts";
 import type { InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
@@ -59,7 +59,8 @@ export interface Tasks {
   createVideo(request: CreateVideoRequest): Promise<Task>;
   get(caller: Caller | undefined, id: string): Promise<Task>;
   list(caller: Caller | undefined, limit: number): Promise<Task[]>;
-  readAsset(caller: Caller | undefined, taskId: string, index: number, range: { offset: number; length?: number }): Promise<{ bytes: Buffer; size: number; mediaType: string }>;
+  /** A read of one hosted asset (or a range of it), to a key of the task's organisation; destroy its body to stop early. */
+  streamAsset(caller: Caller | undefined, taskId: string, index: number, range?: AssetRange): Promise<AssetStream & { mediaType: string }>;
   /** Removes the hosted assets of tasks the store no longer keeps (retention passed); answers how many tasks' assets went. */
   sweepAssets(): Promise<number>;
   close(): Promise<void>;
@@ -199,11 +200,11 @@ export function createTasks(deps: TasksDeps): Tasks {
       const key = await organizationOf(caller);
       return fromStore(store.list(key.organizationId, limit));
     },
-    async readAsset(caller, taskId, index, range) {
+    async streamAsset(caller, taskId, index, range) {
       const key = await organizationOf(caller);
       const task = await taskIn(key.organizationId, taskId);
       const output = task.outputs[index];
-      const asset = output && task.routerAssets?.status === "ready" ? await assets.read(output.assetName, range) : undefined;
+      const asset = output && task.routerAssets?.status === "ready" ? await assets.stream(output.assetName, range) : undefined;
       if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "task_id" });
       return { ...asset, mediaType: output.mediaType };
     },

@@ -7,6 +7,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
 import { Code, routerError } from "../../../core/errors.ts";
 import type { CoreClient } from "../../core-client.ts";
+import { readAssetBytes } from "./open-asset.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
 const FAILURE_CODES: Record<string, Code> = {
@@ -31,8 +32,7 @@ export async function encodeSyncImages(task: Task, format: "url" | "b64_json", o
   const data = await Promise.all(
     task.outputs.map(async (_, index) => {
       if (format === "url") return { url: origin + (task.routerAssets?.urls[index] ?? "") };
-      const asset = await core.tasks.readAsset({ caller: { apiKey }, taskId: task.id, index });
-      return { b64_json: Buffer.from(asset.data).toString("base64") };
+      return { b64_json: (await readAssetBytes(core, apiKey, task.id, index)).toString("base64") };
     }),
   );
   const image = task.image;

@@ -1,45 +1,43 @@
 // GET /api/v1/assets/{task_id}/{index}: a hosted task output, to a key of the
 // task's organisation, with HTTP range requests (RFC 9110: one range; several
-// are answered whole, as the RFC allows) so that video players can seek.
+// are answered whole, as the RFC allows) so that video players can seek. The
+// bytes are streamed from the core as the client reads them: the gateway holds
+// about one chunk of an asset at a time, however large.
 import type { Context } from "koa";
 import type { CoreClient } from "../../core-client.ts";
+import { openAsset } from "./open-asset.ts";
 
 type ByteRange = { start: number; end?: number } | { suffix: number };
 
 export async function serveAsset(ctx: Context, core: CoreClient, apiKey: string, taskId: string, index: number) {
   const range = parseRange(ctx.get("range"));
-  const caller = { apiKey };
+  const { head, body } = await openAsset(core, { caller: { apiKey }, taskId, index, ...rangeRequest(range) });
+  const total = Number(head.totalSize);
+  const start = Number(head.offset);
+  const length = Number(head.length);
   ctx.set("accept-ranges", "bytes");
-  if (!range) {
-    const asset = await core.tasks.readAsset({ caller, taskId, index });
-    ctx.type = asset.mediaType;
-    ctx.body = Buffer.from(asset.data);
-    return;
-  }
-  // A suffix range needs the size first: one byte tells it.
-  let start: number;
-  let end: number | undefined;
-  if ("suffix" in range) {
-    const probe = await core.tasks.readAsset({ caller, taskId, index, offset: 0n, length: 1n });
-    const total = Number(probe.totalSize);
-    start = Math.max(0, total - range.suffix);
-  } else {
-    start = range.start;
-    end = range.end;
-  }
-  const length = end === undefined ? 0n : BigInt(end - start + 1);
-  const asset = await core.tasks.readAsset({ caller, taskId, index, offset: BigInt(start), length });
-  const total = Number(asset.totalSize);
-  if (start >= total || ("suffix" in range && range.suffix === 0)) {
+  if (range && (start >= total || ("suffix" in range && range.suffix === 0))) {
+    body.destroy();
     ctx.status = 416;
     ctx.set("content-range", `bytes */${total}`);
     ctx.body = "";
     return;
   }
-  ctx.status = 206;
-  ctx.type = asset.mediaType;
-  ctx.set("content-range", `bytes ${start}-${start + asset.data.length - 1}/${total}`);
-  ctx.body = Buffer.from(asset.data);
+  if (range) {
+    ctx.status = 206;
+    ctx.set("content-range", `bytes ${start}-${start + length - 1}/${total}`);
+  }
+  ctx.type = head.mediaType;
+  ctx.body = body;
+  // After the body: Koa drops a Content-Length set before a stream.
+  ctx.length = length;
+}
+
+/** The core's form of a range: offset and length (0: to the end), or the suffix's length. */
+function rangeRequest(range: ByteRange | undefined) {
+  if (!range) return {};
+  if ("suffix" in range) return { suffixLength: BigInt(range.suffix) };
+  return { offset: BigInt(range.start), length: range.end === undefined ? 0n : BigInt(range.end - range.start + 1) };
 }
 
 /** One `bytes=` range; undefined for none, for several, or for a header that is not one (answered whole). */

@@ -6,12 +6,13 @@ import { TaskKind, TaskStatus, VideoResultStyle, type Task } from "../../../gen/
 import { encodeVideoTask } from "../../../core/tasks/video-result.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { encodeImageTask } from "../images/encode-task.ts";
+import { readAssetBytes } from "../images/open-asset.ts";
 
 export async function encodeTask(task: Task, origin: string, core: CoreClient, apiKey: string) {
   if (task.kind !== TaskKind.VIDEO) return encodeImageTask(task, origin);
   const inline = task.resultStyle === VideoResultStyle.BASE64 && task.status === TaskStatus.SUCCEEDED;
   const assetBytes = inline
-    ? await Promise.all(task.outputs.map(async (_, index) => (await core.tasks.readAsset({ caller: { apiKey }, taskId: task.id, index })).data))
+    ? await Promise.all(task.outputs.map((_, index) => readAssetBytes(core, apiKey, task.id, index)))
     : undefined;
   return encodeVideoTask(task, { origin, assetBytes });
 }

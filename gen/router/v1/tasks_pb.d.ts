@@ -742,9 +742,9 @@ export declare type ListTasksResponse = Message<"router.v1.ListTasksResponse"> &
 export declare const ListTasksResponseSchema: GenMessage<ListTasksResponse>;
 
 /**
- * @generated from message router.v1.ReadAssetRequest
+ * @generated from message router.v1.StreamAssetRequest
  */
-export declare type ReadAssetRequest = Message<"router.v1.ReadAssetRequest"> & {
+export declare type StreamAssetRequest = Message<"router.v1.StreamAssetRequest"> & {
   /**
    * @generated from field: router.v1.Caller caller = 1;
    */
@@ -775,41 +775,91 @@ export declare type ReadAssetRequest = Message<"router.v1.ReadAssetRequest"> & {
    * @generated from field: int64 length = 5;
    */
   length: bigint;
+
+  /**
+   * When set, the last this many bytes instead (an HTTP `bytes=-n` range):
+   * offset and length are then not read.
+   *
+   * @generated from field: optional int64 suffix_length = 6;
+   */
+  suffixLength?: bigint | undefined;
 };
 
 /**
- * Describes the message router.v1.ReadAssetRequest.
- * Use `create(ReadAssetRequestSchema)` to create a new message.
+ * Describes the message router.v1.StreamAssetRequest.
+ * Use `create(StreamAssetRequestSchema)` to create a new message.
  */
-export declare const ReadAssetRequestSchema: GenMessage<ReadAssetRequest>;
+export declare const StreamAssetRequestSchema: GenMessage<StreamAssetRequest>;
 
 /**
- * @generated from message router.v1.ReadAssetResponse
+ * One message of the stream: the head first, then chunks.
+ *
+ * @generated from message router.v1.StreamAssetResponse
  */
-export declare type ReadAssetResponse = Message<"router.v1.ReadAssetResponse"> & {
+export declare type StreamAssetResponse = Message<"router.v1.StreamAssetResponse"> & {
   /**
-   * @generated from field: bytes data = 1;
+   * @generated from oneof router.v1.StreamAssetResponse.part
    */
-  data: Uint8Array;
+  part: {
+    /**
+     * @generated from field: router.v1.AssetHead head = 1;
+     */
+    value: AssetHead;
+    case: "head";
+  } | {
+    /**
+     * At most 1 MiB of the range, in order; their lengths add up to head.length.
+     *
+     * @generated from field: bytes chunk = 2;
+     */
+    value: Uint8Array;
+    case: "chunk";
+  } | { case: undefined; value?: undefined };
+};
 
+/**
+ * Describes the message router.v1.StreamAssetResponse.
+ * Use `create(StreamAssetResponseSchema)` to create a new message.
+ */
+export declare const StreamAssetResponseSchema: GenMessage<StreamAssetResponse>;
+
+/**
+ * What the stream serves, known before its first byte.
+ *
+ * @generated from message router.v1.AssetHead
+ */
+export declare type AssetHead = Message<"router.v1.AssetHead"> & {
   /**
-   * @generated from field: string media_type = 2;
+   * @generated from field: string media_type = 1;
    */
   mediaType: string;
 
   /**
    * The asset's whole size, for Content-Range.
    *
-   * @generated from field: int64 total_size = 3;
+   * @generated from field: int64 total_size = 2;
    */
   totalSize: bigint;
+
+  /**
+   * The range served: its first byte and its length (0 when the range asked
+   * starts at or past the end, or the asset is empty).
+   *
+   * @generated from field: int64 offset = 3;
+   */
+  offset: bigint;
+
+  /**
+   * @generated from field: int64 length = 4;
+   */
+  length: bigint;
 };
 
 /**
- * Describes the message router.v1.ReadAssetResponse.
- * Use `create(ReadAssetResponseSchema)` to create a new message.
+ * Describes the message router.v1.AssetHead.
+ * Use `create(AssetHeadSchema)` to create a new message.
  */
-export declare const ReadAssetResponseSchema: GenMessage<ReadAssetResponse>;
+export declare const AssetHeadSchema: GenMessage<AssetHead>;
 
 /**
  * The spec's four shapes of a video result, one per provider family; the
@@ -1019,15 +1069,17 @@ export declare const TaskService: GenService<{
     output: typeof ListTasksResponseSchema;
   },
   /**
-   * ReadAsset returns the bytes (or a byte range) of one hosted asset of a
-   * task, for the gateway to serve at its own authenticated URL.
+   * StreamAsset streams the bytes (or a byte range) of one hosted asset of a
+   * task, for the gateway to serve at its own authenticated URL: first a head
+   * (media type, whole size, the range served), then the bytes in chunks of
+   * at most 1 MiB, read from the asset store as the caller takes them.
    *
-   * @generated from rpc router.v1.TaskService.ReadAsset
+   * @generated from rpc router.v1.TaskService.StreamAsset
    */
-  readAsset: {
-    methodKind: "unary";
-    input: typeof ReadAssetRequestSchema;
-    output: typeof ReadAssetResponseSchema;
+  streamAsset: {
+    methodKind: "server_streaming";
+    input: typeof StreamAssetRequestSchema;
+    output: typeof StreamAssetResponseSchema;
   },
 }>;
 

@@ -110,9 +110,9 @@ describe("a video task on OpenAI's videos API", () => {
     fakeNow += 61 * 60_000;
     const expired = await fetch(`${openai.url}/videos/${done.upstreamJobId}/content`, { headers: { authorization: `Bearer ${OPENAI_MEDIA_KEY}` } });
     expect(expired.status).toBe(404);
-    const asset = await gateway.core.tasks.readAsset(caller as never, created.id, 0, { offset: 0 });
+    const asset = await gateway.core.tasks.streamAsset(caller as never, created.id, 0);
     expect(asset.mediaType).toBe("video/mp4");
-    expect(asset.bytes.equals(TINY_MP4)).toBe(true);
+    expect(Buffer.concat(await asset.body.toArray()).equals(TINY_MP4)).toBe(true);
 
     // Charged the 8 seconds made, at the per-second price.
     expect(done.usage).toMatchObject({ videos: 1, videoSeconds: 8 });
