@@ -441,6 +441,29 @@ export declare type ImageParameters = Message<"router.v1.ImageParameters"> & {
    * @generated from field: int64 seed = 8;
    */
   seed: bigint;
+
+  /**
+   * A width-to-height ratio (`16:9`), for models that take one instead of a size (BFL's Kontext).
+   *
+   * @generated from field: string aspect_ratio = 9;
+   */
+  aspectRatio: string;
+
+  /**
+   * Input images to edit or take as references, http(s) URLs, in order.
+   *
+   * @generated from field: repeated string image_urls = 10;
+   */
+  imageUrls: string[];
+
+  /**
+   * Set by the core, not the caller: the input images' pixels (width times
+   * height, added up), as fetched at creation; what a route priced per input
+   * megapixel charges for.
+   *
+   * @generated from field: int64 input_pixels = 11;
+   */
+  inputPixels: bigint;
 };
 
 /**
