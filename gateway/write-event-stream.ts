@@ -58,17 +58,12 @@ async function relayEvents(
   encoder: StreamEncoder,
   keepAliveMs: number,
 ): Promise<void> {
-  // One timer per stream, and only for a format with keep-alive frames: it looks at the last write rather than being reset by each.
-  let written = performance.now();
-  const keepAlive = encoder.keepAlive && setInterval(() => {
-    if (performance.now() - written >= keepAliveMs) void sse.send(encoder.keepAlive!());
-  }, keepAliveMs / 2);
-  keepAlive?.unref();
+  const keepAlive = encoder.keepAlive && new KeepAlive(sse, encoder.keepAlive.bind(encoder), keepAliveMs);
   try {
     // `send` gives a promise only when the socket is full: most events cost no extra await.
     await sse.send(encoder.encode(first));
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
-      if (keepAlive) written = performance.now();
+      keepAlive?.wrote();
       const full = sse.send(encoder.encode(step.value));
       if (full) await full;
     }
@@ -79,7 +74,33 @@ async function relayEvents(
       await sse.send(encoder.error(toPublicError(error)));
     }
   } finally {
-    clearInterval(keepAlive);
+    keepAlive?.stop();
     sse.end();
+  }
+}
+
+/**
+ * The keep-alive frames of a format that has them: one timer per stream, which
+ * looks at the last write rather than being reset by each. An object rather
+ * than a closure over the loop's variables, which would give every stream's
+ * loop a context to keep, keep-alive frames or not.
+ */
+class KeepAlive {
+  private written = performance.now();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(sse: SseWriter, frames: () => SseEvent[], keepAliveMs: number) {
+    this.timer = setInterval(() => {
+      if (performance.now() - this.written >= keepAliveMs) void sse.send(frames());
+    }, keepAliveMs / 2);
+    this.timer.unref();
+  }
+
+  wrote(): void {
+    this.written = performance.now();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
   }
 }

@@ -5,7 +5,9 @@
 // data lines join with LF, an empty line ends the event (none without data).
 // `id` and `retry` are for reconnecting, which a one-shot request never does:
 // they are read and dropped. One object per stream, its state in fields: a
-// thousand open streams keep a thousand of them, not a thousand sets of closures.
+// thousand open streams keep a thousand of them, not a thousand sets of closures
+// (nor a thousand TextDecoders: bytes are decoded by Buffer, a character cut
+// between two chunks waiting for the next).
 
 export interface ServerSentEvent {
   data: string;
@@ -14,8 +16,7 @@ export interface ServerSentEvent {
 }
 
 const NONE: readonly ServerSentEvent[] = [];
-/** A chunk may end inside a character: the decoder keeps its first bytes for the next one. */
-const STREAMING = { stream: true };
+const BYTE_ORDER_MARK = 0xfeff;
 const LF = 10;
 const COLON = 58;
 const SPACE = 32;
@@ -26,8 +27,10 @@ const SPACE = 32;
  * (the stream's events cross every layer above it one by one already).
  */
 export class ServerSentEventReader {
-  // The decoder drops a leading byte-order mark, as the grammar wants.
-  private readonly decoder = new TextDecoder();
+  /** The first bytes of a character the last chunk cut in two (rare), for the next chunk. */
+  private carry: Buffer | undefined;
+  /** Whether text has been read: a byte-order mark is dropped only first. */
+  private started = false;
   /** The start of a line whose end has not arrived. */
   private partial = "";
   /** The last chunk ended with CR: a LF first in the next one ends no second line. */
@@ -38,12 +41,29 @@ export class ServerSentEventReader {
 
   /** The events this body chunk completes, in order (often none). */
   feed(bytes: Uint8Array): readonly ServerSentEvent[] {
-    return this.lines(this.decoder.decode(bytes, STREAMING));
+    let buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (this.carry) {
+      buffer = Buffer.concat([this.carry, buffer]);
+      this.carry = undefined;
+    }
+    const whole = wholeCharactersLength(buffer);
+    // A copy, so that the chunk itself is not kept.
+    if (whole < buffer.length) this.carry = Buffer.from(buffer.subarray(whole));
+    return this.lines(this.text(buffer.toString("utf8", 0, whole)));
   }
 
-  /** The events still to come at the body's end (the decoder's last bytes); an event without its empty line is dropped. */
+  /** The events still to come at the body's end (a cut character is U+FFFD); an event without its empty line is dropped. */
   end(): readonly ServerSentEvent[] {
-    return this.lines(this.decoder.decode());
+    const carry = this.carry;
+    this.carry = undefined;
+    return this.lines(carry ? this.text(carry.toString("utf8")) : "");
+  }
+
+  /** Decoded text, without the byte-order mark the grammar drops at the start. */
+  private text(text: string): string {
+    if (this.started || text.length === 0) return text;
+    this.started = true;
+    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
   }
 
   private lines(text: string): readonly ServerSentEvent[] {
@@ -93,6 +113,22 @@ export class ServerSentEventReader {
     if (data === undefined) return undefined;
     return event === undefined ? { data } : { data, event };
   }
+}
+
+/**
+ * How many of the bytes end on a whole UTF-8 character: the chunk's length,
+ * unless it ends inside one, whose first bytes then wait for the next chunk.
+ * (A TextDecoder does the same, at the cost of an object and a buffer per stream.)
+ */
+function wholeCharactersLength(bytes: Uint8Array): number {
+  const length = bytes.length;
+  // The last character's first byte is at most 3 bytes back; continuation bytes are 10xxxxxx.
+  for (let i = length - 1; i >= 0 && i >= length - 3; i--) {
+    const byte = bytes[i];
+    if (byte < 0x80) return length;
+    if (byte >= 0xc0) return length - i >= (byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2) ? length : i;
+  }
+  return length;
 }
 
 export function createServerSentEventReader(): ServerSentEventReader {
