@@ -11,6 +11,7 @@ import { findModel, parseModelReference, type ModelReference } from "./model-id.
 import { carriesNative, withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
+import { checkMakesText, makesText } from "./text-output.ts";
 import type { MediaOutput } from "../providers/capabilities.ts";
 
 export interface Attempt {
@@ -56,6 +57,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
       continue;
     }
     const model = findModel(catalogue, reference, request);
+    checkMakesText(model, reference.requested === request.model ? "model" : "models");
     const free = reference.suffix === "free";
     const routes = orderRoutes(model, request, free);
     if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
@@ -104,6 +106,7 @@ function freeRouterAttempts(requested: string, request: GenerateRequest, catalog
   const attempts: Attempt[] = [];
   const reference: ModelReference = { requested: FREE_ROUTER_ID, baseId: FREE_ROUTER_ID, suffix: "free" };
   for (const model of catalogue.models) {
+    if (!makesText(model)) continue;
     for (const route of orderRoutes(model, request, true)) {
       if (requirements.some((requirement) => !requirement.isMetBy(route))) continue;
       const adapted = adaptRequest(request, reference, route);
@@ -267,6 +270,12 @@ function notServedYet(request: GenerateRequest): Warning[] {
   return warnings;
 }
 
+/** The key variables a disabled route lacks: api_key_env, and secret_key_env for a provider that signs with a second key. */
+function unsetKeyVariables(route: CatalogueModel["routes"][number]): string[] {
+  const { api_key_env, secret_key_env } = route.provider;
+  return [api_key_env && !route.apiKey ? api_key_env : undefined, secret_key_env && !route.secretKey ? secret_key_env : undefined].filter((name) => name !== undefined);
+}
+
 function describeUnavailable(model: CatalogueModel, request: GenerateRequest): string {
   const preferences = request.provider;
   const only = preferences?.only ?? [];
@@ -281,9 +290,13 @@ function describeUnavailable(model: CatalogueModel, request: GenerateRequest): s
   }
   const missingKeys = model.routes
     .filter((r) => (only.length === 0 || only.includes(r.provider.id)) && (order.length === 0 || order.includes(r.provider.id)))
-    .filter((r) => !r.enabled && r.provider.api_key_env && !r.apiKey)
-    .map((r) => r.provider.api_key_env);
+    .filter((r) => !r.enabled)
+    .map(unsetKeyVariables)
+    .filter((names) => names.length > 0);
+  const alternatives = [...new Set(missingKeys.map((names) => names.join(" and ")))];
+  // "A and B" is one provider's pair: bracketed when other providers are named beside it.
+  const named = alternatives.length > 1 ? alternatives.map((names) => (names.includes(" and ") ? `(${names})` : names)) : alternatives;
   return missingKeys.length > 0
-    ? `${model.config.id} needs ${[...new Set(missingKeys)].join(" or ")} to be set`
+    ? `${model.config.id} needs ${named.join(" or ")} to be set`
     : `${model.config.id} has no provider matching the request's provider preferences`;
 }
