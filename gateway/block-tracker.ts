@@ -16,9 +16,9 @@ export interface TrackedBlock {
   signature: string;
   redactedData: string;
   /** Media blocks: the bytes, in the pieces they came in (joined once, by the encoder). */
-  data: Uint8Array[];
+  data: readonly Uint8Array[];
   /** The sources this block's text cites (annotations that name their block). */
-  annotations: Annotation[];
+  annotations: readonly Annotation[];
   stopped: boolean;
 }
 
@@ -58,11 +58,19 @@ export function createBlockTracker(options: BlockTrackerOptions = {}): BlockTrac
 
 /** No blocks kept (a tracker without `keepStoppedBlocks`). */
 const NO_BLOCKS: readonly TrackedBlock[] = [];
+/** A block's media bytes and annotations until it has some: most blocks are text and cite nothing. */
+const NO_DATA: readonly Uint8Array[] = Object.freeze([]);
+const NO_ANNOTATIONS: readonly Annotation[] = Object.freeze([]);
+/** BlockType's values (0 to 9); a later one makes the counts grow. */
+const BLOCK_TYPES = 10;
 
-/** One object per answer, its state in fields: a stream keeps no closures for it. */
+/**
+ * One object per answer, its state in fields: a stream keeps no closures for it,
+ * and the open blocks in a small array (an answer has one or a few open at once).
+ */
 class Tracker implements BlockTracker {
   readonly blocks: TrackedBlock[] | readonly TrackedBlock[];
-  private readonly open = new Map<number, TrackedBlock>();
+  private open: TrackedBlock[] | undefined;
   // Blocks started so far, by type (indexed by the BlockType number); made at the first start.
   private startedByType: number[] | undefined;
   private readonly gatherAll: boolean;
@@ -78,16 +86,18 @@ class Tracker implements BlockTracker {
     switch (event.case) {
       case "blockStart": {
         const start = event.value;
-        const startedByType = (this.startedByType ??= []);
+        const startedByType = (this.startedByType ??= new Array<number>(BLOCK_TYPES).fill(0));
         const ordinal = startedByType[start.type] ?? 0;
         startedByType[start.type] = ordinal + 1;
-        const block: TrackedBlock = { start, type: start.type, ordinal, text: "", signature: "", redactedData: "", data: [], annotations: [], stopped: false };
-        this.open.set(start.index, block);
+        const block: TrackedBlock = { start, type: start.type, ordinal, text: "", signature: "", redactedData: "", data: NO_DATA, annotations: NO_ANNOTATIONS, stopped: false };
+        // An index started again replaces the open block (as a map by index would). Arrays of their exact size.
+        const others = this.open?.filter((b) => b.start.index !== start.index);
+        this.open = others?.length ? others.concat(block) : [block];
         if (this.keepStoppedBlocks) (this.blocks as TrackedBlock[]).push(block);
         return block;
       }
       case "blockDelta": {
-        const block = this.open.get(event.value.index);
+        const block = this.openBlock(event.value.index);
         if (!block) return undefined;
         const { data } = event.value;
         if (this.gatherAll) {
@@ -96,23 +106,35 @@ class Tracker implements BlockTracker {
           block.signature += event.value.signature;
           block.redactedData += event.value.redactedData;
         }
-        if (data.length > 0) block.data.push(data);
+        if (data.length > 0) block.data = block.data === NO_DATA ? [data] : pushed(block.data, data);
         return block;
       }
       case "blockStop": {
-        const block = this.open.get(event.value.index);
+        const block = this.openBlock(event.value.index);
         if (!block) return undefined;
-        this.open.delete(event.value.index);
+        this.open = this.open!.filter((b) => b !== block);
         block.stopped = true;
         return block;
       }
       case "annotation": {
         const { blockIndex } = event.value;
-        if (this.gatherAll && blockIndex !== undefined) (this.open.get(blockIndex) ?? this.blocks.findLast((b) => b.start.index === blockIndex))?.annotations.push(event.value);
+        if (!this.gatherAll || blockIndex === undefined) return undefined;
+        const block = this.openBlock(blockIndex) ?? this.blocks.findLast((b) => b.start.index === blockIndex);
+        if (block) block.annotations = block.annotations === NO_ANNOTATIONS ? [event.value] : pushed(block.annotations, event.value);
         return undefined;
       }
       default:
         return undefined;
     }
   }
+
+  private openBlock(index: number): TrackedBlock | undefined {
+    return this.open?.find((b) => b.start.index === index);
+  }
+}
+
+/** The tracker's own array (never a shared empty one) with one more item. */
+function pushed<T>(items: readonly T[], item: T): T[] {
+  (items as T[]).push(item);
+  return items as T[];
 }

@@ -2,7 +2,7 @@
 // `message.images` data URIs (as OpenRouter returns them), audio as OpenAI's
 // `message.audio` (base64 `data`, plus its `format` so a client can play it).
 
-export function imageOf(mimeType: string, chunks: Uint8Array[]) {
+export function imageOf(mimeType: string, chunks: readonly Uint8Array[]) {
   const base64 = Buffer.concat(chunks).toString("base64");
   return { type: "image_url", image_url: { url: `data:${mimeType || "application/octet-stream"};base64,${base64}` } };
 }
@@ -11,7 +11,7 @@ export function imageOf(mimeType: string, chunks: Uint8Array[]) {
  * The gateway keeps no copy of generated audio, so it cannot be referenced by
  * id in a later turn: `expires_at` is the answer's own creation time.
  */
-export function audioOf(id: string, createdAt: number, mimeType: string, chunks: Uint8Array[]) {
+export function audioOf(id: string, createdAt: number, mimeType: string, chunks: readonly Uint8Array[]) {
   return { id, data: Buffer.concat(chunks).toString("base64"), format: audioFormat(mimeType), transcript: "", expires_at: createdAt };
 }
 
