@@ -47,6 +47,12 @@ export type JobState =
   /** `code`: upstream_error, content_moderated or request_moderated; `message`: the provider's words. */
   | { state: "failed"; code: string; message: string };
 
+/** Why a protocol cannot take a video request: the parameter to name, and the words of the 400. */
+export interface VideoRefusal {
+  param: string;
+  message: string;
+}
+
 export interface MediaJobAdapter {
   /** Most images one job makes (a request for more is refused before anything is held); 0: the protocol makes no images. */
   readonly maxImagesPerJob: number;
@@ -58,6 +64,12 @@ export interface MediaJobAdapter {
   readonly videoParameters?: readonly string[];
   /** The shape its video tasks are shown in (the spec's four result styles). */
   readonly videoResultStyle?: VideoResultStyle;
+  /**
+   * Refuses a combination of video parameters the protocol cannot take, each
+   * of them being carried alone (Kling's image-to-video has no aspect ratio):
+   * called before anything is held, its answer is a 400 naming `param`.
+   */
+  checkVideo?(video: VideoParameters): VideoRefusal | undefined;
   submitImage?(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob>;
   submitVideo?(call: MediaJobCall, video: VideoParameters): Promise<SubmittedJob>;
   poll(call: MediaJobCall, job: SubmittedJob): Promise<JobState>;

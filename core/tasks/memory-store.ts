@@ -40,6 +40,10 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
       if (expired(task)) return;
       tasks.set(keyOf(task.organizationId, task.id), task);
     },
+    async findByIdempotencyKey(organizationId, idempotencyKey) {
+      const id = idempotency.get(keyOf(organizationId, idempotencyKey));
+      return id ? read(organizationId, id) : undefined;
+    },
     async get(organizationId, id) {
       return read(organizationId, id);
     },

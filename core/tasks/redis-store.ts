@@ -106,6 +106,12 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const json = await client.get(keys.task(organizationId, id));
         return json == null ? undefined : parse(json);
       }),
+    findByIdempotencyKey: (organizationId, idempotencyKey) =>
+      guarded("findByIdempotencyKey", async () => {
+        const id = await client.get(keys.idempotency(organizationId, idempotencyKey));
+        const json = id == null ? null : await client.get(keys.task(organizationId, id));
+        return json == null ? undefined : parse(json);
+      }),
     list: (organizationId, limit) =>
       guarded("list", async () => {
         if (limit < 1) return [];

@@ -24,6 +24,8 @@ export interface TaskStore {
   create(task: Task): Promise<{ task: Task; created: boolean }>;
   /** Replaces the task's record (until its `expiresAt`). */
   save(task: Task): Promise<void>;
+  /** The organisation's task still kept that this Idempotency-Key created; undefined when none. */
+  findByIdempotencyKey(organizationId: string, idempotencyKey: string): Promise<Task | undefined>;
   /** One task, only to its own organisation; undefined once expired. */
   get(organizationId: string, id: string): Promise<Task | undefined>;
   /** The organisation's tasks still kept, newest first, at most `limit`. */

@@ -114,6 +114,12 @@ export function createTasks(deps: TasksDeps): Tasks {
     return keyDigest;
   };
 
+  /** The task still kept that the caller's organisation made with this Idempotency-Key, if any. */
+  const keptTaskOf = async (keyDigest: string, idempotencyKey: string) => {
+    const { organizationId } = await checkKey(deps.accounts, keyDigest);
+    return fromStore(store.findByIdempotencyKey(organizationId, idempotencyKey));
+  };
+
   /**
    * Admits a planned task (its hold through the meter), stores it queued and
    * starts running it here; with an Idempotency-Key already used by the
@@ -184,7 +190,10 @@ export function createTasks(deps: TasksDeps): Tasks {
     async createVideo(request) {
       const keyDigest = await checkCaller(request.caller);
       checkWebhookUrl(request.webhookUrl, deps);
-      const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, deps.inputImageLimits);
+      // A replay of an Idempotency-Key answers the task the key made (start() below), whose image was
+      // checked then: it is not fetched again, as its URL may have died since.
+      const replayed = request.idempotencyKey !== "" && (await keptTaskOf(keyDigest, request.idempotencyKey)) !== undefined;
+      const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, { imageLimits: deps.inputImageLimits, imageChecked: replayed });
       return start(request, keyDigest, {
         provider: plan.route.provider.id,
         holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),

@@ -1,8 +1,9 @@
 // What a video task needs before anything is held: the model (a video model
 // by its output_modalities), the route that runs it (the first enabled one
 // whose protocol makes videos), each parameter given checked (the spec's
-// values, the protocol's parameters, the catalogue's allowed values), the
-// input image fetched and checked, and the hold: the seconds asked for at the
+// values, the protocol's parameters, the catalogue's allowed values, the
+// protocol's own check of their combination), the input image fetched and
+// checked, and the hold: the seconds asked for at the
 // route's `video_output_per_second`.
 import { VideoResultStyle, type VideoParameters } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
@@ -31,12 +32,19 @@ export interface PlannedVideo {
   resultStyle: VideoResultStyle;
 }
 
+export interface VideoPlanOptions {
+  /** How the input image is fetched (timeout, size cap); default INPUT_IMAGE_LIMITS. */
+  imageLimits?: InputImageLimits;
+  /** The image was checked already (an Idempotency-Key's replay of a task that was made): it is not fetched again. */
+  imageChecked?: boolean;
+}
+
 export async function planVideo(
   catalogue: Catalogue,
   adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>,
   modelId: string,
   video: VideoParameters | undefined,
-  imageLimits: InputImageLimits = INPUT_IMAGE_LIMITS,
+  options: VideoPlanOptions = {},
 ): Promise<PlannedVideo> {
   if (!modelId) throw invalidParameter("model", "model is required.");
   if (!video?.prompt) throw invalidParameter("prompt", "prompt is required.");
@@ -52,8 +60,10 @@ export async function planVideo(
   if (video.seconds !== 0 && !VIDEO_SECONDS.includes(video.seconds)) throw invalidParameter("seconds", `seconds must be one of ${VIDEO_SECONDS.join(", ")}.`);
   const details = model.config.supported_params_details;
   checkOptions(modelId, details, adapter, video);
+  const refusal = adapter.checkVideo?.(video);
+  if (refusal) throw invalidParameter(refusal.param, refusal.message);
   // Last, as it goes over the network: everything else is refused without a fetch.
-  if (video.imageUrl) await checkInputImage(video.imageUrl, imageLimits);
+  if (video.imageUrl && !options.imageChecked) await checkInputImage(video.imageUrl, options.imageLimits ?? INPUT_IMAGE_LIMITS);
   const price = route.route.pricing.video_output_per_second;
   return {
     route,

@@ -175,13 +175,13 @@ describe("a video task on Kling", () => {
     expect(await balance()).toBe(before);
   });
 
-  it("ends failed, holding nothing back, when aspectRatio comes with an image (image2video takes the image's frame)", async () => {
+  it("refuses aspectRatio with an image (image2video takes the image's frame): a 400 naming aspectRatio, nothing held or sent", async () => {
     const before = await balance();
-    const created = await createVideo({ prompt: "framed", image: imageUrl, aspectRatio: "9:16" });
-    expect(created.status, JSON.stringify(created.json)).toBe(200);
-    const done = await finished(created.json.taskId);
-    expect(done).toMatchObject({ code: "upstream_error", message: expect.stringContaining("aspectRatio cannot be given with image"), data: { status: "failed" } });
-    expect(kling.requests.some((request) => request.body.prompt === "framed")).toBe(false);
+    const sent = kling.requests.length;
+    const refused = await createVideo({ prompt: "framed", image: imageUrl, aspectRatio: "9:16" });
+    expect([refused.status, refused.json.error?.param], JSON.stringify(refused.json)).toEqual([400, "aspectRatio"]);
+    expect(refused.json.error.message).toContain("aspectRatio cannot be given with image");
+    expect(kling.requests.length).toBe(sent);
     expect(await balance()).toBe(before);
   });
 

@@ -33,10 +33,12 @@ let imageOrigin = "";
 let receiver: FakeUpstream;
 
 beforeAll(async () => {
-  // PNGs of the shape the path asks for (/WxH.png).
+  // PNGs of the shape the path asks for (/WxH.png); under /once/, only the first time.
+  const servedOnce = new Set<string>();
   images = http.createServer((req, res) => {
-    const shape = /^\/(\d+)x(\d+)\.png$/.exec(req.url ?? "");
-    if (!shape) return void res.writeHead(404).end();
+    const shape = /^(?:\/once)?\/(\d+)x(\d+)\.png$/.exec(req.url ?? "");
+    if (!shape || servedOnce.has(req.url!)) return void res.writeHead(404).end();
+    if (req.url!.startsWith("/once/")) servedOnce.add(req.url!);
     res.writeHead(200, { "content-type": "image/png" }).end(solidPng(Number(shape[1]), Number(shape[2]), Buffer.from([0, 128, 255])));
   });
   await new Promise<void>((resolve) => images.listen(0, "127.0.0.1", resolve));
@@ -175,6 +177,17 @@ describe("simulator/video in the bundled default", () => {
     const changed = await createVideo({ prompt: "only once", seconds: 8 }, { idempotencyKey: "video-key-1" });
     expect(changed.status).toBe(400);
     expect(changed.json.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
+  });
+
+  it("answers an Idempotency-Key's replay without fetching its image again, whose URL has died since", async () => {
+    const body = { prompt: "from a picture, once", image: `${imageOrigin}/once/64x16.png` };
+    const first = await createVideo(body, { idempotencyKey: "video-key-image" });
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    const again = await createVideo(body, { idempotencyKey: "video-key-image" });
+    expect([again.status, again.json.taskId], JSON.stringify(again.json)).toEqual([200, first.json.taskId]);
+    // The URL is dead indeed: a new key fetches it and is refused.
+    const fresh = await createVideo(body, { idempotencyKey: "video-key-image-2" });
+    expect([fresh.status, fresh.json.error?.param]).toEqual([400, "image"]);
   });
 
   it.each([

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
-import type { JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";
+import type { JobState, MediaJobAdapter, MediaJobCall, SubmittedJob, VideoRefusal } from "../media-job.ts";
 import { UpstreamError } from "../types.ts";
 
 /** How long each token is valid: Kling's documented example (30 minutes); one is made per request anyway. */
@@ -53,6 +53,7 @@ export function createKlingMediaAdapter(options: KlingMediaOptions = {}): MediaJ
     // Kling carries no seed, and its resolution follows the mode (std 720p, pro 1080p).
     videoParameters: ["image", "length", "aspectRatio", "mode", "generateAudio"],
     videoResultStyle: VideoResultStyle.DATA,
+    checkVideo: imageFrameRefusal,
     async submitVideo(call, video): Promise<SubmittedJob> {
       const kind = video.imageUrl ? "image2video" : "text2video";
       const base = call.provider.base_url!.replace(/\/+$/, "");
@@ -112,9 +113,9 @@ export function klingToken(accessKey: string, secretKey: string, nowMs: number):
 /** The public parameters in Kling's names and forms: `duration` a string of seconds, `sound` on or off. */
 function bodyOf(call: MediaJobCall, video: VideoParameters): Record<string, unknown> {
   const body: Record<string, unknown> = { model_name: call.route.provider_model_id, prompt: video.prompt };
+  const unfit = imageFrameRefusal(video);
+  if (unfit) throw new UpstreamError(unfit.message, { status: 400, retryable: false, reason: "invalid_request" });
   if (video.imageUrl) {
-    // image2video takes its frame from the image and has no aspect_ratio: refused rather than dropped.
-    if (video.aspectRatio) throw new UpstreamError("Kling's image-to-video takes its aspect ratio from the image: aspectRatio cannot be given with image.", { status: 400, retryable: false, reason: "invalid_request" });
     body.image = video.imageUrl;
   } else if (video.aspectRatio) {
     body.aspect_ratio = video.aspectRatio;
@@ -123,6 +124,12 @@ function bodyOf(call: MediaJobCall, video: VideoParameters): Record<string, unkn
   if (video.mode) body.mode = video.mode;
   if (video.generateAudio !== undefined) body.sound = video.generateAudio ? "on" : "off";
   return body;
+}
+
+/** image2video takes its frame from the image and has no aspect_ratio: refused (at create, by planVideo) rather than dropped. */
+function imageFrameRefusal(video: VideoParameters): VideoRefusal | undefined {
+  if (video.imageUrl && video.aspectRatio) return { param: "aspectRatio", message: "Kling's image-to-video takes its aspect ratio from the image: aspectRatio cannot be given with image." };
+  return undefined;
 }
 
 function secondsOf(duration: string | number | null | undefined): number | undefined {

@@ -71,8 +71,12 @@ describe.each(backends)("task store: %s", (_name, open) => {
     expect(first.created).toBe(true);
     expect(again).toEqual({ task: task("i1", { idempotencyKey: "same" }), created: false });
     expect(await store.get("org a:1", "i2")).toBeUndefined();
+    expect(await store.findByIdempotencyKey("org a:1", "same")).toEqual(task("i1", { idempotencyKey: "same" }));
+    expect(await store.findByIdempotencyKey("org b", "same")).toBeUndefined();
+    expect(await store.findByIdempotencyKey("org a:1", "unused")).toBeUndefined();
     const elsewhere = await store.create(task("i3", { idempotencyKey: "same", organizationId: "org b" }));
     expect(elsewhere.created).toBe(true);
+    expect((await store.findByIdempotencyKey("org b", "same"))?.id).toBe("i3");
   });
 
   it("makes one task of two racing creates with one key", async () => {

@@ -1,6 +1,7 @@
 // planVideo: the checks a video task passes before anything is held (the
 // spec's values, the protocol's parameters, the catalogue's allowed values,
-// the input image fetched and checked), and the hold's seconds and price.
+// the protocol's check of their combination, the input image fetched and
+// checked unless a replay's was), and the hold's seconds and price.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
@@ -111,7 +112,7 @@ describe("planVideo", () => {
   it("takes a JPEG or PNG URL between 1:4 and 4:1, and refuses base64, other types, other shapes and dead URLs naming image", async () => {
     await planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl: `${origin}/png/400x100` }));
     await planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl: `${origin}/png/100x400` }));
-    const refused = (imageUrl: string) => refusal(planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl }), { timeoutMs: 5000, maxBytes: 1024 }));
+    const refused = (imageUrl: string) => refusal(planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl }), { imageLimits: { timeoutMs: 5000, maxBytes: 1024 } }));
     const cases: [string, RegExp][] = [
       [`data:image/png;base64,${solidPng(1, 1, RED).toString("base64")}`, /http or https URL/],
       [solidPng(1, 1, RED).toString("base64"), /http or https URL/],
@@ -134,5 +135,22 @@ describe("planVideo", () => {
     const { param, message } = await refusal(planVideo(catalogue, { simulator: textOnly }, "simulator/video", video({ imageUrl: `${origin}/missing` })));
     expect(param).toBe("image");
     expect(message).toMatch(/does not take image/);
+  });
+
+  it("refuses a combination the protocol's checkVideo refuses, naming its parameter, before fetching the image", async () => {
+    const noSeedWithImage: MediaJobAdapter = {
+      ...simulator,
+      checkVideo: (given) => (given.imageUrl && given.seed !== undefined ? { param: "seed", message: "seed cannot be given with image." } : undefined),
+    };
+    const adapters = { simulator: noSeedWithImage };
+    expect(await refusal(planVideo(catalogue, adapters, "simulator/video", video({ imageUrl: `${origin}/missing`, seed: 3n })))).toEqual({ param: "seed", message: "seed cannot be given with image." });
+    expect((await planVideo(catalogue, adapters, "simulator/video", video({ seed: 3n }))).route.provider.id).toBe("simulator");
+    expect((await planVideo(catalogue, adapters, "simulator/video", video({ imageUrl: `${origin}/png/20x10` }))).route.provider.id).toBe("simulator");
+  });
+
+  it("does not fetch an image already checked (an Idempotency-Key's replay), whose URL may have died since", async () => {
+    const dead = video({ imageUrl: `${origin}/missing` });
+    expect((await refusal(planVideo(catalogue, { simulator }, "simulator/video", dead))).param).toBe("image");
+    expect((await planVideo(catalogue, { simulator }, "simulator/video", dead, { imageChecked: true })).route.provider.id).toBe("simulator");
   });
 });
