@@ -259,14 +259,20 @@ const CHEAP = { prompt: "0.0000001", completion: "0.0000002" };
 const PRICIER = { prompt: "0.0000002", completion: "0.0000004" };
 
 /**
- * Black Forest Labs' image models with a flat price per image (BFL's pricing page,
- * docs.bfl.ml/quick_start/pricing: 1 credit = 0.01 USD). FLUX.2 is priced per
- * megapixel, which a per-image price cannot hold, so it is left out. Only
- * FLUX1.1 [pro] takes width and height (BFL's `size`); the others take an
- * aspect ratio, which the images endpoint does not carry, so no size is listed for them.
+ * Black Forest Labs' image models (BFL's pricing page, docs.bfl.ai/quick_start/pricing,
+ * and its own API skill, github.com/black-forest-labs/skills: 1 credit = 0.01 USD).
+ * FLUX.1 models cost a flat price per image. FLUX.2 is priced per megapixel of the
+ * image made: the first megapixel, each further one, and each megapixel of input
+ * images at the further price (BFL's formula: first + (output MP - 1) x MP price +
+ * input MP x MP price). FLUX.2 and FLUX1.1 [pro] take a width and height (`size`);
+ * Kontext and Ultra an aspect ratio (`aspect_ratio`, between 21:9 and 9:21, listed
+ * here as BFL's usual ones). FLUX.2 takes up to 8 input images (klein 4), Kontext
+ * one (its further ones are experimental at BFL); Ultra's image prompt is not carried.
  */
+const BFL_ASPECT_RATIOS = ["21:9", "16:9", "4:3", "3:2", "1:1", "2:3", "3:4", "9:16", "9:21"];
+
 function bflModels() {
-  const model = (id: string, name: string, price: string, description: string, sizes?: string[]) => ({
+  const model = (id: string, name: string, description: string, pricing: Record<string, string>, details: Record<string, unknown>) => ({
     id: `bfl/${id}`,
     name,
     description,
@@ -274,17 +280,27 @@ function bflModels() {
     creator: "black-forest-labs",
     context_length: 4096,
     max_completion_tokens: 1,
-    input_modalities: ["text"],
+    input_modalities: details.image ? ["text", "image"] : ["text"],
     output_modalities: ["image"],
     supported_parameters: [],
-    supported_params_details: { output_format: ["jpeg", "png"], ...(sizes && { size: sizes }) },
-    providers: [{ provider: "bfl", provider_model_id: id, pricing: { prompt: "0", completion: "0", image_output: price } }],
+    supported_params_details: { output_format: ["jpeg", "png"], ...details },
+    providers: [{ provider: "bfl", provider_model_id: id, pricing: { prompt: "0", completion: "0", ...pricing } }],
   });
+  const flat = (price: string) => ({ image_output: price });
+  // FLUX.2: first megapixel, each further one, and each input megapixel (at the further price).
+  const perMegapixel = (first: string, further: string) => ({ image_output_first_megapixel: first, image_output_per_megapixel: further, image_input_per_megapixel: further });
+  const flux2 = (inputs: number) => ({ size: { max_megapixels: 4, multiple_of: 16, min: 64 }, aspect_ratio: [], image: { max: inputs } });
+  const ratio = { size: [], aspect_ratio: BFL_ASPECT_RATIOS };
   return [
-    model("flux-pro-1.1", "FLUX1.1 [pro]", "0.04", "Text to image; width and height multiples of 32 from 256 to 1440.", undefined),
-    model("flux-pro-1.1-ultra", "FLUX1.1 [pro] Ultra", "0.06", "Text to image up to 4 megapixels.", []),
-    model("flux-kontext-pro", "FLUX.1 Kontext [pro]", "0.04", "Text to image (image editing inputs are not carried yet).", []),
-    model("flux-kontext-max", "FLUX.1 Kontext [max]", "0.08", "Text to image (image editing inputs are not carried yet).", []),
+    model("flux-2-pro", "FLUX.2 [pro]", "Text to image and editing with up to 8 reference images; any size up to 4 megapixels.", perMegapixel("0.03", "0.015"), flux2(8)),
+    model("flux-2-max", "FLUX.2 [max]", "BFL's highest quality; text to image and editing with up to 8 reference images, up to 4 megapixels.", perMegapixel("0.07", "0.03"), flux2(8)),
+    model("flux-2-flex", "FLUX.2 [flex]", "Typography and fine control; text to image and editing with up to 8 reference images, up to 4 megapixels.", perMegapixel("0.05", "0.05"), flux2(8)),
+    model("flux-2-klein-4b", "FLUX.2 [klein] 4B", "Fast and cheap; text to image and editing with up to 4 reference images, up to 4 megapixels.", perMegapixel("0.014", "0.001"), flux2(4)),
+    model("flux-2-klein-9b", "FLUX.2 [klein] 9B", "Fast; text to image and editing with up to 4 reference images, up to 4 megapixels.", perMegapixel("0.015", "0.002"), flux2(4)),
+    model("flux-pro-1.1", "FLUX1.1 [pro]", "Text to image; width and height multiples of 32 from 256 to 1440.", flat("0.04"), { aspect_ratio: [] }),
+    model("flux-pro-1.1-ultra", "FLUX1.1 [pro] Ultra", "Text to image up to 4 megapixels, sized by aspect ratio.", flat("0.06"), ratio),
+    model("flux-kontext-pro", "FLUX.1 Kontext [pro]", "Text to image, or an edit of one input image; sized by aspect ratio.", flat("0.04"), { ...ratio, image: { max: 1 } }),
+    model("flux-kontext-max", "FLUX.1 Kontext [max]", "Text to image, or an edit of one input image; sized by aspect ratio.", flat("0.08"), { ...ratio, image: { max: 1 } }),
   ];
 }
 

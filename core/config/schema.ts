@@ -76,6 +76,12 @@ const pricingSchema = z
     image: decimalString.optional(),
     /** Per generated image (image tasks: the hold is n of these, charged per image delivered). */
     image_output: decimalString.optional(),
+    /** Per megapixel (1024x1024 pixels, whole megapixels rounded up) of each generated image after its first (BFL's FLUX.2); added to image_output. */
+    image_output_per_megapixel: decimalString.optional(),
+    /** The first megapixel of each generated image, where it costs more than the others; defaults to image_output_per_megapixel. */
+    image_output_first_megapixel: decimalString.optional(),
+    /** Per megapixel of the input images an image is made from (FLUX.2 editing), all of a request's together. */
+    image_input_per_megapixel: decimalString.optional(),
     /** Per second of generated video (video tasks: the hold is the seconds asked for, or the model's longest, at this price). */
     video_output_per_second: decimalString.optional(),
     web_search_per_1000_requests_low: decimalString.optional(),

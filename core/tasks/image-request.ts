@@ -1,15 +1,18 @@
 // What an image task needs before anything is held: the model (an image model
 // by its output_modalities), the route that runs it (the first enabled one
 // whose protocol runs media jobs, synchronous or not as response_type and
-// response_format ask), the parameters checked, and the hold (n images at the
-// route's `image_output` price; none priced: nothing held).
+// response_format ask), the parameters checked, the input images fetched and
+// measured, and the hold: n images at the route's worst-case price for the
+// size asked and the inputs given (image-price.ts; none priced: nothing held).
 import { create } from "@bufbuild/protobuf";
 import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
-import { parseMoney, type Money } from "../billing/money.ts";
+import type { Money } from "../billing/money.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
+import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
+import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 
 /** The spec's range of `n` for image generation. */
 export const IMAGE_N_MAX = 10;
@@ -18,6 +21,7 @@ export interface PlannedImage {
   route: ProviderRoute;
   adapter: MediaJobAdapter;
   n: number;
+  /** The most one image may cost: for the size asked, or the model's largest (what is held for each). */
   pricePerImage: Money;
   /** What the task asks of the provider: the request's parameters, n settled, and a parameter the model takes one value of set to it. */
   image: ImageParameters;
@@ -26,13 +30,24 @@ export interface PlannedImage {
 /** Which kind of provider the create asked for. */
 type Wanted = Pick<CreateImageRequest, "responseType" | "responseFormat">;
 
-export function planImage(
+export interface ImagePlanOptions {
+  /** How input images are fetched (timeout, size cap); default INPUT_IMAGE_LIMITS. */
+  imageLimits?: InputImageLimits;
+  /** The input images were checked already (an Idempotency-Key's replay of a task that was made): they are not fetched again. */
+  imagesChecked?: boolean;
+}
+
+/** Input images a model takes when its `supported_params_details.image` does not say (`{max: N}`). */
+const DEFAULT_INPUT_IMAGES = 1;
+
+export async function planImage(
   catalogue: Catalogue,
   adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>,
   modelId: string,
   image: ImageParameters | undefined,
   wanted: Wanted = { responseType: ImageResponseType.UNSPECIFIED, responseFormat: "" },
-): PlannedImage {
+  options: ImagePlanOptions = {},
+): Promise<PlannedImage> {
   if (!modelId) throw invalidParameter("model", "model is required.");
   if (!image?.prompt) throw invalidParameter("prompt", "prompt is required.");
   const model = catalogue.get(modelId);
@@ -46,8 +61,13 @@ export function planImage(
   if (image.size && image.size !== "auto" && !/^\d+x\d+$/.test(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
   const details = model.config.supported_params_details;
   checkOptions(modelId, details, adapter, image);
-  const price = route.route.pricing.image_output;
-  return { route, adapter, n, pricePerImage: price ? parseMoney(price) : 0n, image: withOnlyValues(create(ImageParametersSchema, { ...image, n }), details, adapter) };
+  checkSizeLimits(modelId, details, image.size);
+  checkInputImages(modelId, model.config.input_modalities, details, adapter, image.imageUrls);
+  // Last, as it goes over the network: everything else is refused without a fetch.
+  const inputPixels = options.imagesChecked ? 0 : await measureInputImages(image.imageUrls, options.imageLimits ?? INPUT_IMAGE_LIMITS);
+  const settled = withOnlyValues(create(ImageParametersSchema, { ...image, n, inputPixels: BigInt(inputPixels) }), details, adapter);
+  const pricePerImage = imageCost(imagePricesOf(route.route.pricing), largestPixels(details, settled.size), inputPixels);
+  return { route, adapter, n, pricePerImage, image: settled };
 }
 
 /**
@@ -100,6 +120,7 @@ function withOnlyValues(image: ImageParameters, details: Record<string, unknown>
   if (!settled.outputFormat) settled.outputFormat = only("output_format") ?? "";
   if (!settled.background || settled.background === "auto") settled.background = only("background") ?? settled.background;
   if (!settled.style) settled.style = only("style") ?? "";
+  if (!settled.aspectRatio && !isSize(settled.size)) settled.aspectRatio = only("aspect_ratio") ?? "";
   return settled;
 }
 
@@ -116,7 +137,10 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
     ["output_format", image.outputFormat],
     ["background", image.background],
     ["style", image.style],
+    ["aspect_ratio", image.aspectRatio],
   ];
+  if (image.aspectRatio && !/^\d+:\d+$/.test(image.aspectRatio)) throw invalidParameter("aspect_ratio", "aspect_ratio must be WIDTH:HEIGHT, for example 16:9.");
+  if (image.aspectRatio && isSize(image.size)) throw invalidParameter("aspect_ratio", "Send size or aspect_ratio, not both.");
   for (const [param, value] of given) {
     if (!value || value === "auto") continue;
     if (!adapter.imageParameters.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
@@ -126,4 +150,48 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
     }
   }
   if (image.seed !== 0n && !adapter.imageParameters.includes("seed")) throw invalidParameter("seed", `${modelId} does not take seed.`);
+}
+
+/**
+ * A size within the model's free range (`supported_params_details.size:
+ * {max_megapixels, multiple_of, min}`, as FLUX.2 takes any width and height
+ * in steps of 16 up to 4 megapixels), refused by name outside it.
+ */
+function checkSizeLimits(modelId: string, details: Record<string, unknown>, size: string) {
+  const limits = sizeLimitsOf(details);
+  const match = /^(\d+)x(\d+)$/.exec(size);
+  if (!limits || !match) return;
+  const [width, height] = [Number(match[1]), Number(match[2])];
+  if (limits.multipleOf && (width % limits.multipleOf !== 0 || height % limits.multipleOf !== 0)) {
+    throw invalidParameter("size", `${modelId} takes a width and height that are multiples of ${limits.multipleOf}.`);
+  }
+  if (limits.min && (width < limits.min || height < limits.min)) throw invalidParameter("size", `${modelId} takes a width and height of at least ${limits.min}.`);
+  if (limits.maxMegapixels && width * height > limits.maxMegapixels * MEGAPIXEL) {
+    throw invalidParameter("size", `${modelId} makes images of at most ${limits.maxMegapixels} megapixels (${limits.maxMegapixels * MEGAPIXEL} pixels); ${size} is ${width * height}.`);
+  }
+}
+
+const isSize = (size: string) => /^\d+x\d+$/.test(size);
+
+/**
+ * Input images: only for a model that takes images in (`input_modalities` has
+ * `image`) on a protocol that carries them, and at most as many as the
+ * model's `supported_params_details.image: {max}` (else one).
+ */
+function checkInputImages(modelId: string, inputModalities: readonly string[], details: Record<string, unknown>, adapter: MediaJobAdapter, urls: readonly string[]) {
+  if (urls.length === 0) return;
+  if (!inputModalities.includes("image") || !adapter.imageParameters.includes("image")) throw invalidParameter("image", `${modelId} does not take input images.`);
+  const limit = details.image && typeof details.image === "object" ? (details.image as { max?: unknown }).max : undefined;
+  const most = typeof limit === "number" ? limit : DEFAULT_INPUT_IMAGES;
+  if (urls.length > most) throw invalidParameter("image", most === 1 ? `${modelId} takes one input image.` : `${modelId} takes at most ${most} input images.`);
+}
+
+/** Fetches and checks each input image (a JPEG or PNG of a sane shape, input-image.ts); answers their pixels added up. */
+async function measureInputImages(urls: readonly string[], limits: InputImageLimits): Promise<number> {
+  let pixels = 0;
+  for (const url of urls) {
+    const { width, height } = await checkInputImage(url, limits);
+    pixels += width * height;
+  }
+  return pixels;
 }

@@ -18,8 +18,8 @@ const MOST_RATIO = 4;
 
 const refused = (message: string) => invalidParameter("image", message);
 
-/** Resolves when the URL serves a JPEG or PNG of an allowed shape; else a 400 naming `image`. */
-export async function checkInputImage(url: string, limits: InputImageLimits = INPUT_IMAGE_LIMITS): Promise<void> {
+/** The image's dimensions when the URL serves a JPEG or PNG of an allowed shape; else a 400 naming `image`. */
+export async function checkInputImage(url: string, limits: InputImageLimits = INPUT_IMAGE_LIMITS): Promise<{ width: number; height: number }> {
   const parsed = URL.parse(url);
   if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") {
     throw refused("image must be an http or https URL of a JPEG or PNG; base64 and data: URLs are not taken.");
@@ -37,6 +37,7 @@ export async function checkInputImage(url: string, limits: InputImageLimits = IN
   if (width > MOST_RATIO * height || height > MOST_RATIO * width) {
     throw refused(`image is ${width}x${height}; its aspect ratio must be between 1:4 and 4:1.`);
   }
+  return { width, height };
 }
 
 /** The body at the URL, refused past the size cap, on a non-2xx answer, or when it does not answer in time. */

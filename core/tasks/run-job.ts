@@ -6,6 +6,7 @@
 // where this one stopped.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { imageSize } from "image-size";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   RouterAssetsSchema,
@@ -19,13 +20,14 @@ import {
 } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
-import { formatMoney, parseMoney } from "../billing/money.ts";
+import { formatMoney, parseMoney, type Money } from "../billing/money.ts";
 import { moneyFromNanos } from "../accounts/ledger-units.ts";
 import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
 import { downloadMedia } from "../providers/media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
+import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
 import type { TaskStore } from "./store.ts";
 import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -137,8 +139,10 @@ const isRefusal = (error: unknown) =>
 async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {
   const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
   const stored = [];
+  const pixels: (number | undefined)[] = [];
   for (const [index, output] of outputs.entries()) {
     const { bytes, mediaType } = await bytesOf(output, signal, timeoutMs);
+    if (task.kind !== TaskKind.VIDEO) pixels.push(pixelsOf(bytes));
     const name = assetName(task, index);
     await deps.assets.put(name, bytes);
     stored.push(
@@ -153,7 +157,7 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
     );
   }
   const nowMs = deps.now().getTime();
-  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, stored.length);
+  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);
   const finished = await save({
     status: TaskStatus.SUCCEEDED,
     progress: 1,
@@ -209,10 +213,30 @@ function routeOf(catalogue: Catalogue, task: Task): ProviderRoute | undefined {
   return catalogue.get(task.modelId)?.routes.find((route) => route.provider.id === task.provider);
 }
 
-/** Images delivered, each at the route's `image_output`. */
-function imageCharge(catalogue: Catalogue, task: Task, images: number) {
-  const price = routeOf(catalogue, task)?.route.pricing.image_output;
-  return { usage: { images }, cost: (price ? parseMoney(price) : 0n) * BigInt(images) };
+/**
+ * Images delivered, each at the route's price for its real size (its bytes'
+ * dimensions; the input images' as measured at creation); an image whose size
+ * cannot be read is priced at the largest size held for. Never more than the hold.
+ */
+function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number | undefined)[]) {
+  const model = catalogue.get(task.modelId);
+  const pricing = routeOf(catalogue, task)?.route.pricing;
+  const prices = imagePricesOf(pricing ?? { prompt: "0", completion: "0", request: "0" });
+  const held = largestPixels(model?.config.supported_params_details ?? {}, task.image?.size ?? "");
+  const inputPixels = Number(task.image?.inputPixels ?? 0n);
+  const cost = pixels.reduce<Money>((sum, each) => sum + imageCost(prices, each ?? held, inputPixels), 0n);
+  const most = moneyFromNanos(task.holdNanos);
+  return { usage: { images: pixels.length }, cost: cost < most ? cost : most };
+}
+
+/** An image's width times height, read from its bytes; undefined when they are not an image image-size reads. */
+function pixelsOf(bytes: Buffer): number | undefined {
+  try {
+    const { width, height } = imageSize(bytes);
+    return width && height ? width * height : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

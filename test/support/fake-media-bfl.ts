@@ -9,7 +9,13 @@
 // "Task not found". Prompts pick failures (fake-media-common.ts): FAIL_PROMPT ends
 // "Error", MODERATE_PROMPT "Content Moderated" (at the finishing poll), REFUSE_PROMPT
 // "Request Moderated" (at the first poll), STALL_PROMPT stays Pending.
+// The body is checked per model family as BFL's API reference has it: FLUX.2 and
+// FLUX1.1 [pro] take width and height (FLUX.2: multiples of 16, 64 to 4 MP),
+// Kontext and Ultra an aspect_ratio between 21:9 and 9:21; input_image,
+// input_image_2... are URLs or base64 (FLUX.2 up to 8, Kontext up to 4), and a
+// text-only model takes none. Anything else is BFL's 422.
 import type http from "node:http";
+import { solidPng } from "../../core/providers/simulator/media.ts";
 import { AssetHost, AZURE_SAS_EXPIRED, JobBook, type FakeJob, type FakeMediaUpstream, type MediaFakeOptions, safely, sendJson, splitPath, TINY_PNG } from "./fake-media-common.ts";
 import { startRecordingServer } from "./recording-server.ts";
 
@@ -27,6 +33,58 @@ export interface BflOptions extends MediaFakeOptions {
    * answers a polling_url on a regional host. A poller must use the URL as given.
    */
   pollingHost?: string;
+  /**
+   * Ready images have the width and height the job asked (or BFL's default for the
+   * model) instead of TINY_PNG, so a charge by size can be checked (default false:
+   * other tests compare the bytes with TINY_PNG).
+   */
+  sizedImages?: boolean;
+}
+
+/** The width and height of the image BFL makes for a checked body (width/height, else ~1 MP at aspect_ratio, else 1024x768). */
+export function bflImageSize(body: Record<string, any>): { width: number; height: number } {
+  if (typeof body.width === "number" && typeof body.height === "number") return { width: body.width, height: body.height };
+  const ratio = typeof body.aspect_ratio === "string" ? /^(\d+):(\d+)$/.exec(body.aspect_ratio) : null;
+  if (ratio) {
+    // One megapixel at that ratio, in multiples of 16, as Kontext answers.
+    const aspect = Number(ratio[1]) / Number(ratio[2]);
+    const width = Math.round(Math.sqrt(1024 * 1024 * aspect) / 16) * 16;
+    return { width, height: Math.round(width / aspect / 16) * 16 };
+  }
+  return { width: 1024, height: 768 };
+}
+
+/** The most input images each family takes (0: text only), and whether it takes a ratio rather than a size. */
+function familyOf(model: string): { inputs: number; ratio: boolean } {
+  if (model.startsWith("flux-2-")) return { inputs: 8, ratio: false };
+  if (model.startsWith("flux-kontext")) return { inputs: 4, ratio: true };
+  if (model === "flux-pro-1.1-ultra") return { inputs: 0, ratio: true };
+  return { inputs: 0, ratio: false };
+}
+
+/** BFL's 422 detail for the first thing wrong in the body, or undefined when BFL takes it. */
+function invalidBody(model: string, body: Record<string, any>): string | undefined {
+  if (typeof body.prompt !== "string") return "Field required: prompt";
+  const family = familyOf(model);
+  if (family.ratio && (body.width !== undefined || body.height !== undefined)) return "Extra inputs are not permitted: width, height";
+  if (!family.ratio && body.aspect_ratio !== undefined) return "Extra inputs are not permitted: aspect_ratio";
+  if (body.aspect_ratio !== undefined) {
+    const ratio = /^(\d+):(\d+)$/.exec(String(body.aspect_ratio));
+    const value = ratio ? Number(ratio[1]) / Number(ratio[2]) : 0;
+    if (!ratio || value > 21 / 9 || value < 9 / 21) return "Aspect ratio must be between 21:9 and 9:21";
+  }
+  if (model.startsWith("flux-2-") && (body.width !== undefined || body.height !== undefined)) {
+    const { width, height } = body;
+    if (![width, height].every((side) => Number.isInteger(side) && side >= 64 && side % 16 === 0)) return "width and height must be multiples of 16, at least 64";
+    if (width * height > 4 * 1024 * 1024) return "width x height must be at most 4 megapixels";
+  }
+  const inputs = Object.keys(body).filter((field) => /^input_image(_\d+)?$/.test(field));
+  if (inputs.length > family.inputs) return family.inputs === 0 ? `Extra inputs are not permitted: ${inputs.join(", ")}` : `At most ${family.inputs} input images`;
+  for (const field of inputs) {
+    const value = body[field];
+    if (typeof value !== "string" || !(/^https?:\/\//.test(value) || /^[A-Za-z0-9+/]+={0,2}$/.test(value))) return `${field} must be a URL or base64`;
+  }
+  return undefined;
 }
 
 export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaUpstream> {
@@ -54,12 +112,12 @@ export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaU
   const pollingOrigin = options.pollingHost ? origin.replace("127.0.0.1", options.pollingHost) : origin;
 
   function createTask(model: string, body: Record<string, any>, res: http.ServerResponse) {
-    if (typeof body.prompt !== "string") {
-      return sendJson(res, 422, { detail: [{ type: "missing", loc: ["body", "prompt"], msg: "Field required", input: body }] });
-    }
+    const invalid = invalidBody(model, body);
+    if (invalid) return sendJson(res, 422, { detail: [{ type: "value_error", loc: ["body"], msg: invalid, input: body }] });
     const id = `00000000-0000-4000-8000-${String(jobs.jobs.size + 1).padStart(12, "0")}`;
-    jobs.create(id, model, body.prompt, { seed: body.seed ?? 42 });
-    const outputMegapixels = ((body.width ?? 1024) * (body.height ?? 768)) / 1_000_000;
+    const size = bflImageSize(body);
+    jobs.create(id, model, body.prompt, { seed: body.seed ?? 42, ...size });
+    const outputMegapixels = (size.width * size.height) / 1_000_000;
     sendJson(res, 200, { id, polling_url: `${pollingOrigin}/v1/get_result?id=${id}`, cost: BFL_COST, input_mp: 0, output_mp: outputMegapixels });
   }
 
@@ -77,7 +135,8 @@ export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaU
   }
 
   function readyResult(job: FakeJob) {
-    const sample = cdn.publish(`${job.id}/sample.png`, TINY_PNG, "image/png");
+    const bytes = options.sizedImages ? solidPng(job.details.width, job.details.height, Buffer.from([255, 0, 0])) : TINY_PNG;
+    const sample = cdn.publish(`${job.id}/sample.png`, bytes, "image/png");
     const start = job.createdAt / 1000;
     const end = job.finishedAt! / 1000;
     return { sample, prompt: job.prompt, seed: job.details.seed, start_time: start, end_time: end, duration: end - start };

@@ -2,7 +2,10 @@
 // {base_url}/v1/{model} with `x-key` answers {id, polling_url}; the job is
 // polled at that polling_url as given (often another host), with the same
 // key, until Ready (result.sample, a URL valid about 10 minutes), Error,
-// Content Moderated or Request Moderated. One image per job.
+// Content Moderated or Request Moderated. One image per job. Sizes go as
+// width and height (FLUX1.1 [pro], FLUX.2), ratios as aspect_ratio (Kontext,
+// Ultra), input images as the URLs given (input_image, input_image_2, ...:
+// BFL fetches them itself).
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
@@ -21,7 +24,7 @@ const result = z.object({
 export function createBflMediaAdapter(): MediaJobAdapter {
   return {
     maxImagesPerJob: 1,
-    imageParameters: ["size", "output_format", "seed"],
+    imageParameters: ["size", "aspect_ratio", "image", "output_format", "seed"],
     async submitImage(call, image) {
       const url = `${call.provider.base_url!.replace(/\/+$/, "")}/v1/${call.route.provider_model_id}`;
       const json = await mediaJson(url, { method: "POST", headers: { "x-key": call.apiKey }, body: bodyOf(image), signal: call.signal, timeoutMs: call.provider.timeout_ms }, describeError);
@@ -60,6 +63,8 @@ function bodyOf(image: ImageParameters): Record<string, unknown> {
     body.width = Number(size[1]);
     body.height = Number(size[2]);
   }
+  if (image.aspectRatio) body.aspect_ratio = image.aspectRatio;
+  for (const [index, url] of image.imageUrls.entries()) body[index === 0 ? "input_image" : `input_image_${index + 1}`] = url;
   if (image.seed !== 0n) body.seed = Number(image.seed);
   // BFL names JPEG `jpeg` as the public field does; it makes no webp (refused before, by the model's details).
   if (image.outputFormat) body.output_format = image.outputFormat;

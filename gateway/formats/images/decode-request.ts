@@ -21,6 +21,10 @@ const imageBody = nullMeansAbsent(
       style: z.string().min(1).optional(),
       response_format: z.enum(["url", "b64_json"]).optional(),
       seed: z.number().int().min(0).optional(),
+      /** Beyond the spec: a width-to-height ratio (`16:9`) for models that take one instead of a size (docs/tasks.md, "BFL"). */
+      aspect_ratio: z.string().min(1).optional(),
+      /** Beyond the spec: input images to edit or take as references, an http(s) URL or a list of them; how many a model takes is the core's check (docs/tasks.md, "Input images"). */
+      image: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
       user: z.string().optional(),
       /** Beyond the spec: where the finished task is POSTed (docs/tasks.md, "Webhooks"). */
       webhook_url: z.string().min(1).optional(),
@@ -57,6 +61,8 @@ export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey
       background: image.background ?? "",
       style: image.style ?? "",
       seed: BigInt(image.seed ?? 0),
+      aspectRatio: image.aspect_ratio ?? "",
+      imageUrls: typeof image.image === "string" ? [image.image] : (image.image ?? []),
     },
   });
   return { request, body: image };
