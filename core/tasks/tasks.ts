@@ -174,12 +174,15 @@ export function createTasks(deps: TasksDeps): Tasks {
     poller,
     async createImage(request) {
       const keyDigest = await checkCaller(request.caller);
-      const plan = planImage(deps.catalogue, deps.adapters, request.model, request.image, request);
+      // As for videos: a replay's input images were checked when its task was made.
+      const replayed = request.idempotencyKey !== "" && (await keptTaskOf(keyDigest, request.idempotencyKey)) !== undefined;
+      const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits: deps.inputImageLimits, imagesChecked: replayed });
       checkWebhookUrl(request.webhookUrl, deps);
       const task = await start(request, keyDigest, {
         provider: plan.route.provider.id,
         holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
-        digest: requestDigest(request.model, ImageParametersSchema, plan.image),
+        // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
+        digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
         fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true },
       });
       if (!task.synchronous) return task;
