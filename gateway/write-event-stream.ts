@@ -61,7 +61,10 @@ async function relayEvents(
   const keepAlive = encoder.keepAlive && new KeepAlive(sse, encoder.keepAlive.bind(encoder), keepAliveMs);
   try {
     // `send` gives a promise only when the socket is full: most events cost no extra await.
-    await sse.send(encoder.encode(first));
+    const sent = sse.send(encoder.encode(first));
+    // The first event is the start: its routing trace is not kept for the stream's life.
+    first = undefined!;
+    await sent;
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
       keepAlive?.wrote();
       const full = sse.send(encoder.encode(step.value));

@@ -89,19 +89,23 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
   let answering: Answering | undefined;
   let outcome = "client_closed";
   try {
-    const { iterator, first, start, excludeReasoning, ...opened } = await openAnswer(prepared, stream, signal, deps);
+    let opened = await openAnswer(prepared, stream, signal, deps);
     // This frame lasts as long as the answer, and a suspended frame keeps every
     // variable it has held: once the answer has started it keeps nothing of
     // the request (which may be a long conversation), only what the end needs.
     request = prepared = undefined!;
+    const { iterator } = opened;
     answering = opened.answering;
     try {
-      recorder?.observe(start);
-      yield start;
+      recorder?.observe(opened.start);
+      yield opened.start;
       // The relay loop is here rather than in a generator of its own: one async step fewer per event.
-      const relay = new Relay(id, answering, recorder, excludeReasoning);
+      const relay = new Relay(id, answering, recorder, opened.excludeReasoning);
+      let step = opened.first;
+      // Nor the start event once sent.
+      opened = undefined!;
       try {
-        for (let step = first; !step.done; step = await iterator.next()) {
+        for (; !step.done; step = await iterator.next()) {
           const response = relay.pass(step.value);
           if (response) yield response;
         }

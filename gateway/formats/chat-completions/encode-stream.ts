@@ -21,7 +21,10 @@ export function createChunkEncoder(start: ResponseStart): StreamEncoder {
 
 /** One object per stream, its state in fields: an open stream keeps no set of closures. */
 class ChunkEncoder implements StreamEncoder {
-  private readonly start: ResponseStart;
+  // Of the start event, what the chunks show (not its routing trace, kept for the stream's life).
+  private readonly id: string;
+  private readonly model: string;
+  private readonly provider: string;
   private readonly created: number;
   // The frame of every text delta, as `delta({ content })` spells it, without building and
   // stringifying its objects per event: only the text is encoded.
@@ -34,15 +37,17 @@ class ChunkEncoder implements StreamEncoder {
   private usage: Usage | undefined;
 
   constructor(start: ResponseStart) {
-    this.start = start;
+    this.id = start.id;
+    this.model = start.model;
+    this.provider = start.provider;
     this.created = Number(start.created);
     // Flat, not a rope of its pieces: it lives as long as the stream.
     this.contentHead = flat(`${JSON.stringify({ id: start.id, object: "chat.completion.chunk", created: this.created, model: start.model, provider: start.provider }).slice(0, -1)},"choices":[{"index":0,"delta":{"content":`);
   }
 
   private chunk(choices: unknown[], extra: Record<string, unknown> = {}): SseEvent {
-    const { start, created } = this;
-    return { data: JSON.stringify({ id: start.id, object: "chat.completion.chunk", created, model: start.model, provider: start.provider, choices, ...extra }) };
+    const { id, created, model, provider } = this;
+    return { data: JSON.stringify({ id, object: "chat.completion.chunk", created, model, provider, choices, ...extra }) };
   }
 
   private delta(value: Record<string, unknown>): SseEvent {
@@ -96,7 +101,7 @@ class ChunkEncoder implements StreamEncoder {
           case BlockType.IMAGE:
             return [this.delta({ images: [imageOf(block.start.mimeType, block.data)] })];
           case BlockType.AUDIO:
-            return [this.delta({ audio: audioOf(`audio_${this.start.id}`, this.created, block.start.mimeType, block.data) })];
+            return [this.delta({ audio: audioOf(`audio_${this.id}`, this.created, block.start.mimeType, block.data) })];
           default:
             return [];
         }
@@ -110,7 +115,7 @@ class ChunkEncoder implements StreamEncoder {
       case "finish":
         return [
           this.chunk([{ index: 0, delta: {}, finish_reason: encodeFinishReason(event.value.reason) ?? "stop" }]),
-          this.chunk([], { usage: encodeUsage(this.usage, this.start) }),
+          this.chunk([], { usage: encodeUsage(this.usage, { id: this.id, provider: this.provider }) }),
         ];
       default:
         return [];

@@ -3,7 +3,7 @@ import type { ResponseStart, Usage } from "../../../gen/router/v1/inference_pb.j
 import { FinishReason } from "../../../gen/router/v1/inference_pb.js";
 import { exactNumber } from "../../json.ts";
 
-export function encodeUsage(usage: Usage | undefined, start: ResponseStart) {
+export function encodeUsage(usage: Usage | undefined, start: Pick<ResponseStart, "id" | "provider">) {
   const input = usage?.inputTokens ?? 0;
   const output = usage?.outputTokens ?? 0;
   return {
