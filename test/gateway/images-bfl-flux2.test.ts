@@ -24,11 +24,14 @@ let bfl: FakeMediaUpstream;
 let gateway: Gateway;
 let images: http.Server;
 let imageOrigin = "";
+/** How many times the image server was asked for each path. */
+const imageFetches = new Map<string, number>();
 
 beforeAll(async () => {
   bfl = await startFakeBfl({ sizedImages: true, runningAtPoll: 1, doneAtPoll: 2 });
   // PNGs of the shape the path asks for (/WxH.png); /not-an-image answers text.
   images = http.createServer((req, res) => {
+    imageFetches.set(req.url ?? "", (imageFetches.get(req.url ?? "") ?? 0) + 1);
     const shape = /^\/(\d+)x(\d+)\.png$/.exec(req.url ?? "");
     if (!shape) return void res.writeHead(200, { "content-type": "image/png" }).end("not an image");
     res.writeHead(200, { "content-type": "image/png" }).end(solidPng(Number(shape[1]), Number(shape[2]), Buffer.from([0, 128, 255])));
@@ -48,10 +51,10 @@ afterAll(async () => {
   await new Promise<void>((resolve) => images?.close(() => resolve()));
 });
 
-async function createImage(body: Record<string, unknown>) {
+async function createImage(body: Record<string, unknown>, idempotencyKey?: string) {
   const response = await fetch(`${gateway.apiUrl}/images/generations`, {
     method: "POST",
-    headers: { authorization: `Bearer ${DEV_KEY}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${DEV_KEY}`, "content-type": "application/json", ...(idempotencyKey && { "idempotency-key": idempotencyKey }) },
     body: JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as Record<string, any> };
@@ -129,6 +132,17 @@ describe("FLUX.2 [pro], priced per megapixel (0.03 the first, 0.015 each further
     expect(charged).toBe(nanosOf("0.075"));
     expect(done.status).toBe("completed");
     expect(submitted("two references")!.body).toEqual({ prompt: "two references", width: 1024, height: 1024, input_image: first, input_image_2: second });
+  });
+
+  it("answers an Idempotency-Key's replay with the same task, fetching its input images once", async () => {
+    const url = `${imageOrigin}/640x480.png`;
+    const body = { model: "bfl/flux-2-pro", prompt: "replayed edit", size: "1024x1024", image: url };
+    const first = await createImage(body, "flux2-replay");
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    const again = await createImage(body, "flux2-replay");
+    expect(again.json.taskId).toBe(first.json.taskId);
+    expect(imageFetches.get("/640x480.png")).toBe(1);
+    await finished(first.json.taskId);
   });
 
   it.each([
