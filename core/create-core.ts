@@ -90,6 +90,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const adapters = createAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
+  const mediaAdapters = createMediaAdapters();
   const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
   const { webhook_retry_ms: retryMs, webhook_attempts: attempts } = deps.config.tasks;
   const tasks = createTasks({
@@ -98,7 +99,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     accounts,
     store: taskStore,
     assets,
-    adapters: createMediaAdapters(),
+    adapters: mediaAdapters,
     config: deps.config.tasks,
     now,
     random: deps.random ?? Math.random,
@@ -113,7 +114,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     tasks,
     services: {
       inference: createInferenceService(inferenceDeps),
-      catalogue: createCatalogueService(catalogue),
+      catalogue: createCatalogueService(catalogue, mediaAdapters),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now }),
       conversations: createConversationService({ accounts, conversations, background, now }),
       tasks: createTaskService(tasks),

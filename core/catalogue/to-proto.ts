@@ -9,9 +9,13 @@ import {
   type Model,
   type ProviderEntry,
 } from "../../gen/router/v1/catalogue_pb.js";
+import type { ModelProviderConfig } from "../config/schema.ts";
 import { supportedParametersOf, type CatalogueModel, type ProviderRoute } from "./catalogue.ts";
+import { mediaParametersOf, type MediaAdapters } from "./media-parameters.ts";
 
-export function modelToProto(model: CatalogueModel): Model {
+type Pricing = ModelProviderConfig["pricing"];
+
+export function modelToProto(model: CatalogueModel, mediaAdapters: MediaAdapters): Model {
   const { config } = model;
   const top = model.routes.find((r) => r.enabled) ?? model.routes[0];
   return create(ModelSchema, {
@@ -28,21 +32,27 @@ export function modelToProto(model: CatalogueModel): Model {
       inputCacheRead: top.route.pricing.input_cache_read ?? "",
       inputCacheWrite: top.route.pricing.input_cache_write ?? "",
       image: top.route.pricing.image ?? "",
+      ...mediaPrices(top.route.pricing),
+      webSearchPer1000RequestsLow: top.route.pricing.web_search_per_1000_requests_low ?? "",
+      webSearchPer1000RequestsMedium: top.route.pricing.web_search_per_1000_requests_medium ?? "",
+      webSearchPer1000RequestsHigh: top.route.pricing.web_search_per_1000_requests_high ?? "",
     },
     topProvider: {
       contextLength: top.contextLength,
       maxCompletionTokens: top.maxCompletionTokens,
       isModerated: config.is_moderated,
     },
-    supportedParameters: aggregateSupportedParameters(model),
-    supportedParamsDetails: config.supported_params_details as Model["supportedParamsDetails"],
+    supportedParameters: aggregateSupportedParameters(model, mediaAdapters),
+    supportedParamsDetails: parameterDetails(model, mediaAdapters) as Model["supportedParamsDetails"],
     isActive: model.routes.some((r) => r.enabled),
     creator: config.creator,
   });
 }
 
-export function providerEntryToProto(model: CatalogueModel, route: ProviderRoute): ProviderEntry {
+export function providerEntryToProto(model: CatalogueModel, route: ProviderRoute, mediaAdapters: MediaAdapters): ProviderEntry {
   const { pricing } = route.route;
+  const media = mediaParametersOf(route, mediaAdapters);
+  const supportsReasoning = supportedParametersOf(route).includes("reasoning");
   return create(ProviderEntrySchema, {
     providerId: route.provider.id,
     providerLabel: route.provider.label,
@@ -57,18 +67,21 @@ export function providerEntryToProto(model: CatalogueModel, route: ProviderRoute
       webSearchPer1000RequestsLow: pricing.web_search_per_1000_requests_low ?? "0",
       webSearchPer1000RequestsMedium: pricing.web_search_per_1000_requests_medium ?? "0",
       webSearchPer1000RequestsHigh: pricing.web_search_per_1000_requests_high ?? "0",
-      priceToShow: { prompt: pricing.prompt, completion: pricing.completion },
+      priceToShow: { prompt: pricing.prompt, completion: pricing.completion, ...mediaPrices(pricing) },
       inputCacheRead: pricing.input_cache_read ?? "",
       inputCacheWrite: pricing.input_cache_write ?? "",
+      image: pricing.image ?? "",
+      ...mediaPrices(pricing),
     },
-    supportedParameters: supportedParametersOf(route),
-    supportedParametersV2: {},
+    supportedParameters: [...new Set([...supportedParametersOf(route), ...media.keys()])],
+    supportedParametersV2: Object.fromEntries(media) as ProviderEntry["supportedParametersV2"],
     isActive: route.enabled,
     extraParams: {
-      supportsReasoning: supportedParametersOf(route).includes("reasoning"),
+      supportsReasoning,
       supportWebSearch: route.route.supports_web_search,
       maxCompletionTokens: route.maxCompletionTokens,
-      reasoningEffortMap: route.route.reasoning_effort_map ?? {},
+      // A map is how an effort reaches a model that reasons; on any other it is never used, so not shown.
+      reasoningEffortMap: supportsReasoning ? (route.route.reasoning_effort_map ?? {}) : {},
     },
     defaultExtraParamsValues: {},
     contextLength: route.contextLength,
@@ -77,11 +90,38 @@ export function providerEntryToProto(model: CatalogueModel, route: ProviderRoute
   });
 }
 
-/** A model supports a parameter when any of its providers does. */
-function aggregateSupportedParameters(model: CatalogueModel): string[] {
+/** Per image, per megapixel or per second of video: media models' prices, empty where the route sets none. */
+const mediaPrices = (pricing: Pricing) => ({
+  imageOutput: pricing.image_output ?? "",
+  imageOutputFirstMegapixel: pricing.image_output_first_megapixel ?? "",
+  imageOutputPerMegapixel: pricing.image_output_per_megapixel ?? "",
+  imageInputPerMegapixel: pricing.image_input_per_megapixel ?? "",
+  videoOutputPerSecond: pricing.video_output_per_second ?? "",
+});
+
+/** A model supports a parameter when any of its providers does (a media model: any of its routes' media adapters). */
+function aggregateSupportedParameters(model: CatalogueModel, mediaAdapters: MediaAdapters): string[] {
   const all = new Set(model.config.supported_parameters);
-  for (const route of model.routes) for (const p of supportedParametersOf(route)) all.add(p);
+  for (const route of model.routes) {
+    for (const p of supportedParametersOf(route)) all.add(p);
+    for (const p of mediaParametersOf(route, mediaAdapters).keys()) all.add(p);
+  }
   return [...all];
+}
+
+/**
+ * The configured details, plus an image model's range of `n` when the
+ * configuration gives none: the smallest of its routes' maxima, which every
+ * route serves.
+ */
+function parameterDetails(model: CatalogueModel, mediaAdapters: MediaAdapters): Record<string, unknown> {
+  const details = model.config.supported_params_details;
+  if ("n" in details) return details;
+  const maxima = model.routes.flatMap((route) => {
+    const n = mediaParametersOf(route, mediaAdapters).get("n");
+    return n ? [n.maximum as number] : [];
+  });
+  return maxima.length === 0 ? details : { ...details, n: { minimum: 1, maximum: Math.min(...maxima) } };
 }
 
 function architectureOf(model: CatalogueModel): Architecture {

@@ -9,13 +9,15 @@ import {
   type CatalogueService,
 } from "../../gen/router/v1/catalogue_pb.js";
 import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { MediaAdapters } from "../catalogue/media-parameters.ts";
 import { modelToProto, providerEntryToProto } from "../catalogue/to-proto.ts";
 import { Code, routerError } from "../errors.ts";
 
-export function createCatalogueService(catalogue: Catalogue): ServiceImpl<typeof CatalogueService> {
+/** `mediaAdapters`: the task service's, whose parameters a media model lists. */
+export function createCatalogueService(catalogue: Catalogue, mediaAdapters: MediaAdapters): ServiceImpl<typeof CatalogueService> {
   const models = catalogue.models.map((model) => ({
-    model: modelToProto(model),
-    entries: model.routes.map((route) => providerEntryToProto(model, route)),
+    model: modelToProto(model, mediaAdapters),
+    entries: model.routes.map((route) => providerEntryToProto(model, route, mediaAdapters)),
   }));
   const byId = new Map(
     models.map((m) => [m.model.id, create(GetModelResponseSchema, { model: m.model, providerData: m.entries })]),

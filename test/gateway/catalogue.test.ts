@@ -77,7 +77,8 @@ function expectProviderEntry(entry: Json) {
       web_search_per_1000_requests_low: decimal(),
       web_search_per_1000_requests_medium: decimal(),
       web_search_per_1000_requests_high: decimal(),
-      priceToShow: { prompt: decimal(), completion: decimal() },
+      // A media model's is shown at its price per image or per second too.
+      priceToShow: expect.objectContaining({ prompt: decimal(), completion: decimal() }),
     }),
     supported_parameters: expect.any(Array),
     supported_parameters_v2: expect.any(Object),
@@ -95,6 +96,8 @@ function expectProviderEntry(entry: Json) {
   expect(integer(entry.extra_params.max_completion_tokens)).toBe(true);
   expect(Array.isArray(entry.supported_parameters_v2)).toBe(false);
   expect(entry.supported_parameters.every((item: unknown) => typeof item === "string")).toBe(true);
+  const { priceToShow, ...prices } = entry.pricing;
+  for (const value of [...Object.values(prices), ...Object.values(priceToShow)]) expect(value).toMatch(DECIMAL);
   for (const [effort, value] of Object.entries(entry.extra_params.reasoningEffortMap)) {
     expect(["none", "minimal", "low", "medium", "high"]).toContain(effort);
     expect(typeof value).toBe("string");

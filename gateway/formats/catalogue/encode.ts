@@ -1,16 +1,37 @@
 // Catalogue messages as the spec's Model object and Provider entry.
-import type { Architecture, Model, ProviderEntry } from "../../../gen/router/v1/catalogue_pb.js";
+import type { Architecture, Model, PriceToShow, ProviderEntry } from "../../../gen/router/v1/catalogue_pb.js";
+
+/** The prices a route sets, under their public names; an empty string is a price it does not set. */
+function setPrices(prices: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(prices).filter((entry): entry is [string, string] => !!entry[1]));
+}
+
+/** A media model's prices (per image, per megapixel, per second of video) under their public names. */
+function mediaPrices(prices: Pick<PriceToShow, "imageOutput" | "imageOutputFirstMegapixel" | "imageOutputPerMegapixel" | "imageInputPerMegapixel" | "videoOutputPerSecond"> | undefined) {
+  return setPrices({
+    image_output: prices?.imageOutput,
+    image_output_first_megapixel: prices?.imageOutputFirstMegapixel,
+    image_output_per_megapixel: prices?.imageOutputPerMegapixel,
+    image_input_per_megapixel: prices?.imageInputPerMegapixel,
+    video_output_per_second: prices?.videoOutputPerSecond,
+  });
+}
 
 export function encodeModel(model: Model) {
-  const pricing: Record<string, string> = { prompt: model.pricing?.prompt ?? "0", completion: model.pricing?.completion ?? "0" };
-  for (const [key, value] of Object.entries({
-    request: model.pricing?.request,
-    input_cache_read: model.pricing?.inputCacheRead,
-    input_cache_write: model.pricing?.inputCacheWrite,
-    image: model.pricing?.image,
-  })) {
-    if (value) pricing[key] = value;
-  }
+  const pricing = {
+    prompt: model.pricing?.prompt ?? "0",
+    completion: model.pricing?.completion ?? "0",
+    ...setPrices({
+      request: model.pricing?.request,
+      input_cache_read: model.pricing?.inputCacheRead,
+      input_cache_write: model.pricing?.inputCacheWrite,
+      image: model.pricing?.image,
+      web_search_per_1000_requests_low: model.pricing?.webSearchPer1000RequestsLow,
+      web_search_per_1000_requests_medium: model.pricing?.webSearchPer1000RequestsMedium,
+      web_search_per_1000_requests_high: model.pricing?.webSearchPer1000RequestsHigh,
+    }),
+    ...mediaPrices(model.pricing),
+  };
   return {
     id: model.id,
     name: model.name,
@@ -47,9 +68,17 @@ export function encodeProviderEntry(entry: ProviderEntry) {
       web_search_per_1000_requests_low: pricing?.webSearchPer1000RequestsLow ?? "0",
       web_search_per_1000_requests_medium: pricing?.webSearchPer1000RequestsMedium ?? "0",
       web_search_per_1000_requests_high: pricing?.webSearchPer1000RequestsHigh ?? "0",
-      ...(pricing?.inputCacheRead ? { input_cache_read: pricing.inputCacheRead } : {}),
-      ...(pricing?.inputCacheWrite ? { input_cache_write: pricing.inputCacheWrite } : {}),
-      priceToShow: { prompt: pricing?.priceToShow?.prompt ?? "0", completion: pricing?.priceToShow?.completion ?? "0" },
+      ...setPrices({
+        input_cache_read: pricing?.inputCacheRead,
+        input_cache_write: pricing?.inputCacheWrite,
+        image: pricing?.image,
+      }),
+      ...mediaPrices(pricing),
+      priceToShow: {
+        prompt: pricing?.priceToShow?.prompt ?? "0",
+        completion: pricing?.priceToShow?.completion ?? "0",
+        ...mediaPrices(pricing?.priceToShow),
+      },
     },
     supported_parameters: entry.supportedParameters,
     supported_parameters_v2: entry.supportedParametersV2 ?? {},

@@ -208,7 +208,8 @@ export declare type Architecture = Message<"router.v1.Architecture"> & {
 export declare const ArchitectureSchema: GenMessage<Architecture>;
 
 /**
- * Prices are decimal strings in USD per token (per request for `request`).
+ * Prices are decimal strings in USD per token (per request for `request`);
+ * an empty string is a price the route does not set.
  *
  * @generated from message router.v1.ModelPricing
  */
@@ -239,6 +240,8 @@ export declare type ModelPricing = Message<"router.v1.ModelPricing"> & {
   inputCacheWrite: string;
 
   /**
+   * Per input image.
+   *
    * @generated from field: string image = 6;
    */
   image: string;
@@ -247,6 +250,55 @@ export declare type ModelPricing = Message<"router.v1.ModelPricing"> & {
    * @generated from field: string internal_reasoning = 7;
    */
   internalReasoning: string;
+
+  /**
+   * Per generated image (image tasks).
+   *
+   * @generated from field: string image_output = 8;
+   */
+  imageOutput: string;
+
+  /**
+   * Per second of generated video (video tasks).
+   *
+   * @generated from field: string video_output_per_second = 9;
+   */
+  videoOutputPerSecond: string;
+
+  /**
+   * Per 1000 web searches, by search context size.
+   *
+   * @generated from field: string web_search_per_1000_requests_low = 10;
+   */
+  webSearchPer1000RequestsLow: string;
+
+  /**
+   * @generated from field: string web_search_per_1000_requests_medium = 11;
+   */
+  webSearchPer1000RequestsMedium: string;
+
+  /**
+   * @generated from field: string web_search_per_1000_requests_high = 12;
+   */
+  webSearchPer1000RequestsHigh: string;
+
+  /**
+   * Per megapixel of each generated image: its first, and each after it
+   * (added to image_output); and of the input images an image is made from.
+   *
+   * @generated from field: string image_output_first_megapixel = 13;
+   */
+  imageOutputFirstMegapixel: string;
+
+  /**
+   * @generated from field: string image_output_per_megapixel = 14;
+   */
+  imageOutputPerMegapixel: string;
+
+  /**
+   * @generated from field: string image_input_per_megapixel = 15;
+   */
+  imageInputPerMegapixel: string;
 };
 
 /**
@@ -417,6 +469,44 @@ export declare type ProviderPricing = Message<"router.v1.ProviderPricing"> & {
    * @generated from field: string input_cache_write = 9;
    */
   inputCacheWrite: string;
+
+  /**
+   * Per input image; empty when not set.
+   *
+   * @generated from field: string image = 10;
+   */
+  image: string;
+
+  /**
+   * Per generated image (image tasks); empty when not set.
+   *
+   * @generated from field: string image_output = 11;
+   */
+  imageOutput: string;
+
+  /**
+   * Per second of generated video (video tasks); empty when not set.
+   *
+   * @generated from field: string video_output_per_second = 12;
+   */
+  videoOutputPerSecond: string;
+
+  /**
+   * Per megapixel of images made and given (image tasks); empty when not set.
+   *
+   * @generated from field: string image_output_first_megapixel = 13;
+   */
+  imageOutputFirstMegapixel: string;
+
+  /**
+   * @generated from field: string image_output_per_megapixel = 14;
+   */
+  imageOutputPerMegapixel: string;
+
+  /**
+   * @generated from field: string image_input_per_megapixel = 15;
+   */
+  imageInputPerMegapixel: string;
 };
 
 /**
@@ -426,6 +516,10 @@ export declare type ProviderPricing = Message<"router.v1.ProviderPricing"> & {
 export declare const ProviderPricingSchema: GenMessage<ProviderPricing>;
 
 /**
+ * The prices a model is shown at: its token prices, and a media model's
+ * prices per image, per megapixel or per second of video (empty when the
+ * route sets none).
+ *
  * @generated from message router.v1.PriceToShow
  */
 export declare type PriceToShow = Message<"router.v1.PriceToShow"> & {
@@ -438,6 +532,31 @@ export declare type PriceToShow = Message<"router.v1.PriceToShow"> & {
    * @generated from field: string completion = 2;
    */
   completion: string;
+
+  /**
+   * @generated from field: string image_output = 3;
+   */
+  imageOutput: string;
+
+  /**
+   * @generated from field: string video_output_per_second = 4;
+   */
+  videoOutputPerSecond: string;
+
+  /**
+   * @generated from field: string image_output_first_megapixel = 5;
+   */
+  imageOutputFirstMegapixel: string;
+
+  /**
+   * @generated from field: string image_output_per_megapixel = 6;
+   */
+  imageOutputPerMegapixel: string;
+
+  /**
+   * @generated from field: string image_input_per_megapixel = 7;
+   */
+  imageInputPerMegapixel: string;
 };
 
 /**

@@ -1,0 +1,66 @@
+// The public request parameters of an image or video model on one route, for
+// the catalogue: what the route's media adapter carries (its imageParameters,
+// videoParameters and image limit, core/providers/media-job.ts), less what the
+// model's supported_params_details rules out (an empty list), each with a
+// schema whose allowed values are the details' list. Derived, never kept by
+// hand, so the catalogue lists exactly what the task endpoints accept.
+import type { ProviderProtocol } from "../config/schema.ts";
+import type { MediaJobAdapter } from "../providers/media-job.ts";
+import type { ProviderRoute } from "./catalogue.ts";
+
+export type MediaAdapters = Partial<Record<ProviderProtocol, MediaJobAdapter>>;
+
+/** A parameter's schema as published in `supported_parameters_v2` (a small JSON Schema). */
+export type ParameterSchema = Record<string, unknown>;
+
+/** The spec's range of `n` for image generation. */
+export const IMAGE_N_MAX = 10;
+
+/** Most images one request may ask of a route: the spec's range, narrowed by what one job of its protocol makes. */
+export const mostImagesPerRequest = (adapter: MediaJobAdapter) => Math.min(IMAGE_N_MAX, adapter.maxImagesPerJob);
+
+const uri = { type: "string", format: "uri" };
+
+/** The JSON types of the image parameters a protocol may carry (MediaJobAdapter.imageParameters); any other is a string. */
+const IMAGE_SCHEMAS: Readonly<Record<string, ParameterSchema>> = {
+  seed: { type: "integer" },
+  // One input image's URL, or a list of them.
+  image: { oneOf: [uri, { type: "array", items: uri }] },
+};
+
+/** The JSON types of the video parameters (MediaJobAdapter.videoParameters' public names); any other is a string. */
+const VIDEO_SCHEMAS: Readonly<Record<string, ParameterSchema>> = {
+  image: uri,
+  length: { type: "integer" },
+  seed: { type: "integer" },
+  generateAudio: { type: "boolean" },
+};
+
+/** Name to schema, in publishing order; empty for a route that runs no media task of what its model makes. */
+export function mediaParametersOf(route: ProviderRoute, adapters: MediaAdapters): Map<string, ParameterSchema> {
+  const adapter = adapters[route.provider.protocol];
+  const parameters = new Map<string, ParameterSchema>();
+  if (!adapter) return parameters;
+  const output = route.model.output_modalities;
+  const details = route.model.supported_params_details;
+  const most = mostImagesPerRequest(adapter);
+  if (output.includes("image") && adapter.submitImage && most > 0) {
+    parameters.set("n", { type: "integer", minimum: 1, maximum: most });
+    addCarried(parameters, IMAGE_SCHEMAS, adapter.imageParameters, details);
+    // Every image task answers hosted URLs; only a synchronous provider's answer carries the bytes.
+    parameters.set("response_format", { type: "string", enum: adapter.synchronousImages ? ["url", "b64_json"] : ["url"] });
+  }
+  if (output.includes("video") && adapter.submitVideo) addCarried(parameters, VIDEO_SCHEMAS, adapter.videoParameters ?? [], details);
+  return parameters;
+}
+
+/** Each parameter the adapter carries, in its order; with the catalogue's list of allowed values where it has one. */
+function addCarried(parameters: Map<string, ParameterSchema>, schemas: Readonly<Record<string, ParameterSchema>>, carried: readonly string[], details: Record<string, unknown>) {
+  for (const name of carried) {
+    const schema = schemas[name] ?? { type: "string" };
+    const allowed = details[name];
+    if (!Array.isArray(allowed)) parameters.set(name, schema);
+    // An empty list is the catalogue saying the model takes none of it (the task endpoints refuse it).
+    else if (allowed.length > 0) parameters.set(name, { ...schema, enum: allowed });
+  }
+}

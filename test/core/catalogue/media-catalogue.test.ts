@@ -1,0 +1,101 @@
+// The core's CatalogueService (ListModels, GetModel, ListProviderEntries) on
+// the bundled default: media prices in ModelPricing, ProviderPricing and
+// PriceToShow (proto JSON names imageOutput, videoOutputPerSecond), a media
+// model's parameters from its route's media adapter, no effort map where the
+// route does not reason.
+import { create, toJson } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { GetModelRequestSchema, ListModelsRequestSchema, ListModelsResponseSchema, type GetModelResponse, type ListModelsResponse } from "../../../gen/router/v1/catalogue_pb.js";
+import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
+import { mediaParametersOf } from "../../../core/catalogue/media-parameters.ts";
+import { loadConfigFile, parseConfig } from "../../../core/config/load.ts";
+import { createMediaAdapters } from "../../../core/providers/registry.ts";
+import { createCatalogueService } from "../../../core/services/catalogue.ts";
+
+const catalogue = createCatalogue(loadConfigFile(), {});
+const service = createCatalogueService(catalogue, createMediaAdapters());
+// The service answers from memory with whole messages; it reads no context.
+const context = {} as HandlerContext;
+const listModels = async () => (await service.listModels(create(ListModelsRequestSchema), context)) as ListModelsResponse;
+const getModel = async (id: string) => (await service.getModel(create(GetModelRequestSchema, { id }), context)) as GetModelResponse;
+
+describe("CatalogueService on media models", () => {
+  it("ListModels carries the per-image and per-second prices, in the proto's JSON too", async () => {
+    const answer = await listModels();
+    const byId = new Map(answer.models.map((model) => [model.id, model]));
+    expect(byId.get("bfl/flux-kontext-max")!.pricing).toMatchObject({ imageOutput: "0.08", videoOutputPerSecond: "" });
+    expect(byId.get("kling/kling-v2-5-turbo")!.pricing).toMatchObject({ videoOutputPerSecond: "0.042", imageOutput: "" });
+    const json = toJson(ListModelsResponseSchema, answer) as { models: { id: string; pricing: Record<string, string> }[] };
+    expect(json.models.find((model) => model.id === "openai/gpt-image-1.5")!.pricing.imageOutput).toBe("0.034");
+    expect(json.models.find((model) => model.id === "google/veo-3.1-fast-generate-001")!.pricing.videoOutputPerSecond).toBe("0.15");
+  });
+
+  it("GetModel: the provider entry's pricing and priceToShow, its parameters and their schemas", async () => {
+    const { model, providerData } = await getModel("simulator/video");
+    expect(model!.supportedParameters).toEqual(["image", "seconds", "size", "seed"]);
+    const [entry] = providerData;
+    expect(entry.pricing).toMatchObject({ videoOutputPerSecond: "0.001", priceToShow: { prompt: "0.0000001", completion: "0.0000002", videoOutputPerSecond: "0.001", imageOutput: "" } });
+    expect(entry.supportedParameters).toEqual(model!.supportedParameters);
+    expect(entry.supportedParametersV2).toEqual({
+      image: { type: "string", format: "uri" },
+      seconds: { type: "string", enum: ["4", "8", "12"] },
+      size: { type: "string", enum: ["720x1280", "1280x720"] },
+      seed: { type: "integer" },
+    });
+    // Its route has an effort map in the configuration, but the model does not reason.
+    expect(entry.extraParams).toMatchObject({ supportsReasoning: false, reasoningEffortMap: {} });
+  });
+});
+
+describe("mediaParametersOf", () => {
+  const config = (outputModalities: string[], details: Record<string, unknown>) =>
+    parseConfig(
+      JSON.stringify({
+        providers: [{ id: "simulator", label: "Simulator", protocol: "simulator" }],
+        models: [
+          {
+            id: "test/media",
+            name: "media",
+            created: 0,
+            creator: "test",
+            context_length: 1000,
+            max_completion_tokens: 1,
+            input_modalities: ["text"],
+            output_modalities: outputModalities,
+            supported_parameters: [],
+            supported_params_details: details,
+            providers: [{ provider: "simulator", provider_model_id: "image", pricing: { prompt: "0", completion: "0" } }],
+          },
+        ],
+      }),
+    );
+  const parametersOf = (outputModalities: string[], details: Record<string, unknown> = {}) => {
+    const [route] = createCatalogue(config(outputModalities, details), {}).get("test/media")!.routes;
+    return Object.fromEntries(mediaParametersOf(route, createMediaAdapters()));
+  };
+
+  it("lists an image model's parameters on the simulator: n up to one image, size, seed, url results", () => {
+    expect(parametersOf(["image"])).toEqual({
+      n: { type: "integer", minimum: 1, maximum: 1 },
+      size: { type: "string" },
+      seed: { type: "integer" },
+      response_format: { type: "string", enum: ["url"] },
+    });
+  });
+
+  it("leaves out a parameter whose allowed list is empty, and gives a listed one its values", () => {
+    expect(Object.keys(parametersOf(["image"], { size: [] }))).toEqual(["n", "seed", "response_format"]);
+    expect(parametersOf(["image"], { size: ["256x256"] }).size).toEqual({ type: "string", enum: ["256x256"] });
+  });
+
+  it("lists nothing for a text model, and only what the model makes", () => {
+    expect(parametersOf(["text"])).toEqual({});
+    expect(Object.keys(parametersOf(["video"]))).toEqual(["image", "seconds", "size", "seed"]);
+  });
+
+  it("lists nothing for a route without a media adapter", () => {
+    const [route] = createCatalogue(config(["image"], {}), {}).get("test/media")!.routes;
+    expect(mediaParametersOf(route, {}).size).toBe(0);
+  });
+});
