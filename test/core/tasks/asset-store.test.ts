@@ -1,18 +1,23 @@
 // The asset store's contract (core/tasks/asset-store.ts), run against both
 // stores: the directory store and the S3 store on a local S3-compatible
-// server (s3rver). Bytes come back whole or by range with the whole size,
-// nothing for an unknown name, task folders are listed (across listing pages)
+// server (s3rver). Bytes come back whole or by range (a suffix too) with the
+// whole size and the range served, streamed in order, and a read stopped early
+// lets go of its file or response; nothing for an unknown name, task folders are listed (across listing pages)
 // and removed (in batches, and only their own objects), and no name reaches
 // outside the store.
-import { mkdtempSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDirectoryAssetStore, readAsset, type AssetStore } from "../../../core/tasks/asset-store.ts";
 import { createS3AssetStore, openS3AssetStore } from "../../../core/tasks/s3-asset-store.ts";
 import { s3AssetsSchema } from "../../../core/config/schema.ts";
 import { S3_CREDENTIALS, startS3Server, type S3Server } from "../../support/s3-server.ts";
+
+const MiB = 1024 * 1024;
 
 let s3: S3Server;
 beforeAll(async () => {
@@ -79,6 +84,36 @@ describe.each(subjects)("%s asset store", (kind, open) => {
     expect(await readAsset(store, "org%20a/task1/3")).toEqual({ bytes: Buffer.alloc(0), size: 0 });
   });
 
+  it("streams a large asset whole and by range (a suffix too), in order, with the range served", async () => {
+    const large = randomBytes(3 * MiB + 1);
+    await store.put("org%20a/task1/4", large);
+    const opened = (await store.stream("org%20a/task1/4"))!;
+    expect(opened).toMatchObject({ size: large.length, offset: 0, length: large.length });
+    expect(Buffer.concat(await opened.body.toArray()).equals(large)).toBe(true);
+    const ranged = (await store.stream("org%20a/task1/4", { offset: MiB - 1, length: MiB + 2 }))!;
+    expect(ranged).toMatchObject({ size: large.length, offset: MiB - 1, length: MiB + 2 });
+    expect(Buffer.concat(await ranged.body.toArray()).equals(large.subarray(MiB - 1, 2 * MiB + 1))).toBe(true);
+    const suffix = (await store.stream("org%20a/task1/4", { suffix: 5 }))!;
+    expect(suffix).toMatchObject({ size: large.length, offset: large.length - 5, length: 5 });
+    expect(Buffer.concat(await suffix.body.toArray()).equals(large.subarray(-5))).toBe(true);
+    // A suffix longer than the asset is all of it; an empty one, and a range past the end, serve nothing.
+    expect(await readAsset(store, "org%20a/task1/0", { suffix: 100 })).toEqual({ bytes, size: 10 });
+    expect(await store.stream("org%20a/task1/0", { suffix: 0 })).toMatchObject({ size: 10, offset: 10, length: 0 });
+    expect(await store.stream("org%20a/task1/0", { offset: 12 })).toMatchObject({ size: 10, offset: 10, length: 0 });
+    expect(await store.stream("org%20a/task1/5", { suffix: 3 })).toBeUndefined();
+  });
+
+  it("lets go of a read destroyed before its end", async () => {
+    await store.put("org%20a/task1/6", randomBytes(4 * MiB));
+    const opened = (await store.stream("org%20a/task1/6"))!;
+    const closed = once(opened.body, "close");
+    const first = await opened.body[Symbol.asyncIterator]().next();
+    expect(first.value.length).toBeGreaterThan(0);
+    opened.body.destroy();
+    await closed;
+    expect(opened.body.readableEnded).toBe(false);
+  });
+
   it("lists task folders and removes one with its assets, and only its own", async () => {
     for (const index of [0, 1, 2, 3, 4]) await store.put(`org%20a/task2/${index}`, bytes);
     await store.put("org%20a/task20/0", bytes);
@@ -96,6 +131,28 @@ describe.each(subjects)("%s asset store", (kind, open) => {
     await expect(store.put("../escape", bytes)).rejects.toThrow(/outside/);
     await expect(readAsset(store, "../../etc/passwd")).rejects.toThrow(/outside/);
     await expect(store.remove("..")).rejects.toThrow(/outside/);
+  });
+});
+
+describe("directory asset store", () => {
+  const openFiles = () => readdirSync("/proc/self/fd").length;
+
+  it("holds a file open only while a read is under way, ended or stopped", async () => {
+    const store = createDirectoryAssetStore(mkdtempSync(join(tmpdir(), "asset-store-test-")));
+    await store.put("org/task/0", randomBytes(4 * MiB));
+    const before = openFiles();
+    const whole = (await store.stream("org/task/0"))!;
+    expect(openFiles()).toBe(before + 1);
+    await whole.body.toArray();
+    await vi.waitFor(() => expect(openFiles()).toBe(before));
+
+    const stopped = (await store.stream("org/task/0", { offset: MiB }))!;
+    await stopped.body[Symbol.asyncIterator]().next();
+    stopped.body.destroy();
+    await vi.waitFor(() => expect(openFiles()).toBe(before));
+    // An empty range opens nothing that stays open.
+    await store.stream("org/task/0", { offset: 4 * MiB });
+    expect(openFiles()).toBe(before);
   });
 });
 
