@@ -11,6 +11,7 @@ import { findModel, parseModelReference, type ModelReference } from "./model-id.
 import { carriesNative, withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
 import { resolveReasoning } from "./reasoning.ts";
+import { checkMakesText, makesText } from "./text-output.ts";
 import type { MediaOutput } from "../providers/capabilities.ts";
 
 export interface Attempt {
@@ -56,6 +57,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
       continue;
     }
     const model = findModel(catalogue, reference, request);
+    checkMakesText(model, reference.requested === request.model ? "model" : "models");
     const free = reference.suffix === "free";
     const routes = orderRoutes(model, request, free);
     if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
@@ -104,6 +106,7 @@ function freeRouterAttempts(requested: string, request: GenerateRequest, catalog
   const attempts: Attempt[] = [];
   const reference: ModelReference = { requested: FREE_ROUTER_ID, baseId: FREE_ROUTER_ID, suffix: "free" };
   for (const model of catalogue.models) {
+    if (!makesText(model)) continue;
     for (const route of orderRoutes(model, request, true)) {
       if (requirements.some((requirement) => !requirement.isMetBy(route))) continue;
       const adapted = adaptRequest(request, reference, route);

@@ -24,7 +24,8 @@ const config = parseConfig(
         context_length: 1000,
         max_completion_tokens: 1,
         input_modalities: ["text"],
-        output_modalities: ["video"],
+        // Text too: planning refuses a model that makes no text before it looks at keys.
+        output_modalities: ["text", "video"],
         supported_parameters: [],
         providers: [
           { provider: "kling", provider_model_id: "video", pricing: { prompt: "0", completion: "0", video_output_per_second: "0.1" } },
