@@ -398,20 +398,24 @@ function vertexModels() {
 
 /** The built-in simulator models; the simulator's behaviour is named by provider_model_id. */
 function simulatorModels() {
-  const model = (name: string, description: string, providers: object[], extra: object = {}) => ({
-    id: `simulator/${name}`,
-    name: `Simulator: ${name}`,
-    description,
-    created: UNDATED_CREATED,
-    creator: "simulator",
-    context_length: 128000,
-    max_completion_tokens: 16384,
-    input_modalities: ["text", "image"],
-    output_modalities: ["text"],
-    supported_parameters: [...BASE_PARAMETERS, "tools", "tool_choice", "response_format", "reasoning"],
-    providers: providers.map((p) => ({ ...p, reasoning_effort_map: effortMap() })),
-    ...extra,
-  });
+  const model = (name: string, description: string, providers: object[], extra: { supported_parameters?: string[]; [field: string]: unknown } = {}) => {
+    const supported = extra.supported_parameters ?? [...BASE_PARAMETERS, "tools", "tool_choice", "response_format", "reasoning"];
+    return {
+      id: `simulator/${name}`,
+      name: `Simulator: ${name}`,
+      description,
+      created: UNDATED_CREATED,
+      creator: "simulator",
+      context_length: 128000,
+      max_completion_tokens: 16384,
+      input_modalities: ["text", "image"],
+      output_modalities: ["text"],
+      supported_parameters: supported,
+      // An effort map only where the model reasons: elsewhere no effort is ever sent.
+      providers: supported.includes("reasoning") ? providers.map((p) => ({ ...p, reasoning_effort_map: effortMap() })) : providers,
+      ...extra,
+    };
+  };
   const served = (behaviour: string, extra: object = {}) => [{ provider: "simulator", provider_model_id: behaviour, pricing: CHEAP, ...extra }];
   return [
     model("echo", "Answers deterministically from the last user message. Free tier: 10 requests a day.", served("echo", { free: { enabled: true, daily_quota: 10 } })),

@@ -77,6 +77,8 @@ describe("build-default-config", () => {
     expect(route("openai/gpt-5.5")?.reasoning_effort_map).toEqual({ none: "none", low: "low", medium: "medium", high: "high" });
     expect(route("openai/o3")?.reasoning_effort_map).toEqual({ low: "low", medium: "medium", high: "high" });
     expect(route("simulator/reasoning")?.reasoning_effort_map).toEqual({ low: "low", medium: "medium", high: "high" });
+    // Simulator models that do not reason get none.
+    for (const id of ["simulator/audio", "simulator/image", "simulator/video"]) expect(route(id)?.reasoning_effort_map).toBeUndefined();
     expect(route("openai/gpt-4o")?.reasoning_effort_map).toBeUndefined();
   });
 

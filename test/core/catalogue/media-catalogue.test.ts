@@ -2,13 +2,14 @@
 // the bundled default: media prices in ModelPricing, ProviderPricing and
 // PriceToShow (proto JSON names imageOutput, videoOutputPerSecond), a media
 // model's parameters from its route's media adapter, no effort map where the
-// route does not reason.
+// route does not reason (even where one is configured).
 import { create, toJson } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { GetModelRequestSchema, ListModelsRequestSchema, ListModelsResponseSchema, type GetModelResponse, type ListModelsResponse } from "../../../gen/router/v1/catalogue_pb.js";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
 import { mediaParametersOf } from "../../../core/catalogue/media-parameters.ts";
+import { providerEntryToProto } from "../../../core/catalogue/to-proto.ts";
 import { loadConfigFile, parseConfig } from "../../../core/config/load.ts";
 import { createMediaAdapters } from "../../../core/providers/registry.ts";
 import { createCatalogueService } from "../../../core/services/catalogue.ts";
@@ -43,8 +44,17 @@ describe("CatalogueService on media models", () => {
       size: { type: "string", enum: ["720x1280", "1280x720"] },
       seed: { type: "integer" },
     });
-    // Its route has an effort map in the configuration, but the model does not reason.
     expect(entry.extraParams).toMatchObject({ supportsReasoning: false, reasoningEffortMap: {} });
+  });
+
+  it("shows no effort map on a route that does not reason, even one configured with a map", () => {
+    const config = loadConfigFile();
+    const video = config.models.find((model) => model.id === "simulator/video")!;
+    video.providers[0].reasoning_effort_map = { low: "low", high: "high" };
+    const model = createCatalogue(config, {}).get("simulator/video")!;
+    expect(providerEntryToProto(model, model.routes[0], createMediaAdapters()).extraParams).toMatchObject({ supportsReasoning: false, reasoningEffortMap: {} });
+    const reasoning = createCatalogue(config, {}).get("simulator/reasoning")!;
+    expect(providerEntryToProto(reasoning, reasoning.routes[0], createMediaAdapters()).extraParams?.reasoningEffortMap).toEqual({ low: "low", medium: "medium", high: "high" });
   });
 });
 
