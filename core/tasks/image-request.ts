@@ -7,6 +7,7 @@
 import { create } from "@bufbuild/protobuf";
 import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
+import { mostImagesPerRequest } from "../catalogue/media-parameters.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
 import type { Money } from "../billing/money.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
@@ -14,8 +15,6 @@ import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 
-/** The spec's range of `n` for image generation. */
-export const IMAGE_N_MAX = 10;
 
 export interface PlannedImage {
   route: ProviderRoute;
@@ -56,7 +55,7 @@ export async function planImage(
   const route = routeFor(modelId, model.routes, adapters, wanted);
   const adapter = adapters[route.provider.protocol]!;
   const n = image.n === 0 ? 1 : image.n;
-  const most = Math.min(IMAGE_N_MAX, adapter.maxImagesPerJob);
+  const most = mostImagesPerRequest(adapter);
   if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `n must be between 1 and ${most}.`);
   if (image.size && image.size !== "auto" && !/^\d+x\d+$/.test(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
   const details = model.config.supported_params_details;
