@@ -88,15 +88,21 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
     },
     async stream(name, range) {
       const key = keyOf(name);
-      // A suffix needs the size first: not every S3-compatible server answers `bytes=-n`.
-      const size = range && "suffix" in range ? await sizeOf(key) : undefined;
-      if (range && "suffix" in range && size === undefined) return undefined;
-      const asked = size === undefined ? (range as { offset: number; length?: number } | undefined) : servedRange(size, range);
-      const offset = asked?.offset ?? 0;
-      if (asked?.length === 0) {
-        const whole = size ?? (await sizeOf(key));
+      let size: number | undefined;
+      let asked: { offset: number; length?: number } | undefined;
+      if (range && "suffix" in range) {
+        // A suffix needs the size first: not every S3-compatible server answers `bytes=-n` (s3rver reads it as `bytes=0-n`).
+        size = await sizeOf(key);
+        if (size === undefined) return undefined;
+        asked = servedRange(size, range);
+      } else asked = range;
+      /** Nothing to stream, only the size to tell; undefined when there is no such object. */
+      const nothing = async (known?: number) => {
+        const whole = known ?? (await sizeOf(key));
         return whole === undefined ? undefined : { size: whole, ...servedRange(whole, asked), body: Readable.from([]) };
-      }
+      };
+      if (asked?.length === 0) return nothing(size);
+      const offset = asked?.offset ?? 0;
       const wantsRange = offset > 0 || asked?.length !== undefined;
       const last = asked?.length === undefined ? "" : String(offset + asked.length - 1);
       let answer;
@@ -105,10 +111,7 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
       } catch (error) {
         if (isNotFound(error)) return undefined;
         // A range starting at or past the end (or any range of an empty object): nothing to read, only the size to tell.
-        if (isInvalidRange(error)) {
-          const whole = await sizeOf(key);
-          return whole === undefined ? undefined : { size: whole, ...servedRange(whole, asked), body: Readable.from([]) };
-        }
+        if (isInvalidRange(error)) return nothing();
         throw error;
       }
       const source = answer.Body as unknown as Readable;

@@ -8,6 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
@@ -157,6 +159,28 @@ describe("directory asset store", () => {
 });
 
 describe("S3 asset store", () => {
+  it("answers only the range asked from a server that ignores Range and sends the whole object", async () => {
+    const whole = randomBytes(3 * MiB);
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream", "content-length": whole.length });
+      response.end(whole);
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    const client = new S3Client({ region: "us-east-1", endpoint: `http://127.0.0.1:${port}`, forcePathStyle: true, credentials: S3_CREDENTIALS });
+    const store = createS3AssetStore({ client, bucket: "plain" });
+    try {
+      const opened = (await store.stream("org/task/0", { offset: MiB + 1, length: MiB }))!;
+      expect(opened).toMatchObject({ size: whole.length, offset: MiB + 1, length: MiB });
+      expect(Buffer.concat(await opened.body.toArray()).equals(whole.subarray(MiB + 1, 2 * MiB + 1))).toBe(true);
+    } finally {
+      await store.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("keeps its objects under the key prefix, so that two prefixes in one bucket do not see each other", async () => {
     const first = createS3AssetStore({ client: s3Client(), bucket: s3.bucket, keyPrefix: "prefixes/one/" });
     const second = createS3AssetStore({ client: s3Client(), bucket: s3.bucket, keyPrefix: "prefixes/two" });
