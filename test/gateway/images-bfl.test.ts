@@ -10,59 +10,35 @@ import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_PNG, ty
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { FLUX_IMAGE_PRICE, FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig, OTHER_KEY } from "../support/image-task-config.ts";
 import { nanosOf } from "../support/exact-money.ts";
+import { TASK_DONE, taskClient, type TaskClient } from "../support/video-task-harness.ts";
 import { loadConfigFile } from "../../core/config/load.ts";
 import { TaskStatus } from "../../gen/router/v1/tasks_pb.js";
 
-const DONE = { timeout: 10_000, interval: 10 };
 let fakeNow = Date.now();
 let bfl: FakeMediaUpstream;
 let gateway: Gateway;
 
+let images: TaskClient;
+
 beforeAll(async () => {
   bfl = await startFakeBfl({ now: () => fakeNow, pollingHost: "localhost" });
   gateway = await startGateway(imageTaskConfig(bfl.url), { env: IMAGE_TASK_ENV });
+  images = taskClient(gateway, { kind: "images", model: FLUX_MODEL });
 });
 afterAll(async () => {
   await gateway?.close();
   await bfl?.close();
 });
 
-async function createImage(body: Record<string, unknown>, options: { key?: string; idempotencyKey?: string } = {}) {
-  const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? TEST_KEY}`, "content-type": "application/json" };
-  if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
-  const response = await fetch(`${gateway.apiUrl}/images/generations`, { method: "POST", headers, body: JSON.stringify({ model: FLUX_MODEL, ...body }) });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
-async function getTask(id: string, key = TEST_KEY) {
-  const response = await fetch(`${gateway.apiUrl}/images/${id}`, { headers: { authorization: `Bearer ${key}` } });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
-async function finished(id: string) {
-  return vi.waitFor(async () => {
-    const { json } = await getTask(id);
-    expect(["completed", "failed"]).toContain(json.status);
-    return json;
-  }, DONE);
-}
-
-async function balance(organizationId = "org_test") {
-  await gateway.core.accounts.idle();
-  return gateway.core.accounts.stores.credits.balance(organizationId);
-}
-
-const storedTask = (id: string) => gateway.core.tasks.store.get("org_test", id);
-
 describe("an image task on BFL", () => {
   it("is created queued, polled at BFL's polling_url until Ready, and served from the gateway byte for byte, also after BFL's URL expired", async () => {
-    const before = await balance();
-    const created = await createImage({ prompt: "a red pixel", size: "1024x768", output_format: "png" });
+    const before = await images.balance();
+    const created = await images.create({ prompt: "a red pixel", size: "1024x768", output_format: "png" });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     expect(created.json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), status: "queued", model: FLUX_MODEL });
     const id = created.json.taskId as string;
 
-    const done = await finished(id);
+    const done = await images.finished(id);
     expect(done).toMatchObject({ chat_id: id, status: "completed", progress: 100, size: "1024x768", router_assets: { status: "ready" }, error: null });
     expect(done.created).toBeTypeOf("number");
     expect(done.data).toHaveLength(1);
@@ -74,11 +50,11 @@ describe("an image task on BFL", () => {
     expect(submit.path).toBe("/v1/flux-2-pro");
     expect(submit.headers["x-key"]).toBe(IMAGE_TASK_ENV.BFL_API_KEY);
     expect(submit.body).toEqual({ prompt: "a red pixel", width: 1024, height: 768, output_format: "png" });
-    const task = (await storedTask(id))!;
+    const task = (await images.stored(id))!;
     expect(task.polling!.pollingUrl).toContain("//localhost:");
     expect(bfl.polls(task.upstreamJobId)).toBe(3);
 
-    const download = async () => fetch(done.data[0].url, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    const download = () => images.download(done.data[0].url);
     let asset = await download();
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toBe("image/png");
@@ -92,7 +68,7 @@ describe("an image task on BFL", () => {
     expect(Buffer.from(await asset.arrayBuffer()).equals(TINY_PNG)).toBe(true);
 
     // Charged one image at the catalogue's price, once.
-    expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
+    expect(await images.balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
     expect(done.usage).toEqual({ images: 1, cost: Number(FLUX_IMAGE_PRICE) });
     // The task id is the id of its usage record too.
     const generation = await fetch(`${gateway.apiUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
@@ -100,9 +76,9 @@ describe("an image task on BFL", () => {
   });
 
   it("serves byte ranges of the hosted asset (206 with Content-Range; 416 past the end)", async () => {
-    const { json } = await createImage({ prompt: "ranges" });
-    const done = await finished(json.taskId);
-    const ranged = (range: string) => fetch(done.data[0].url, { headers: { authorization: `Bearer ${TEST_KEY}`, range } });
+    const { json } = await images.create({ prompt: "ranges" });
+    const done = await images.finished(json.taskId);
+    const ranged = (range: string) => images.download(done.data[0].url, TEST_KEY, range);
     let answer = await ranged("bytes=0-7");
     expect(answer.status).toBe(206);
     expect(answer.headers.get("content-range")).toBe(`bytes 0-7/${TINY_PNG.length}`);
@@ -122,52 +98,52 @@ describe("an image task on BFL", () => {
     { prompt: `a cat ${MODERATE_PROMPT}`, code: "content_moderated", message: "Moderated: Derivative Works Filter" },
     { prompt: `a cat ${REFUSE_PROMPT}`, code: "request_moderated", message: "Moderated: Derivative Works Filter" },
   ])("ends failed with BFL's words ($code) and returns the hold: the balance is unchanged", async ({ prompt, code, message }) => {
-    const before = await balance();
-    const { json } = await createImage({ prompt });
-    const done = await finished(json.taskId);
+    const before = await images.balance();
+    const { json } = await images.create({ prompt });
+    const done = await images.finished(json.taskId);
     expect(done).toMatchObject({ status: "failed", error: { code, message }, data: [], usage: { images: 0, cost: 0 } });
-    expect(await balance()).toBe(before);
+    expect(await images.balance()).toBe(before);
     const record = await gateway.core.accounts.usage.get("org_test", json.taskId);
     expect(record).toMatchObject({ outcome: code, cost: "0" });
   });
 
   it("is 404 task_not_found to another organisation, for the task (by either id) and for its asset", async () => {
-    const { json } = await createImage({ prompt: "mine" });
-    const done = await finished(json.taskId);
-    const task = await getTask(json.taskId, OTHER_KEY);
+    const { json } = await images.create({ prompt: "mine" });
+    const done = await images.finished(json.taskId);
+    const task = await images.read(json.taskId, OTHER_KEY);
     expect(task.status).toBe(404);
     expect(task.json.error).toMatchObject({ code: "task_not_found" });
-    const asset = await fetch(done.data[0].url, { headers: { authorization: `Bearer ${OTHER_KEY}` } });
+    const asset = await images.download(done.data[0].url, OTHER_KEY);
     expect(asset.status).toBe(404);
     expect(((await asset.json()) as any).error).toMatchObject({ code: "task_not_found" });
     // The provider-prefixed id (`bfl:<BFL's job id>`) names the same task, to its organisation only.
-    const upstreamId = (await storedTask(json.taskId))!.upstreamJobId;
-    expect((await getTask(`bfl:${upstreamId}`)).json).toMatchObject({ chat_id: json.taskId, status: "completed" });
-    expect((await getTask(`bfl:${upstreamId}`, OTHER_KEY)).status).toBe(404);
-    expect((await getTask("bfl:no-such-job")).status).toBe(404);
-    const unknown = await getTask("rtr_unknown");
+    const upstreamId = (await images.stored(json.taskId))!.upstreamJobId;
+    expect((await images.read(`bfl:${upstreamId}`)).json).toMatchObject({ chat_id: json.taskId, status: "completed" });
+    expect((await images.read(`bfl:${upstreamId}`, OTHER_KEY)).status).toBe(404);
+    expect((await images.read("bfl:no-such-job")).status).toBe(404);
+    const unknown = await images.read("rtr_unknown");
     expect(unknown.status).toBe(404);
     // And without a key, 401 first.
     expect((await fetch(done.data[0].url)).status).toBe(401);
   });
 
   it("with one Idempotency-Key makes one task and one charge; another organisation's same key is its own task", async () => {
-    const before = await balance();
+    const before = await images.balance();
     const submitsBefore = bfl.requests.filter((request) => request.method === "POST").length;
-    const first = await createImage({ prompt: "only once" }, { idempotencyKey: "key-1" });
-    const again = await createImage({ prompt: "only once" }, { idempotencyKey: "key-1" });
+    const first = await images.create({ prompt: "only once" }, { idempotencyKey: "key-1" });
+    const again = await images.create({ prompt: "only once" }, { idempotencyKey: "key-1" });
     expect(again.json.taskId).toBe(first.json.taskId);
-    const other = await createImage({ prompt: "only once" }, { idempotencyKey: "key-1", key: OTHER_KEY });
+    const other = await images.create({ prompt: "only once" }, { idempotencyKey: "key-1", key: OTHER_KEY });
     expect(other.json.taskId).not.toBe(first.json.taskId);
-    await finished(first.json.taskId);
-    await vi.waitFor(async () => expect((await gateway.core.tasks.store.get("org_other", other.json.taskId))?.status).toBe(TaskStatus.SUCCEEDED), DONE);
+    await images.finished(first.json.taskId);
+    await vi.waitFor(async () => expect((await gateway.core.tasks.store.get("org_other", other.json.taskId))?.status).toBe(TaskStatus.SUCCEEDED), TASK_DONE);
     expect(bfl.requests.filter((request) => request.method === "POST").length).toBe(submitsBefore + 2);
-    expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
+    expect(await images.balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
     // The key again with something else asked is refused, and holds nothing.
-    const changed = await createImage({ prompt: "something else" }, { idempotencyKey: "key-1" });
+    const changed = await images.create({ prompt: "something else" }, { idempotencyKey: "key-1" });
     expect(changed.status).toBe(400);
     expect(changed.json.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
-    expect(await balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
+    expect(await images.balance()).toBe(before - nanosOf(FLUX_IMAGE_PRICE));
   });
 
   it.each([
@@ -183,18 +159,18 @@ describe("an image task on BFL", () => {
     [{ response_format: "b64_json" }, "response_format"],
     [{ colour: "red" }, "colour"],
   ])("refuses %j with a 400 naming %s, holding nothing", async (fields, param) => {
-    const before = await balance();
-    const { status, json } = await createImage({ prompt: "checked", ...fields });
+    const before = await images.balance();
+    const { status, json } = await images.create({ prompt: "checked", ...fields });
     expect(status, JSON.stringify(json)).toBe(400);
     expect(json.error.param).toBe(param);
-    expect(await balance()).toBe(before);
+    expect(await images.balance()).toBe(before);
   });
 
   it("takes n 1 and response_type async", async () => {
-    const { status, json } = await createImage({ prompt: "one", n: 1, response_type: "async" });
+    const { status, json } = await images.create({ prompt: "one", n: 1, response_type: "async" });
     expect(status).toBe(200);
     expect(json.taskId).toBeTruthy();
-    await finished(json.taskId);
+    await images.finished(json.taskId);
   });
 
   it("lists the organisation's tasks, newest first", async () => {
@@ -211,21 +187,13 @@ describe("an image task past its retention", () => {
     let offset = 0;
     const later = await startGateway(imageTaskConfig(bfl.url, { retention_seconds: 60 }), { env: IMAGE_TASK_ENV, core: { now: () => new Date(Date.now() + offset) } });
     try {
-      const create = async (prompt: string) => {
-        const response = await fetch(`${later.apiUrl}/images/generations`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
-          body: JSON.stringify({ model: FLUX_MODEL, prompt }),
-        });
-        return ((await response.json()) as { taskId: string }).taskId;
-      };
-      const read = (id: string) => fetch(`${later.apiUrl}/images/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
-      const old = await create("old");
-      await vi.waitFor(async () => expect(((await (await read(old)).json()) as any).status).toBe("completed"), DONE);
+      const tasks = taskClient(later, { kind: "images", model: FLUX_MODEL });
+      const old = await tasks.created({ prompt: "old" });
+      expect((await tasks.finished(old)).status).toBe("completed");
       offset = 61_000;
-      const fresh = await create("fresh");
-      await vi.waitFor(async () => expect(((await (await read(fresh)).json()) as any).status).toBe("completed"), DONE);
-      expect((await read(old)).status).toBe(404);
+      const fresh = await tasks.created({ prompt: "fresh" });
+      expect((await tasks.finished(fresh)).status).toBe("completed");
+      expect((await tasks.read(old)).status).toBe(404);
       expect(await later.core.tasks.sweepAssets()).toBe(1);
       expect(await later.core.tasks.assets.folders()).toEqual([`org_test/${fresh}`]);
     } finally {
@@ -241,17 +209,12 @@ describe("the bundled default's BFL models", () => {
     provider.base_url = bfl.url;
     const bundled = await startGateway(config, { env: { BFL_API_KEY: IMAGE_TASK_ENV.BFL_API_KEY, ROUTER_DEV_KEY: TEST_KEY } });
     try {
-      const post = (body: Record<string, unknown>) =>
-        fetch(`${bundled.apiUrl}/images/generations`, { method: "POST", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-      const ultra = await post({ model: "bfl/flux-pro-1.1-ultra", prompt: "wide", size: "1024x1024" });
+      const tasks = taskClient(bundled, { kind: "images", model: "bfl/flux-pro-1.1", organizationId: "org_dev" });
+      const ultra = await tasks.create({ model: "bfl/flux-pro-1.1-ultra", prompt: "wide", size: "1024x1024" });
       expect(ultra.status).toBe(400);
-      expect(((await ultra.json()) as any).error).toMatchObject({ param: "size", message: "bfl/flux-pro-1.1-ultra does not take size." });
-      const { taskId } = (await (await post({ model: "bfl/flux-pro-1.1", prompt: "bundled", size: "1024x768" })).json()) as { taskId: string };
-      const done = await vi.waitFor(async () => {
-        const task = (await (await fetch(`${bundled.apiUrl}/images/${taskId}`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).json()) as Record<string, any>;
-        expect(task.status).toBe("completed");
-        return task;
-      }, DONE);
+      expect(ultra.json.error).toMatchObject({ param: "size", message: "bfl/flux-pro-1.1-ultra does not take size." });
+      const done = await tasks.finished(await tasks.created({ prompt: "bundled", size: "1024x768" }));
+      expect(done.status).toBe("completed");
       expect(done.usage).toEqual({ images: 1, cost: 0.04 });
       expect(bfl.requests.some((request) => request.method === "POST" && request.path === "/v1/flux-pro-1.1")).toBe(true);
     } finally {
@@ -264,22 +227,17 @@ describe("an image task BFL refuses at submission", () => {
   it("ends failed at once with BFL's words (a wrong key: 403) and returns the hold", async () => {
     const refused = await startGateway(imageTaskConfig(bfl.url), { env: { ...IMAGE_TASK_ENV, BFL_API_KEY: "wrong-key" } });
     try {
-      const before = await refused.core.accounts.stores.credits.balance("org_test");
-      const response = await fetch(`${refused.apiUrl}/images/generations`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: FLUX_MODEL, prompt: "refused" }),
-      });
-      const { taskId } = (await response.json()) as { taskId: string };
+      const tasks = taskClient(refused, { kind: "images", model: FLUX_MODEL });
+      const before = await tasks.balance();
+      const taskId = await tasks.created({ prompt: "refused" });
       const done = await vi.waitFor(async () => {
         const task = await refused.core.tasks.store.get("org_test", taskId);
         expect(task?.status).toBe(TaskStatus.FAILED);
         return task!;
-      }, DONE);
+      }, TASK_DONE);
       expect(done.error).toMatchObject({ code: "upstream_error", message: "BFL 403: Invalid API key" });
       expect(done.upstreamJobId).toBe("");
-      await refused.core.accounts.idle();
-      expect(await refused.core.accounts.stores.credits.balance("org_test")).toBe(before);
+      expect(await tasks.balance()).toBe(before);
     } finally {
       await refused.close();
     }
@@ -290,21 +248,16 @@ describe("an image task that never finishes", () => {
   it("ends failed (timeout) at its deadline and returns the hold", async () => {
     const slow = await startGateway(imageTaskConfig(bfl.url, { timeout_seconds: 0.3 }), { env: IMAGE_TASK_ENV });
     try {
-      const before = await slow.core.accounts.stores.credits.balance("org_test");
-      const response = await fetch(`${slow.apiUrl}/images/generations`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: FLUX_MODEL, prompt: `forever ${STALL_PROMPT}` }),
-      });
-      const { taskId } = (await response.json()) as { taskId: string };
+      const tasks = taskClient(slow, { kind: "images", model: FLUX_MODEL });
+      const before = await tasks.balance();
+      const taskId = await tasks.created({ prompt: `forever ${STALL_PROMPT}` });
       const done = await vi.waitFor(async () => {
         const task = await slow.core.tasks.store.get("org_test", taskId);
         expect(task?.status).toBe(TaskStatus.FAILED);
         return task!;
-      }, DONE);
+      }, TASK_DONE);
       expect(done.error).toMatchObject({ code: "timeout" });
-      await slow.core.accounts.idle();
-      expect(await slow.core.accounts.stores.credits.balance("org_test")).toBe(before);
+      expect(await tasks.balance()).toBe(before);
     } finally {
       await slow.close();
     }

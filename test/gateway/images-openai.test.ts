@@ -6,15 +6,14 @@
 // failures and moderation answer the spec's error and return the hold.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { loadConfigFile, parseConfig } from "../../core/config/load.ts";
+import { loadConfigFile } from "../../core/config/load.ts";
 import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
 import { BFL_KEY, startFakeBfl } from "../support/fake-media-bfl.ts";
 import { DALLE_MODERATION_MESSAGE, OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, startFakeOpenAiMedia } from "../support/fake-media-openai.ts";
 import { nanosOf } from "../support/exact-money.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mediaTaskConfig, OTHER_KEY, TASK_ACCOUNTS_ENV, type MediaModel, type MediaRoute } from "../support/media-task-config.ts";
+import { taskClient, type TaskClient } from "../support/video-task-harness.ts";
 
 const GPT_IMAGE = "openai/gpt-image-1.5";
 const GPT_IMAGE_PRICE = "0.034";
@@ -23,59 +22,42 @@ const DALLE_PRICE = "0.04";
 /** One model on both kinds of provider: a synchronous (OpenAI) and an asynchronous (BFL) route. */
 const BOTH = "test/both-kinds";
 const FLUX = "bfl/flux-2-pro";
-const OTHER_KEY = "sk-other-org";
 
 let fakeNow = Date.now();
 let openai: FakeMediaUpstream;
 let bfl: FakeMediaUpstream;
 let gateway: Gateway;
 let sdk: OpenAI;
+/** The gateway's image endpoints; each request names its model. */
+let images: TaskClient;
 
 function config(openaiUrl: string, bflUrl: string) {
-  const imageModel = (id: string, routes: object[], details: object = {}) => ({
-    id,
-    name: id,
-    created: 1700000000,
-    creator: "test",
-    context_length: 4096,
-    max_completion_tokens: 1,
-    input_modalities: ["text"],
-    output_modalities: ["image"],
-    supported_parameters: [],
-    supported_params_details: details,
-    providers: routes,
-  });
-  const priced = (provider: string, id: string, price: string) => ({ provider, provider_model_id: id, pricing: { prompt: "0", completion: "0", image_output: price } });
-  return parseConfig(
-    JSON.stringify({
-      providers: [
-        { id: "openai", label: "OpenAI", protocol: "openai-compatible", base_url: openaiUrl, api_key_env: "OPENAI_API_KEY", request_timeout_ms: 5000 },
-        { id: "bfl", label: "Black Forest Labs", protocol: "bfl", base_url: bflUrl, api_key_env: "BFL_API_KEY", timeout_ms: 5000 },
-      ],
-      models: [
-        // One quality and one size listed: the flat price is that image's, so they are sent when left out.
-        imageModel(GPT_IMAGE, [priced("openai", "gpt-image-1.5", GPT_IMAGE_PRICE)], { size: ["1024x1024"], quality: ["medium"], output_format: ["png", "jpeg", "webp"] }),
-        imageModel(DALLE, [priced("openai", "dall-e-3", DALLE_PRICE)]),
-        imageModel(FLUX, [priced("bfl", "flux-2-pro", "0.03")]),
-        // The asynchronous route first: unset response_type still prefers the synchronous one.
-        imageModel(BOTH, [priced("bfl", "flux-2-pro", "0.03"), priced("openai", "dall-e-2", "0.02")]),
-      ],
-      organizations: [
-        { id: "org_test", name: "Test", credits: "10", keys: [{ id: "key_test", env: "TEST_API_KEY" }] },
-        { id: "org_other", name: "Other", credits: "10", keys: [{ id: "key_other", env: "OTHER_API_KEY" }] },
-      ],
-      tasks: { poll_interval_ms: 5, poll_max_interval_ms: 20, lease_seconds: 1, timeout_seconds: 30, assets_dir: mkdtempSync(join(tmpdir(), "router-assets-openai-")) },
-    }),
+  const imageModel = (id: string, routes: MediaRoute[], details: Record<string, unknown> = {}): MediaModel => ({ id, output: "image", details, routes });
+  const priced = (provider: string, providerModelId: string, price: string): MediaRoute => ({ provider, providerModelId, pricing: { image_output: price } });
+  return mediaTaskConfig(
+    [
+      { id: "openai", label: "OpenAI", protocol: "openai-compatible", base_url: openaiUrl, api_key_env: "OPENAI_API_KEY", request_timeout_ms: 5000 },
+      { id: "bfl", label: "Black Forest Labs", protocol: "bfl", base_url: bflUrl, api_key_env: "BFL_API_KEY", timeout_ms: 5000 },
+    ],
+    [
+      // One quality and one size listed: the flat price is that image's, so they are sent when left out.
+      imageModel(GPT_IMAGE, [priced("openai", "gpt-image-1.5", GPT_IMAGE_PRICE)], { size: ["1024x1024"], quality: ["medium"], output_format: ["png", "jpeg", "webp"] }),
+      imageModel(DALLE, [priced("openai", "dall-e-3", DALLE_PRICE)]),
+      imageModel(FLUX, [priced("bfl", "flux-2-pro", "0.03")]),
+      // The asynchronous route first: unset response_type still prefers the synchronous one.
+      imageModel(BOTH, [priced("bfl", "flux-2-pro", "0.03"), priced("openai", "dall-e-2", "0.02")]),
+    ],
   );
 }
 
-const ENV = { OPENAI_API_KEY: OPENAI_MEDIA_KEY, BFL_API_KEY: BFL_KEY, TEST_API_KEY: TEST_KEY, OTHER_API_KEY: OTHER_KEY };
+const ENV = { OPENAI_API_KEY: OPENAI_MEDIA_KEY, BFL_API_KEY: BFL_KEY, ...TASK_ACCOUNTS_ENV };
 
 beforeAll(async () => {
   openai = await startFakeOpenAiMedia({ now: () => fakeNow });
   bfl = await startFakeBfl({ now: () => fakeNow });
   gateway = await startGateway(config(openai.url, bfl.url), { env: ENV });
   sdk = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 });
+  images = taskClient(gateway, { kind: "images", model: DALLE });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -83,18 +65,10 @@ afterAll(async () => {
   await bfl?.close();
 });
 
-async function post(body: Record<string, unknown>, key = TEST_KEY) {
-  const response = await fetch(`${gateway.apiUrl}/images/generations`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
-async function balance(organizationId = "org_test") {
-  await gateway.core.accounts.idle();
-  return gateway.core.accounts.stores.credits.balance(organizationId);
-}
-
+const post = (body: Record<string, unknown>, key = TEST_KEY) => images.create(body, { key });
+const balance = () => images.balance();
 const imageCalls = () => openai.requests.filter((request) => request.method === "POST" && request.path === "/v1/images/generations");
-const download = async (url: string, key = TEST_KEY) => fetch(url, { headers: { authorization: `Bearer ${key}` } });
+const download = (url: string, key = TEST_KEY) => images.download(url, key);
 
 describe("images.generate on a synchronous (OpenAI) provider", () => {
   it("answers OpenAI's images object with the hosted URL, which still serves the bytes after the provider's URL expired", async () => {

@@ -6,13 +6,14 @@
 // no directory, both serve every asset.
 import { readdirSync } from "node:fs";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouterConfig } from "../../core/config/schema.ts";
 import { startFakeBfl } from "../support/fake-media-bfl.ts";
 import { TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig } from "../support/image-task-config.ts";
 import { startRedisServer, type RedisServer } from "../support/redis-server.ts";
+import { taskClient } from "../support/video-task-harness.ts";
 import { S3_CREDENTIALS, startS3Server, type S3Server } from "../support/s3-server.ts";
 
 const DONE = { timeout: 15_000, interval: 20 };
@@ -49,23 +50,13 @@ function s3Config(overrides: Partial<RouterConfig["tasks"]> = {}): RouterConfig 
 
 const bucketClient = () => new S3Client({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS });
 
-async function createImage(gateway: Gateway, prompt: string) {
-  const response = await fetch(`${gateway.apiUrl}/images/generations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: FLUX_MODEL, prompt, output_format: "png" }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { taskId: string }).taskId;
-}
+const images = (gateway: Gateway) => taskClient(gateway, { kind: "images", model: FLUX_MODEL });
+const createImage = (gateway: Gateway, prompt: string) => images(gateway).created({ prompt, output_format: "png" });
 
 async function completed(gateway: Gateway, id: string) {
-  return vi.waitFor(async () => {
-    const response = await fetch(`${gateway.apiUrl}/images/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
-    const json = (await response.json()) as Record<string, any>;
-    expect(json.status).toBe("completed");
-    return json;
-  }, DONE);
+  const done = await images(gateway).finished(id, DONE);
+  expect(done.status).toBe("completed");
+  return done;
 }
 
 /** The asset at a gateway's URL (another instance's URL rebased onto it), with an optional Range. */

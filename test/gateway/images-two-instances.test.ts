@@ -9,6 +9,7 @@ import { TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.t
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { FLUX_IMAGE_PRICE, FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig } from "../support/image-task-config.ts";
 import { nanosOf } from "../support/exact-money.ts";
+import { taskClient } from "../support/video-task-harness.ts";
 import { startRedisServer, type RedisServer } from "../support/redis-server.ts";
 
 const DONE = { timeout: 15_000, interval: 20 };
@@ -22,25 +23,10 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function createImage(gateway: Gateway, prompt: string) {
-  const response = await fetch(`${gateway.apiUrl}/images/generations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: FLUX_MODEL, prompt }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { taskId: string }).taskId;
-}
-
-async function readTask(gateway: Gateway, id: string) {
-  const response = await fetch(`${gateway.apiUrl}/images/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
-  return (await response.json()) as Record<string, any>;
-}
-
-async function balance(gateway: Gateway) {
-  await gateway.core.accounts.idle();
-  return gateway.core.accounts.stores.credits.balance("org_test");
-}
+const images = (gateway: Gateway) => taskClient(gateway, { kind: "images", model: FLUX_MODEL });
+const createImage = (gateway: Gateway, prompt: string) => images(gateway).created({ prompt });
+const readTask = async (gateway: Gateway, id: string) => (await images(gateway).read(id)).json;
+const balance = (gateway: Gateway) => images(gateway).balance();
 
 describe("image tasks on two instances sharing one Redis", { timeout: 30_000 }, () => {
   let bfl: FakeMediaUpstream;

@@ -6,8 +6,6 @@
 // base64 image, a 1:5 image from a local server, lengths, seconds 5) are 400s
 // holding nothing; getAsyncResponse's id and model rules; a video's webhook.
 import { createHmac } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
 import { organizationSchema } from "../../core/config/schema.ts";
@@ -17,71 +15,37 @@ import { create } from "@bufbuild/protobuf";
 import { VideoParametersSchema } from "../../gen/router/v1/tasks_pb.js";
 import { nanosOf } from "../support/exact-money.ts";
 import { startGateway, type Gateway } from "../support/harness.ts";
+import { OTHER_KEY } from "../support/media-task-config.ts";
 import { startRecordingServer, type RecordedRequest } from "../support/recording-server.ts";
+import { startInputImages, TASK_DONE, taskClient, type TaskClient } from "../support/video-task-harness.ts";
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
 
 const DEV_KEY = "sk-dev-videos";
-const OTHER_KEY = "sk-other-videos";
 const MODEL = "simulator/video";
 const PER_SECOND = "0.001";
 const WEBHOOK_KEY = Buffer.from("a video webhook key of 32 bytes!");
-const DONE = { timeout: 10_000, interval: 10 };
 
 let gateway: Gateway;
-let images: http.Server;
+let client: TaskClient;
+let images: Awaited<ReturnType<typeof startInputImages>>;
 let imageOrigin = "";
 let receiver: FakeUpstream;
 
 beforeAll(async () => {
-  // PNGs of the shape the path asks for (/WxH.png); under /once/, only the first time.
-  const servedOnce = new Set<string>();
-  images = http.createServer((req, res) => {
-    const shape = /^(?:\/once)?\/(\d+)x(\d+)\.png$/.exec(req.url ?? "");
-    if (!shape || servedOnce.has(req.url!)) return void res.writeHead(404).end();
-    if (req.url!.startsWith("/once/")) servedOnce.add(req.url!);
-    res.writeHead(200, { "content-type": "image/png" }).end(solidPng(Number(shape[1]), Number(shape[2]), Buffer.from([0, 128, 255])));
-  });
-  await new Promise<void>((resolve) => images.listen(0, "127.0.0.1", resolve));
-  imageOrigin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  images = await startInputImages();
+  imageOrigin = images.origin;
   receiver = await startRecordingServer("/hooks", (_request, res) => void res.writeHead(200).end());
   const config = loadConfigFile();
   config.organizations.push(organizationSchema.parse({ id: "org_other", name: "Other", credits: "10", keys: [{ id: "key_other", env: "OTHER_API_KEY" }] }));
   gateway = await startGateway(config, { env: { ROUTER_DEV_KEY: DEV_KEY, OTHER_API_KEY: OTHER_KEY, ROUTER_WEBHOOK_SECRET: `whsec_${WEBHOOK_KEY.toString("base64")}` } });
+  client = taskClient(gateway, { kind: "videos", model: MODEL, key: DEV_KEY, organizationId: "org_dev" });
 });
 afterAll(async () => {
   await gateway?.close();
   await receiver?.close();
-  await new Promise<void>((resolve) => images?.close(() => resolve()));
+  await images?.close();
 });
 
-const auth = (key = DEV_KEY) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
-
-async function post(path: string, body: unknown, options: { key?: string; idempotencyKey?: string } = {}) {
-  const headers: Record<string, string> = auth(options.key);
-  if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
-  const response = await fetch(`${gateway.apiUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
-const createVideo = (body: Record<string, unknown>, options: { key?: string; idempotencyKey?: string } = {}) => post("/videos", { model: MODEL, ...body }, options);
-
-async function getVideo(id: string, key = DEV_KEY) {
-  const response = await fetch(`${gateway.apiUrl}/videos/${id}`, { headers: auth(key) });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
-async function finished(id: string) {
-  return vi.waitFor(async () => {
-    const { json } = await getVideo(id);
-    expect(["completed", "failed"]).toContain(json.status);
-    return json;
-  }, DONE);
-}
-
-async function balance(organizationId = "org_dev") {
-  await gateway.core.accounts.idle();
-  return gateway.core.accounts.stores.credits.balance(organizationId);
-}
 
 /** The MP4 the simulator makes for these parameters, made directly by its adapter. */
 async function simulatorMp4(fields: Record<string, unknown>): Promise<Buffer> {
@@ -95,17 +59,17 @@ async function simulatorMp4(fields: Record<string, unknown>): Promise<Buffer> {
 
 describe("simulator/video in the bundled default", () => {
   it("is created queued, completes in the progress style, and is served byte for byte, charged per second delivered", async () => {
-    const before = await balance();
-    const created = await createVideo({ prompt: "a wave at dawn", seconds: "8", size: "1280x720", seed: 7 });
+    const before = await client.balance();
+    const created = await client.create({ prompt: "a wave at dawn", seconds: "8", size: "1280x720", seed: 7 });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     expect(created.json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), chat_id: created.json.taskId, status: "queued", object: "video", code: "ok" });
 
-    const done = await finished(created.json.taskId);
+    const done = await client.finished(created.json.taskId);
     expect(done).toMatchObject({ status: "completed", progress: 100, seconds: "8", size: "1280x720", code: "ok", router_assets: { status: "ready" }, error: null });
     expect(done.usage).toEqual({ videos: 1, video_seconds: 8, cost: 0.008 });
-    expect(await balance()).toBe(before - nanosOf("0.008"));
+    expect(await client.balance()).toBe(before - nanosOf("0.008"));
 
-    const asset = await fetch(done.router_assets.urls[0], { headers: auth() });
+    const asset = await client.download(done.router_assets.urls[0]);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toBe("video/mp4");
     const bytes = Buffer.from(await asset.arrayBuffer());
@@ -113,28 +77,28 @@ describe("simulator/video in the bundled default", () => {
     expect(bytes.subarray(4, 8).toString("ascii")).toBe("ftyp");
 
     // Ranges, as a video player seeks.
-    const ranged = await fetch(done.router_assets.urls[0], { headers: { ...auth(), range: "bytes=4-11" } });
+    const ranged = await client.download(done.router_assets.urls[0], DEV_KEY, "bytes=4-11");
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get("content-range")).toBe(`bytes 4-11/${bytes.length}`);
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(4, 12))).toBe(true);
-    const past = await fetch(done.router_assets.urls[0], { headers: { ...auth(), range: `bytes=${bytes.length}-` } });
+    const past = await client.download(done.router_assets.urls[0], DEV_KEY, `bytes=${bytes.length}-`);
     expect(past.status).toBe(416);
   });
 
   it("holds the model's longest seconds when none is asked, and charges the 4 seconds the simulator made", async () => {
-    const before = await balance();
-    const { json } = await createVideo({ prompt: "default length" });
-    const task = await gateway.core.tasks.store.get("org_dev", json.taskId);
-    expect(task!.holdNanos).toBe(nanosOf(PER_SECOND) * 12n);
-    const done = await finished(json.taskId);
+    const before = await client.balance();
+    const { json } = await client.create({ prompt: "default length" });
+    const task = await client.stored(json.taskId);
+    expect(task.holdNanos).toBe(nanosOf(PER_SECOND) * 12n);
+    const done = await client.finished(json.taskId);
     expect(done.usage).toEqual({ videos: 1, video_seconds: 4, cost: 0.004 });
-    expect(await balance()).toBe(before - nanosOf("0.004"));
+    expect(await client.balance()).toBe(before - nanosOf("0.004"));
   });
 
   it("makes the same video for the same prompt and seed, another for another seed", async () => {
     const download = async (seed: number) => {
-      const done = await finished((await createVideo({ prompt: "seeded", seed })).json.taskId);
-      return Buffer.from(await (await fetch(done.router_assets.urls[0], { headers: auth() })).arrayBuffer());
+      const done = await client.finished((await client.create({ prompt: "seeded", seed })).json.taskId);
+      return Buffer.from(await (await client.download(done.router_assets.urls[0])).arrayBuffer());
     };
     const [first, again, other] = await Promise.all([download(1), download(1), download(2)]);
     expect(again.equals(first)).toBe(true);
@@ -142,51 +106,48 @@ describe("simulator/video in the bundled default", () => {
   });
 
   it("takes an input image URL between 1:4 and 4:1", async () => {
-    const { status, json } = await createVideo({ prompt: "from a picture", image: `${imageOrigin}/64x16.png` });
+    const { status, json } = await client.create({ prompt: "from a picture", image: `${imageOrigin}/64x16.png` });
     expect(status, JSON.stringify(json)).toBe(200);
-    expect((await finished(json.taskId)).status).toBe("completed");
+    expect((await client.finished(json.taskId)).status).toBe("completed");
   });
 
   it("ends failed when the prompt asks, with code and message, and returns the hold", async () => {
-    const before = await balance();
-    const { json } = await createVideo({ prompt: "please [fail]" });
-    const done = await finished(json.taskId);
+    const before = await client.balance();
+    const { json } = await client.create({ prompt: "please [fail]" });
+    const done = await client.finished(json.taskId);
     expect(done).toMatchObject({ status: "failed", code: "upstream_error", message: "The simulator failed this video, as its prompt asked.", error: { code: "upstream_error" }, usage: { cost: 0 } });
-    expect(await balance()).toBe(before);
+    expect(await client.balance()).toBe(before);
   });
 
   it("is 404 task_not_found to another organisation, for the task and its asset", async () => {
-    const { json } = await createVideo({ prompt: "mine only" });
-    const done = await finished(json.taskId);
-    const other = await getVideo(json.taskId, OTHER_KEY);
-    expect(other.status).toBe(404);
-    expect(other.json.error).toMatchObject({ code: "task_not_found" });
-    const asset = await fetch(done.router_assets.urls[0], { headers: auth(OTHER_KEY) });
-    expect(asset.status).toBe(404);
+    const { json } = await client.create({ prompt: "mine only" });
+    const done = await client.finished(json.taskId);
+    await client.expectHiddenFromOthers(json.taskId, done.router_assets.urls[0]);
+    const asset = await client.download(done.router_assets.urls[0], OTHER_KEY);
     expect(((await asset.json()) as any).error).toMatchObject({ code: "task_not_found" });
-    expect((await post("/getAsyncResponse", { taskId: json.taskId, model: MODEL }, { key: OTHER_KEY })).status).toBe(404);
+    expect((await client.post("/getAsyncResponse", { taskId: json.taskId, model: MODEL }, { key: OTHER_KEY })).status).toBe(404);
   });
 
   it("with one Idempotency-Key makes one task and one charge; the key with other parameters is refused", async () => {
-    const before = await balance();
-    const first = await createVideo({ prompt: "only once", seconds: 4 }, { idempotencyKey: "video-key-1" });
-    const again = await createVideo({ prompt: "only once", seconds: "4" }, { idempotencyKey: "video-key-1" });
+    const before = await client.balance();
+    const first = await client.create({ prompt: "only once", seconds: 4 }, { idempotencyKey: "video-key-1" });
+    const again = await client.create({ prompt: "only once", seconds: "4" }, { idempotencyKey: "video-key-1" });
     expect(again.json.taskId).toBe(first.json.taskId);
-    await finished(first.json.taskId);
-    expect(await balance()).toBe(before - nanosOf("0.004"));
-    const changed = await createVideo({ prompt: "only once", seconds: 8 }, { idempotencyKey: "video-key-1" });
+    await client.finished(first.json.taskId);
+    expect(await client.balance()).toBe(before - nanosOf("0.004"));
+    const changed = await client.create({ prompt: "only once", seconds: 8 }, { idempotencyKey: "video-key-1" });
     expect(changed.status).toBe(400);
     expect(changed.json.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
   });
 
   it("answers an Idempotency-Key's replay without fetching its image again, whose URL has died since", async () => {
     const body = { prompt: "from a picture, once", image: `${imageOrigin}/once/64x16.png` };
-    const first = await createVideo(body, { idempotencyKey: "video-key-image" });
+    const first = await client.create(body, { idempotencyKey: "video-key-image" });
     expect(first.status, JSON.stringify(first.json)).toBe(200);
-    const again = await createVideo(body, { idempotencyKey: "video-key-image" });
+    const again = await client.create(body, { idempotencyKey: "video-key-image" });
     expect([again.status, again.json.taskId], JSON.stringify(again.json)).toEqual([200, first.json.taskId]);
     // The URL is dead indeed: a new key fetches it and is refused.
-    const fresh = await createVideo(body, { idempotencyKey: "video-key-image-2" });
+    const fresh = await client.create(body, { idempotencyKey: "video-key-image-2" });
     expect([fresh.status, fresh.json.error?.param]).toEqual([400, "image"]);
   });
 
@@ -209,52 +170,52 @@ describe("simulator/video in the bundled default", () => {
     [{ colour: "red" }, "colour"],
     [{ webhook_url: "ftp://example.com/hook" }, "webhook_url"],
   ])("refuses %j with a 400 naming %s, holding nothing", async (fields, param) => {
-    const before = await balance();
+    const before = await client.balance();
     const given = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === "string" ? value.replace("__ORIGIN__", imageOrigin) : value]));
-    const { status, json } = await createVideo({ prompt: "checked", ...given });
+    const { status, json } = await client.create({ prompt: "checked", ...given });
     expect(status, JSON.stringify(json)).toBe(400);
     expect(json.error.param).toBe(param);
-    expect(await balance()).toBe(before);
+    expect(await client.balance()).toBe(before);
   });
 
   it("takes null as absent", async () => {
-    const { status, json } = await createVideo({ prompt: "nulls", image: null, length: null, seconds: null, seed: null, webhook_url: null });
+    const { status, json } = await client.create({ prompt: "nulls", image: null, length: null, seconds: null, seed: null, webhook_url: null });
     expect(status, JSON.stringify(json)).toBe(200);
-    await finished(json.taskId);
+    await client.finished(json.taskId);
   });
 });
 
 describe("POST /api/v1/getAsyncResponse", () => {
   it("answers a provider-prefixed id alone, and an unprefixed one with the model it was created with", async () => {
-    const { json } = await createVideo({ prompt: "async response" });
-    const done = await finished(json.taskId);
-    const upstream = (await gateway.core.tasks.store.get("org_dev", json.taskId))!.upstreamJobId;
+    const { json } = await client.create({ prompt: "async response" });
+    const done = await client.finished(json.taskId);
+    const upstream = (await client.stored(json.taskId)).upstreamJobId;
 
-    const prefixed = await post("/getAsyncResponse", { taskId: `simulator:${upstream}` });
+    const prefixed = await client.post("/getAsyncResponse", { taskId: `simulator:${upstream}` });
     expect(prefixed.status, JSON.stringify(prefixed.json)).toBe(200);
     expect(prefixed.json).toEqual(done);
-    expect((await post("/getAsyncResponse", { taskId: json.taskId, model: MODEL })).json).toEqual(done);
+    expect((await client.post("/getAsyncResponse", { taskId: json.taskId, model: MODEL })).json).toEqual(done);
     // An unprefixed upstream id with the model: looked up among the model's providers.
-    expect((await post("/getAsyncResponse", { taskId: upstream, model: MODEL })).json).toEqual(done);
+    expect((await client.post("/getAsyncResponse", { taskId: upstream, model: MODEL })).json).toEqual(done);
 
-    const noModel = await post("/getAsyncResponse", { taskId: json.taskId });
+    const noModel = await client.post("/getAsyncResponse", { taskId: json.taskId });
     expect(noModel.status).toBe(400);
     expect(noModel.json.error.param).toBe("model");
-    const wrongModel = await post("/getAsyncResponse", { taskId: json.taskId, model: "simulator/image" });
+    const wrongModel = await client.post("/getAsyncResponse", { taskId: json.taskId, model: "simulator/image" });
     expect(wrongModel.status).toBe(400);
     expect(wrongModel.json.error.param).toBe("model");
-    expect((await post("/getAsyncResponse", { taskId: `simulator:${upstream}`, model: "simulator/image" })).json.error.param).toBe("model");
-    expect((await post("/getAsyncResponse", { taskId: "rtr_nope", model: MODEL })).status).toBe(404);
-    expect((await post("/getAsyncResponse", {})).json.error.param).toBe("taskId");
+    expect((await client.post("/getAsyncResponse", { taskId: `simulator:${upstream}`, model: "simulator/image" })).json.error.param).toBe("model");
+    expect((await client.post("/getAsyncResponse", { taskId: "rtr_nope", model: MODEL })).status).toBe(404);
+    expect((await client.post("/getAsyncResponse", {})).json.error.param).toBe("taskId");
   });
 
   it("answers an image task with the image result", async () => {
-    const created = await post("/images/generations", { model: "simulator/image", prompt: "an image, asked for async" });
+    const created = await client.post("/images/generations", { model: "simulator/image", prompt: "an image, asked for async" });
     const image = await vi.waitFor(async () => {
-      const answer = await post("/getAsyncResponse", { taskId: created.json.taskId, model: "simulator/image" });
+      const answer = await client.post("/getAsyncResponse", { taskId: created.json.taskId, model: "simulator/image" });
       expect(answer.json.status).toBe("completed");
       return answer.json;
-    }, DONE);
+    }, TASK_DONE);
     expect(image).toMatchObject({ object: "image.task", chat_id: created.json.taskId, router_assets: { status: "ready" } });
     expect(image.data[0].url).toBe(image.router_assets.urls[0]);
   });
@@ -262,31 +223,31 @@ describe("POST /api/v1/getAsyncResponse", () => {
 
 describe("POST /api/v1/chat/completions with the video request body", () => {
   it("creates the same video task and answers the same queued object", async () => {
-    const before = await balance();
-    const { status, json } = await post("/chat/completions", { model: MODEL, prompt: "a wave by chat", seconds: 4 });
+    const before = await client.balance();
+    const { status, json } = await client.post("/chat/completions", { model: MODEL, prompt: "a wave by chat", seconds: 4 });
     expect(status, JSON.stringify(json)).toBe(200);
     expect(json).toMatchObject({ taskId: expect.stringMatching(/^rtr_/), object: "video", status: "queued", code: "ok" });
-    const done = await finished(json.taskId);
+    const done = await client.finished(json.taskId);
     expect(done.usage).toEqual({ videos: 1, video_seconds: 4, cost: 0.004 });
-    expect(await balance()).toBe(before - nanosOf("0.004"));
+    expect(await client.balance()).toBe(before - nanosOf("0.004"));
     // The video body's own checks apply there too; a chat model without messages is still a chat request.
-    expect((await post("/chat/completions", { model: MODEL, prompt: "x", seconds: 5 })).json.error.param).toBe("seconds");
-    expect((await post("/chat/completions", { model: "simulator/echo", prompt: "x" })).json.error.param).toBe("messages");
+    expect((await client.post("/chat/completions", { model: MODEL, prompt: "x", seconds: 5 })).json.error.param).toBe("seconds");
+    expect((await client.post("/chat/completions", { model: "simulator/echo", prompt: "x" })).json.error.param).toBe("messages");
   });
 });
 
 describe("a video's webhook", () => {
   it("POSTs video.completed with the video result, signed, and video.failed for a failure", async () => {
     const deliveries = (taskId: string) => receiver.requests.filter((request: RecordedRequest) => request.headers["webhook-id"] === `msg_${taskId}`);
-    const ok = await createVideo({ prompt: "hooked", webhook_url: `${receiver.url}/video` });
-    const failed = await createVideo({ prompt: "hooked [fail]", webhook_url: `${receiver.url}/video` });
-    const done = await finished(ok.json.taskId);
-    await finished(failed.json.taskId);
+    const ok = await client.create({ prompt: "hooked", webhook_url: `${receiver.url}/video` });
+    const failed = await client.create({ prompt: "hooked [fail]", webhook_url: `${receiver.url}/video` });
+    const done = await client.finished(ok.json.taskId);
+    await client.finished(failed.json.taskId);
     const [delivery] = await vi.waitFor(() => {
       const found = deliveries(ok.json.taskId);
       expect(found).toHaveLength(1);
       return found;
-    }, DONE);
+    }, TASK_DONE);
     const id = String(delivery.headers["webhook-id"]);
     const timestamp = String(delivery.headers["webhook-timestamp"]);
     const signature = `v1,${createHmac("sha256", WEBHOOK_KEY).update(`${id}.${timestamp}.${delivery.raw.toString("utf8")}`).digest("base64")}`;
@@ -299,8 +260,8 @@ describe("a video's webhook", () => {
       const found = deliveries(failed.json.taskId);
       expect(found).toHaveLength(1);
       return JSON.parse(found[0].raw.toString("utf8"));
-    }, DONE);
+    }, TASK_DONE);
     expect(failure).toMatchObject({ type: "video.failed", data: { status: "failed", code: "upstream_error" } });
-    expect((await gateway.core.tasks.store.get("org_dev", failed.json.taskId))!.status).toBe(TaskStatus.FAILED);
+    expect((await client.stored(failed.json.taskId)).status).toBe(TaskStatus.FAILED);
   });
 });
