@@ -3,40 +3,32 @@
 // (one colour drawn from the prompt, the size asked for) is served from the
 // gateway; a prompt asking to fail ends failed with the hold returned.
 import { inflateSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
 import { startGateway, type Gateway } from "../support/harness.ts";
+import { taskClient, type TaskClient } from "../support/video-task-harness.ts";
 
 const DEV_KEY = "sk-dev-images";
 let gateway: Gateway;
+let images: TaskClient;
 
 beforeAll(async () => {
   gateway = await startGateway(loadConfigFile(), { env: { ROUTER_DEV_KEY: DEV_KEY } });
+  images = taskClient(gateway, { kind: "images", model: "simulator/image", key: DEV_KEY, organizationId: "org_dev" });
 });
 afterAll(async () => {
   await gateway?.close();
 });
 
-async function makeImage(body: Record<string, unknown>) {
-  const response = await fetch(`${gateway.apiUrl}/images/generations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${DEV_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "simulator/image", ...body }),
-  });
-  expect(response.status).toBe(200);
-  const { taskId } = (await response.json()) as { taskId: string };
-  return vi.waitFor(async () => {
-    const task = (await (await fetch(`${gateway.apiUrl}/images/${taskId}`, { headers: { authorization: `Bearer ${DEV_KEY}` } })).json()) as Record<string, any>;
-    expect(["completed", "failed"]).toContain(task.status);
-    return task;
-  }, { timeout: 10_000, interval: 10 });
-}
+/** The ended task of an image made with these fields. */
+const makeImage = async (body: Record<string, unknown>) => images.finished(await images.created(body));
+const downloadPng = async (task: Record<string, any>) => Buffer.from(await (await images.download(task.data[0].url)).arrayBuffer());
 
 describe("simulator/image in the bundled default", () => {
   it("makes a PNG of the size asked for, served by the gateway", async () => {
     const task = await makeImage({ prompt: "a lighthouse", size: "512x512" });
     expect(task).toMatchObject({ status: "completed", size: "512x512", router_assets: { status: "ready" }, usage: { images: 1, cost: 0.001 } });
-    const asset = await fetch(task.data[0].url, { headers: { authorization: `Bearer ${DEV_KEY}` } });
+    const asset = await images.download(task.data[0].url);
     expect(asset.headers.get("content-type")).toBe("image/png");
     const png = Buffer.from(await asset.arrayBuffer());
     expect(png.subarray(1, 4).toString("ascii")).toBe("PNG");
@@ -48,7 +40,7 @@ describe("simulator/image in the bundled default", () => {
 
   it("takes the seed: the same prompt and seed make the same image, another seed another", async () => {
     const pixelOf = async (task: Record<string, any>) => {
-      const png = Buffer.from(await (await fetch(task.data[0].url, { headers: { authorization: `Bearer ${DEV_KEY}` } })).arrayBuffer());
+      const png = await downloadPng(task);
       return inflateSync(png.subarray(41, 41 + png.readUInt32BE(33))).subarray(1, 4).toString("hex");
     };
     const [first, again, other] = await Promise.all([
@@ -61,21 +53,15 @@ describe("simulator/image in the bundled default", () => {
   });
 
   it("refuses a size outside the model's list (400 naming size)", async () => {
-    const response = await fetch(`${gateway.apiUrl}/images/generations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${DEV_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "simulator/image", prompt: "x", size: "300x300" }),
-    });
+    const response = await images.create({ prompt: "x", size: "300x300" });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as any).error.param).toBe("size");
+    expect(response.json.error.param).toBe("size");
   });
 
   it("ends failed when the prompt asks, and returns the hold", async () => {
-    await gateway.core.accounts.idle();
-    const before = await gateway.core.accounts.stores.credits.balance("org_dev");
+    const before = await images.balance();
     const task = await makeImage({ prompt: "please [fail]" });
     expect(task).toMatchObject({ status: "failed", error: { code: "upstream_error" } });
-    await gateway.core.accounts.idle();
-    expect(await gateway.core.accounts.stores.credits.balance("org_dev")).toBe(before);
+    expect(await images.balance()).toBe(before);
   });
 });

@@ -12,6 +12,7 @@ import { FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig } from "../support/image-ta
 import type { FakeUpstream } from "../support/fake-openai-upstream.ts";
 import type { RecordedRequest } from "../support/recording-server.ts";
 import { startRecordingServer } from "../support/recording-server.ts";
+import { taskClient } from "../support/video-task-harness.ts";
 
 const KEY = Buffer.from("a webhook signing key of 32 byte");
 const SECRET = `whsec_${KEY.toString("base64")}`;
@@ -38,14 +39,8 @@ afterAll(async () => {
   await bfl?.close();
 });
 
-async function create(gatewayUrl: string, body: Record<string, unknown>) {
-  const response = await fetch(`${gatewayUrl}/images/generations`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: FLUX_MODEL, ...body }),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
+/** Creates an image task on that gateway's FLUX model. */
+const create = (on: Gateway, body: Record<string, unknown>) => taskClient(on, { kind: "images", model: FLUX_MODEL }).create(body);
 
 function deliveriesOf(taskId: string): RecordedRequest[] {
   return receiver.requests.filter((request) => request.headers["webhook-id"] === `msg_${taskId}`);
@@ -61,7 +56,7 @@ function verify(request: RecordedRequest) {
 
 describe("image task webhooks", () => {
   it("POST the completed task, signed, again after the receiver failed once", async () => {
-    const { json } = await create(gateway.apiUrl, { prompt: "hooked", webhook_url: `${receiver.url}/done` });
+    const { json } = await create(gateway, { prompt: "hooked", webhook_url: `${receiver.url}/done` });
     await vi.waitFor(() => expect(deliveriesOf(json.taskId)).toHaveLength(2), DELIVERED);
     const [first, second] = deliveriesOf(json.taskId);
     expect(second.raw.equals(first.raw)).toBe(true);
@@ -76,7 +71,7 @@ describe("image task webhooks", () => {
   });
 
   it("POST a failed task with the provider's message", async () => {
-    const { json } = await create(gateway.apiUrl, { prompt: `broken ${FAIL_PROMPT}`, webhook_url: `${receiver.url}/failed` });
+    const { json } = await create(gateway, { prompt: `broken ${FAIL_PROMPT}`, webhook_url: `${receiver.url}/failed` });
     await vi.waitFor(() => expect(deliveriesOf(json.taskId)).toHaveLength(2), DELIVERED);
     const delivery = deliveriesOf(json.taskId)[1];
     verify(delivery);
@@ -84,7 +79,7 @@ describe("image task webhooks", () => {
   });
 
   it("refuses a webhook_url that is not http(s)", async () => {
-    const { status, json } = await create(gateway.apiUrl, { prompt: "x", webhook_url: "ftp://example.com/hook" });
+    const { status, json } = await create(gateway, { prompt: "x", webhook_url: "ftp://example.com/hook" });
     expect(status).toBe(400);
     expect(json.error.param).toBe("webhook_url");
   });
@@ -92,7 +87,7 @@ describe("image task webhooks", () => {
   it("refuses webhook_url where no signing secret is configured", async () => {
     const plain = await startGateway(imageTaskConfig(bfl.url), { env: IMAGE_TASK_ENV });
     try {
-      const { status, json } = await create(plain.apiUrl, { prompt: "x", webhook_url: `${receiver.url}/x` });
+      const { status, json } = await create(plain, { prompt: "x", webhook_url: `${receiver.url}/x` });
       expect(status).toBe(400);
       expect(json.error).toMatchObject({ param: "webhook_url", message: expect.stringContaining("ROUTER_WEBHOOK_SECRET") });
     } finally {
