@@ -14,6 +14,7 @@ import { Code, invalidParameter, routerError } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
+import { checkPrompt, promptLimitOf } from "./prompt.ts";
 
 
 export interface PlannedImage {
@@ -48,10 +49,11 @@ export async function planImage(
   options: ImagePlanOptions = {},
 ): Promise<PlannedImage> {
   if (!modelId) throw invalidParameter("model", "model is required.");
-  if (!image?.prompt) throw invalidParameter("prompt", "prompt is required.");
+  checkPrompt(image);
   const model = catalogue.get(modelId);
   if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
   if (!model.config.output_modalities.includes("image")) throw invalidParameter("model", `Model ${modelId} does not generate images.`);
+  checkPrompt(image, promptLimitOf(model.config.supported_params_details), modelId);
   const route = routeFor(modelId, model.routes, adapters, wanted);
   const adapter = adapters[route.provider.protocol]!;
   const n = image.n === 0 ? 1 : image.n;

@@ -210,7 +210,7 @@ export function createTasks(deps: TasksDeps): Tasks {
     },
     async list(caller, limit) {
       const key = await organizationOf(caller);
-      return fromStore(store.list(key.organizationId, limit));
+      return listPage(await fromStore(store.list(key.organizationId, limit)));
     },
     async streamAsset(caller, taskId, index, range) {
       const key = await organizationOf(caller);
@@ -235,6 +235,33 @@ function checkWebhookUrl(url: string, deps: TasksDeps) {
   if (!deps.webhooks) throw invalidParameter("webhook_url", `Webhooks are not configured on this deployment (set ${deps.config.webhook_secret_env}).`);
   const parsed = URL.parse(url);
   if (parsed?.protocol !== "https:" && parsed?.protocol !== "http:") throw invalidParameter("webhook_url", "webhook_url must be an http or https URL.");
+}
+
+/** The most a ListTasks page's tasks add up to, encoded: under gRPC's default 4 MiB message limit, with room for the envelope. */
+export const LIST_PAGE_MAX_BYTES = 3 * 1024 * 1024;
+
+/**
+ * A ListTasks page: each task as a summary, without its prompt and its
+ * polling state (a prompt may be 32000 characters, and a provider's polling
+ * URL may repeat it; GetTask answers the whole task), and no more tasks than
+ * fit in LIST_PAGE_MAX_BYTES, newest first, so a default gRPC client always
+ * takes the answer.
+ */
+function listPage(tasks: readonly Task[]): Task[] {
+  const page: Task[] = [];
+  let bytes = 0;
+  for (const task of tasks) {
+    const summary = create(TaskSchema, {
+      ...task,
+      image: task.image ? { ...task.image, prompt: "" } : undefined,
+      video: task.video ? { ...task.video, prompt: "" } : undefined,
+      polling: undefined,
+    });
+    bytes += toBinary(TaskSchema, summary).length;
+    if (bytes > LIST_PAGE_MAX_BYTES) break;
+    page.push(summary);
+  }
+  return page;
 }
 
 /** What a create asked, as one digest: the model and the parameters (their binary form is deterministic). */

@@ -12,6 +12,7 @@ import { parseMoney, type Money } from "../billing/money.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
+import { checkPrompt, promptLimitOf } from "./prompt.ts";
 
 /** The spec's values of `length` (seconds; per model within these). */
 export const VIDEO_LENGTHS: readonly number[] = [4, 5, 6, 8, 10, 12];
@@ -47,10 +48,11 @@ export async function planVideo(
   options: VideoPlanOptions = {},
 ): Promise<PlannedVideo> {
   if (!modelId) throw invalidParameter("model", "model is required.");
-  if (!video?.prompt) throw invalidParameter("prompt", "prompt is required.");
+  checkPrompt(video);
   const model = catalogue.get(modelId);
   if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
   if (!model.config.output_modalities.includes("video")) throw invalidParameter("model", `Model ${modelId} does not generate videos.`);
+  checkPrompt(video, promptLimitOf(model.config.supported_params_details), modelId);
   const route = model.routes.find((candidate) => candidate.enabled && adapters[candidate.provider.protocol]?.submitVideo !== undefined);
   if (!route) {
     throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs video tasks is available for ${modelId}.`, { param: "model" });
