@@ -5,6 +5,7 @@ import type Router from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { CoreClient } from "../core-client.ts";
 import type { PublicError } from "../errors/http-status.ts";
+import { readFormOr } from "../read-form.ts";
 
 export interface GatewayFormat {
   /**
@@ -26,7 +27,8 @@ export type RouteHandler = (ctx: Context) => Promise<void>;
 /** Where a format adds its routes; each route answers its errors in the format's shape. */
 export interface FormatRoutes {
   get(path: string, handler: RouteHandler): void;
-  post(path: string, handler: RouteHandler): void;
+  /** `options.form`: a multipart/form-data body is read as a FormData (read-form.ts), any other as JSON. */
+  post(path: string, handler: RouteHandler, options?: { form?: boolean }): void;
   delete(path: string, handler: RouteHandler): void;
 }
 
@@ -44,7 +46,7 @@ export function formatRoutes(router: Router, format: GatewayFormat, readBody: Mi
   };
   return {
     get: (path, handler) => void router.get(path, claimErrors, handler),
-    post: (path, handler) => void router.post(path, claimErrors, readBody, handler),
+    post: (path, handler, options) => void router.post(path, claimErrors, options?.form ? readFormOr(readBody) : readBody, handler),
     delete: (path, handler) => void router.delete(path, claimErrors, handler),
   };
 }

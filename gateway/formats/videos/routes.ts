@@ -10,6 +10,7 @@ import type { CoreClient } from "../../core-client.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
+import { videoBodyOfForm } from "./form-body.ts";
 import { originOf } from "./origin.ts";
 
 const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
@@ -17,12 +18,18 @@ const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), 
 export const videos: GatewayFormat = { encodeError: specErrorBody, register: registerVideoRoutes };
 
 function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
-  router.post("/api/v1/videos", async (ctx) => {
-    const apiKey = bearerKey(ctx.headers);
-    const request = decodeVideoRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
-    const { task } = await core.tasks.createVideo(request);
-    ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
-  });
+  // The OpenAI SDK's videos.create sends a multipart form: taken as well as JSON.
+  router.post(
+    "/api/v1/videos",
+    async (ctx) => {
+      const apiKey = bearerKey(ctx.headers);
+      const body: unknown = ctx.request.body instanceof FormData ? videoBodyOfForm(ctx.request.body) : ctx.request.body;
+      const request = decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
+      const { task } = await core.tasks.createVideo(request);
+      ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+    },
+    { form: true },
+  );
 
   router.get("/api/v1/videos/:taskId", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
