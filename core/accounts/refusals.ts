@@ -6,7 +6,8 @@ import type { Refusal } from "./store.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
 import { nextUtcMidnight } from "./windows.ts";
 
-export function refusalError(refusal: Refusal, now: number): ConnectError {
+/** `lowerHint`: what an insufficient-credits refusal suggests lowering (the request's own cost drivers), `lower max_tokens` unless said. */
+export function refusalError(refusal: Refusal, now: number, lowerHint = "lower max_tokens"): ConnectError {
   switch (refusal.reason) {
     case "invalid_api_key":
       return routerError(Code.Unauthenticated, "invalid_api_key", "Invalid API key.");
@@ -25,7 +26,7 @@ export function refusalError(refusal: Refusal, now: number): ConnectError {
       return routerError(
         Code.FailedPrecondition,
         "insufficient_credits",
-        `Insufficient credits: this request may cost up to ${formatNanos(refusal.neededNanos)} USD and the balance is ${formatNanos(refusal.balanceNanos)} USD. Top up, or lower max_tokens.`,
+        `Insufficient credits: this request may cost up to ${formatNanos(refusal.neededNanos)} USD and the balance is ${formatNanos(refusal.balanceNanos)} USD. Top up, or ${lowerHint}.`,
         { metadata: { balance: formatNanos(refusal.balanceNanos), required: formatNanos(refusal.neededNanos) } },
       );
     case "free_quota_exhausted": {

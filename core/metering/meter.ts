@@ -26,7 +26,12 @@ export type MeterDeps = Pick<Accounts, "stores" | "settlements" | "usage">;
 /** What the work may cost, decided by the caller before it starts. */
 export type ChargeInput =
   /** Paid work: hold its worst-case cost (nano-dollars) until it settles. */
-  | { kind: "credits"; holdNanos: bigint }
+  | {
+      kind: "credits";
+      holdNanos: bigint;
+      /** What the caller may lower to need less, after "Top up, or" in the 402 (`lower max_tokens` unless said). */
+      lowerHint?: string;
+    }
   /**
    * Free-tier work: one unit of today's quota of one candidate. Without `pick`
    * the first candidate with quota left is used; with it (a number in [0, 1)),
@@ -95,7 +100,7 @@ export interface Admission {
 export async function admit(deps: MeterDeps, input: AdmitInput): Promise<Admission> {
   const { requestId, now, charge } = input;
   const storeCharge =
-    charge.kind === "credits" ? charge : { kind: "free" as const, candidates: charge.candidates, pick: charge.pick ?? 0 };
+    charge.kind === "credits" ? { kind: "credits" as const, holdNanos: charge.holdNanos } : { kind: "free" as const, candidates: charge.candidates, pick: charge.pick ?? 0 };
   let admission;
   try {
     admission = await deps.stores.admission.admit({ requestId, keyDigest: input.keyDigest, modelIds: input.modelIds, charge: storeCharge, now });
@@ -111,7 +116,7 @@ export async function admit(deps: MeterDeps, input: AdmitInput): Promise<Admissi
     // router/free with one eligible model out of quota is still "no free model" (spec rule 2), not a quota 429.
     const anyModel = charge.kind === "free" && charge.anyModel === true;
     const refusal = anyModel && admission.refusal.reason === "free_quota_exhausted" ? { reason: "no_free_model_available" as const } : admission.refusal;
-    throw refusalError(refusal, now);
+    throw refusalError(refusal, now, charge.kind === "credits" ? charge.lowerHint : undefined);
   }
   const { key, rateLimit, free } = admission.value;
   let requests = rateLimit.requests;

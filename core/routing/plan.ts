@@ -288,15 +288,23 @@ function describeUnavailable(model: CatalogueModel, request: GenerateRequest): s
       return `${model.config.id} is not served by ${named.join(", ")} (served by ${[...new Set(servedBy)].join(", ")})`;
     }
   }
-  const missingKeys = model.routes
-    .filter((r) => (only.length === 0 || only.includes(r.provider.id)) && (order.length === 0 || order.includes(r.provider.id)))
+  const allowed = model.routes.filter((r) => (only.length === 0 || only.includes(r.provider.id)) && (order.length === 0 || order.includes(r.provider.id)));
+  return missingKeysMessage(model.config.id, allowed) ?? `${model.config.id} has no provider matching the request's provider preferences`;
+}
+
+/**
+ * "<model> needs A or B to be set": the key variables the disabled routes
+ * among `routes` lack; undefined when none lacks one. The media task endpoints
+ * say it too.
+ */
+export function missingKeysMessage(modelId: string, routes: readonly ProviderRoute[]): string | undefined {
+  const missingKeys = routes
     .filter((r) => !r.enabled)
     .map(unsetKeyVariables)
     .filter((names) => names.length > 0);
+  if (missingKeys.length === 0) return undefined;
   const alternatives = [...new Set(missingKeys.map((names) => names.join(" and ")))];
   // "A and B" is one provider's pair: bracketed when other providers are named beside it.
   const named = alternatives.length > 1 ? alternatives.map((names) => (names.includes(" and ") ? `(${names})` : names)) : alternatives;
-  return missingKeys.length > 0
-    ? `${model.config.id} needs ${named.join(" or ")} to be set`
-    : `${model.config.id} has no provider matching the request's provider preferences`;
+  return `${modelId} needs ${named.join(" or ")} to be set`;
 }

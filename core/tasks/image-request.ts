@@ -10,10 +10,11 @@ import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import { mostImagesPerRequest } from "../catalogue/media-parameters.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
 import type { Money } from "../billing/money.ts";
-import { Code, invalidParameter, routerError } from "../errors.ts";
+import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
+import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
 
 
@@ -50,8 +51,7 @@ export async function planImage(
 ): Promise<PlannedImage> {
   if (!modelId) throw invalidParameter("model", "model is required.");
   checkPrompt(image);
-  const model = catalogue.get(modelId);
-  if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
+  const model = mediaModelOf(catalogue, modelId);
   if (!model.config.output_modalities.includes("image")) throw invalidParameter("model", `Model ${modelId} does not generate images.`);
   checkPrompt(image, promptLimitOf(model.config.supported_params_details), modelId);
   const route = routeFor(modelId, model.routes, adapters, wanted);
@@ -100,7 +100,7 @@ function routeFor(modelId: string, routes: readonly ProviderRoute[], adapters: P
   }
   const enabled = eligible.filter((candidate) => candidate.enabled);
   const route = enabled.find(isSync) ?? enabled[0];
-  if (!route) throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs image tasks is available for ${modelId}.`, { param: "model" });
+  if (!route) throw noMediaProvider("image", modelId, eligible);
   return route;
 }
 

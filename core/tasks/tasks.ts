@@ -40,6 +40,8 @@ type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "
 interface PlannedTask {
   provider: string;
   holdNanos: bigint;
+  /** What the request may lower to cost less, said in a 402 (the kind's own parameters, not chat's max_tokens). */
+  lowerHint: string;
   digest: string;
   fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous">;
 }
@@ -128,7 +130,7 @@ export function createTasks(deps: TasksDeps): Tasks {
   const start = async (request: TaskCreateRequest, keyDigest: string, planned: PlannedTask): Promise<Task> => {
     const nowMs = deps.now().getTime();
     const id = newServiceId(deps.idPrefix);
-    const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos: planned.holdNanos }, now: nowMs });
+    const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos: planned.holdNanos, lowerHint: planned.lowerHint }, now: nowMs });
     const task = create(TaskSchema, {
       ...planned.fields,
       id,
@@ -181,6 +183,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       const task = await start(request, keyDigest, {
         provider: plan.route.provider.id,
         holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
+        lowerHint: "lower n or the size",
         // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
         digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
         fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true },
@@ -200,6 +203,8 @@ export function createTasks(deps: TasksDeps): Tasks {
       return start(request, keyDigest, {
         provider: plan.route.provider.id,
         holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),
+        // Without seconds or length the hold is for the model's longest video: asking a shorter one costs less.
+        lowerHint: "ask for fewer seconds (seconds or length)",
         digest: requestDigest(request.model, VideoParametersSchema, request.video!),
         fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle },
       });

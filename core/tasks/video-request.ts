@@ -9,9 +9,10 @@ import { VideoResultStyle, type VideoParameters } from "../../gen/router/v1/task
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
 import { parseMoney, type Money } from "../billing/money.ts";
-import { Code, invalidParameter, routerError } from "../errors.ts";
+import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
+import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
 
 /** The spec's values of `length` (seconds; per model within these). */
@@ -49,14 +50,12 @@ export async function planVideo(
 ): Promise<PlannedVideo> {
   if (!modelId) throw invalidParameter("model", "model is required.");
   checkPrompt(video);
-  const model = catalogue.get(modelId);
-  if (!model) throw routerError(Code.NotFound, "model_not_found", `Model ${modelId} is not in the catalogue.`, { param: "model" });
+  const model = mediaModelOf(catalogue, modelId);
   if (!model.config.output_modalities.includes("video")) throw invalidParameter("model", `Model ${modelId} does not generate videos.`);
   checkPrompt(video, promptLimitOf(model.config.supported_params_details), modelId);
-  const route = model.routes.find((candidate) => candidate.enabled && adapters[candidate.provider.protocol]?.submitVideo !== undefined);
-  if (!route) {
-    throw routerError(Code.Unavailable, "no_provider_available", `No provider that runs video tasks is available for ${modelId}.`, { param: "model" });
-  }
+  const videoRoutes = model.routes.filter((candidate) => adapters[candidate.provider.protocol]?.submitVideo !== undefined);
+  const route = videoRoutes.find((candidate) => candidate.enabled);
+  if (!route) throw noMediaProvider("video", modelId, videoRoutes);
   const adapter = adapters[route.provider.protocol]!;
   if (video.length !== 0 && !VIDEO_LENGTHS.includes(video.length)) throw invalidParameter("length", `length must be one of ${VIDEO_LENGTHS.join(", ")} (seconds).`);
   if (video.seconds !== 0 && !VIDEO_SECONDS.includes(video.seconds)) throw invalidParameter("seconds", `seconds must be one of ${VIDEO_SECONDS.join(", ")}.`);
