@@ -142,7 +142,8 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
   const pixels: (number | undefined)[] = [];
   for (const [index, output] of outputs.entries()) {
     const { bytes, mediaType } = await bytesOf(output, signal, timeoutMs);
-    if (task.kind !== TaskKind.VIDEO) pixels.push(pixelsOf(bytes));
+    const dimensions = task.kind === TaskKind.VIDEO ? undefined : dimensionsOf(bytes);
+    if (task.kind !== TaskKind.VIDEO) pixels.push(dimensions && dimensions.width * dimensions.height);
     const name = assetName(task, index);
     await deps.assets.put(name, bytes);
     stored.push(
@@ -153,6 +154,8 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
         sizeBytes: BigInt(bytes.length),
         upstreamId: output.upstreamId ?? "",
         durationSeconds: output.durationSeconds ?? 0,
+        width: dimensions?.width ?? 0,
+        height: dimensions?.height ?? 0,
       }),
     );
   }
@@ -229,11 +232,11 @@ function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number 
   return { usage: { images: pixels.length }, cost: cost < most ? cost : most };
 }
 
-/** An image's width times height, read from its bytes; undefined when they are not an image image-size reads. */
-function pixelsOf(bytes: Buffer): number | undefined {
+/** An image's width and height, read from its bytes (charged by, and reported as its size); undefined when they are not an image image-size reads. */
+function dimensionsOf(bytes: Buffer): { width: number; height: number } | undefined {
   try {
     const { width, height } = imageSize(bytes);
-    return width && height ? width * height : undefined;
+    return width && height ? { width, height } : undefined;
   } catch {
     return undefined;
   }

@@ -31,6 +31,7 @@ import { planImage } from "./image-request.ts";
 import type { InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
+import { taskNotFound } from "./task-not-found.ts";
 import { planVideo } from "./video-request.ts";
 
 /** The fields every create request shares (CreateImageRequest, and the other kinds'). */
@@ -68,10 +69,13 @@ export interface Tasks {
   close(): Promise<void>;
 }
 
+/** The longest Idempotency-Key kept: it is stored with the task and indexed, and clients send a UUID or the like (IETF's draft suggests one). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
 /** How often each instance removes the assets of tasks past their retention. */
 export const ASSET_SWEEP_MS = 10 * 60_000;
 
-export const taskNotFound = (id: string) => routerError(Code.NotFound, "task_not_found", `No task with id ${JSON.stringify(id)} was found.`, { param: "task_id" });
+export { taskNotFound } from "./task-not-found.ts";
 
 export function createTasks(deps: TasksDeps): Tasks {
   const { store, assets } = deps;
@@ -108,11 +112,14 @@ export function createTasks(deps: TasksDeps): Tasks {
   };
 
   /** The caller's key digest; a bad key is told before anything about the request (401 first). */
-  const checkCaller = async (caller: Caller | undefined) => {
+  const checkCaller = async (caller: Caller | undefined, idempotencyKey: string) => {
     const apiKey = caller?.apiKey ?? "";
     if (!apiKey) throw missingApiKey();
     const keyDigest = sha256Hex(apiKey);
     await checkKey(deps.accounts, keyDigest);
+    if (idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      throw invalidParameter("Idempotency-Key", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (a UUID is 36).`);
+    }
     return keyDigest;
   };
 
@@ -175,7 +182,7 @@ export function createTasks(deps: TasksDeps): Tasks {
     assets,
     poller,
     async createImage(request) {
-      const keyDigest = await checkCaller(request.caller);
+      const keyDigest = await checkCaller(request.caller, request.idempotencyKey);
       // As for videos: a replay's input images were checked when its task was made.
       const replayed = request.idempotencyKey !== "" && (await keptTaskOf(keyDigest, request.idempotencyKey)) !== undefined;
       const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits: deps.inputImageLimits, imagesChecked: replayed });
@@ -194,7 +201,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       return (await fromStore(store.get(task.organizationId, task.id))) ?? task;
     },
     async createVideo(request) {
-      const keyDigest = await checkCaller(request.caller);
+      const keyDigest = await checkCaller(request.caller, request.idempotencyKey);
       checkWebhookUrl(request.webhookUrl, deps);
       // A replay of an Idempotency-Key answers the task the key made (start() below), whose image was
       // checked then: it is not fetched again, as its URL may have died since.
@@ -222,7 +229,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       const task = await taskIn(key.organizationId, taskId);
       const output = task.outputs[index];
       const asset = output && task.routerAssets?.status === "ready" ? await assets.stream(output.assetName, range) : undefined;
-      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "task_id" });
+      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "index" });
       return { ...asset, mediaType: output.mediaType };
     },
     sweepAssets,

@@ -103,7 +103,8 @@ export function encodeVideoTask(task: Task, options: VideoResultOptions) {
         completed_at: task.completedAt ? seconds(task.completedAt) : null,
         expires_at: task.expiresAt ? seconds(task.expiresAt) : null,
         prompt: task.video?.prompt ?? "",
-        seconds: String(videoSecondsAsked(task.video ?? { length: 0, seconds: 0 }) ?? durationOf(task, outputs[0]) ?? ""),
+        // OpenAI always knows (its default is "4"); another provider's default is known once it measured the video: null until then, as size is.
+        seconds: String(videoSecondsAsked(task.video ?? { length: 0, seconds: 0 }) ?? durationOf(task, outputs[0]) ?? "") || null,
         size: task.video?.size || null,
         error: task.status === TaskStatus.FAILED ? { code: common.code, message: common.message } : null,
       };

@@ -8,6 +8,7 @@ import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
 import { Code, routerError } from "../../../core/errors.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { readAssetBytes } from "./open-asset.ts";
+import { imageSizeOf } from "./task-size.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
 const FAILURE_CODES: Record<string, Code> = {
@@ -39,7 +40,7 @@ export async function encodeSyncImages(task: Task, format: "url" | "b64_json", o
   return {
     created: Math.floor(timestampMs(task.completedAt ?? task.createdAt!) / 1000),
     data,
-    ...(image?.size && image.size !== "auto" && { size: image.size }),
+    ...(imageSizeOf(task) !== undefined && { size: imageSizeOf(task) }),
     ...(image?.quality && image.quality !== "auto" && { quality: image.quality }),
     ...(image?.outputFormat && { output_format: image.outputFormat }),
     ...(image?.background && image.background !== "auto" && { background: image.background }),

@@ -3,6 +3,7 @@
 // task's status, progress and, when it failed, the provider's message.
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
+import { imageSizeOf } from "./task-size.ts";
 
 const STATUS_WORDS: Record<TaskStatus, string> = {
   [TaskStatus.UNSPECIFIED]: "queued",
@@ -24,7 +25,8 @@ export function encodeImageTask(task: Task, origin: string) {
     status: STATUS_WORDS[task.status],
     progress: Math.round(task.progress * 100),
     created: task.createdAt ? Math.floor(timestampMs(task.createdAt) / 1000) : 0,
-    size: task.image?.size || "auto",
+    // The dimensions once made; `auto` while the provider has yet to choose them.
+    size: imageSizeOf(task) ?? "auto",
     data: task.status === TaskStatus.SUCCEEDED ? urls.map((url) => ({ url })) : [],
     router_assets: task.routerAssets
       ? {

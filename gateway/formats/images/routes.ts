@@ -2,7 +2,9 @@
 // /api/v1/images/{task_id}) and the hosted assets of media tasks (GET
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
 import type { Context } from "koa";
+import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
+import { taskOfKind } from "../../../core/tasks/task-not-found.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
@@ -28,13 +30,15 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.get("/api/v1/images/:taskId", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
     const { task } = await core.tasks.getTask({ caller: { apiKey }, id: ctx.params.taskId });
-    ctx.body = encodeImageTask(task!, originOf(ctx));
+    // A video task is answered at /videos/{id} (and getAsyncResponse) only.
+    ctx.body = encodeImageTask(taskOfKind(task!, TaskKind.IMAGE, ctx.params.taskId), originOf(ctx));
   });
 
   router.get("/api/v1/assets/:taskId/:index", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
-    const index = Number(ctx.params.index);
-    if (!Number.isInteger(index) || index < 0) throw invalidParameter("index", "The asset index is a whole number from 0.");
+    // Digits only: Number() would read "1e3" as 1000 and " 1" as 1.
+    const index = /^\d{1,9}$/.test(ctx.params.index) ? Number(ctx.params.index) : -1;
+    if (index < 0) throw invalidParameter("index", "The asset index is a whole number from 0, in digits.");
     await serveAsset(ctx, core, apiKey, ctx.params.taskId, index);
   });
 }

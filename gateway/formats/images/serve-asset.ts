@@ -10,7 +10,9 @@ import { openAsset } from "./open-asset.ts";
 type ByteRange = { start: number; end?: number } | { suffix: number };
 
 export async function serveAsset(ctx: Context, core: CoreClient, apiKey: string, taskId: string, index: number) {
-  const range = parseRange(ctx.get("range"));
+  // If-Range asks for the range only if the asset is unchanged, told by a validator (an ETag or a date) this route never
+  // sends: it cannot match, so the whole asset is answered (RFC 9110, 13.1.5).
+  const range = ctx.get("if-range") ? undefined : parseRange(ctx.get("range"));
   const { head, body } = await openAsset(core, { caller: { apiKey }, taskId, index, ...rangeRequest(range) });
   const total = Number(head.totalSize);
   const start = Number(head.offset);

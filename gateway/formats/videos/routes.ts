@@ -2,7 +2,9 @@
 // POST /api/v1/getAsyncResponse). The hosted assets are served by the images
 // format's /api/v1/assets route. docs/tasks.md.
 import { z } from "zod";
+import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { Code, ConnectError, invalidParameter } from "../../../core/errors.ts";
+import { taskOfKind } from "../../../core/tasks/task-not-found.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
@@ -34,7 +36,8 @@ function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.get("/api/v1/videos/:taskId", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
     const { task } = await core.tasks.getTask({ caller: { apiKey }, id: ctx.params.taskId });
-    ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+    // An image task is answered at /images/{id} (and getAsyncResponse) only.
+    ctx.body = await encodeTask(taskOfKind(task!, TaskKind.VIDEO, ctx.params.taskId), originOf(ctx), core, apiKey);
   });
 
   router.post("/api/v1/getAsyncResponse", async (ctx) => {

@@ -253,6 +253,18 @@ export declare type TaskOutput = Message<"router.v1.TaskOutput"> & {
    * @generated from field: double duration_seconds = 6;
    */
   durationSeconds: number;
+
+  /**
+   * An image's width and height in pixels, read from its bytes; 0: not an image, or not readable.
+   *
+   * @generated from field: int32 width = 7;
+   */
+  width: number;
+
+  /**
+   * @generated from field: int32 height = 8;
+   */
+  height: number;
 };
 
 /**
