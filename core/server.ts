@@ -3,7 +3,6 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
@@ -11,6 +10,7 @@ import { InferenceService } from "../gen/router/v1/inference_pb.js";
 import { TaskService } from "../gen/router/v1/tasks_pb.js";
 import type { Core } from "./create-core.ts";
 import { createHealthState, registerHealth, ServingStatus, type HealthState } from "./grpc/health.ts";
+import { coreRequestHandler, type HandlerLog } from "./grpc/node-handler.ts";
 import { registerReflection } from "./grpc/reflection.ts";
 
 export interface CoreServer {
@@ -35,10 +35,12 @@ export function coreRoutes(core: Core, health: HealthState) {
   };
 }
 
-export async function createCoreServer(core: Core, options: { host: string; port: number }): Promise<CoreServer> {
+/** `logger`: where a failed answer is logged (a caller's cancellation at debug level); the console's error line without one. */
+export async function createCoreServer(core: Core, options: { host: string; port: number; logger?: HandlerLog }): Promise<CoreServer> {
   const health = createHealthState();
   for (const service of SERVICES) health.set(service.typeName, ServingStatus.SERVING);
-  const server = http2.createServer(connectNodeAdapter({ routes: coreRoutes(core, health) }));
+  // Not connectNodeAdapter itself: a caller that cancels a stream is not logged as a failed handler (node-handler.ts).
+  const server = http2.createServer(coreRequestHandler(coreRoutes(core, health), options.logger));
   // An http2 server's close() waits for idle client sessions: keep them to end them.
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
