@@ -47,6 +47,9 @@ describe(":free on the media endpoints", () => {
     for (const answer of [await images("simulator/image:free").create({ prompt: "x" }), await videos("simulator/video:free").create({ prompt: "x" })]) {
       expect([answer.status, answer.json.error.code, answer.json.error.param]).toEqual([400, "free_slug_disabled", "model"]);
     }
+    // The video body on chat completions is the same create.
+    const chat = await videos("simulator/video:free").post("/chat/completions", { model: "simulator/video:free", prompt: "x" });
+    expect([chat.status, chat.json.error.code]).toEqual([400, "free_slug_disabled"]);
   });
 
   it("is refused by name, not 404, on a model whose free tier is enabled; a base id not in the catalogue is still 404", async () => {

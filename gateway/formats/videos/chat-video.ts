@@ -5,6 +5,7 @@
 // (`taskId`), not a chat completion: a video takes minutes, longer than a
 // chat request should wait. Any other body is left to the chat decoder.
 import type { Context } from "koa";
+import { parseModelReference } from "../../../core/routing/model-id.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
@@ -16,9 +17,16 @@ export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: st
   if (typeof body !== "object" || body === null || Array.isArray(body) || "messages" in body) return false;
   const model = (body as { model?: unknown }).model;
   if (typeof model !== "string" || model === "") return false;
-  const found = await core.catalogue.getModel({ id: model }).catch(() => undefined);
+  const found = await modelOf(core, model);
   if (!found?.model?.architecture?.outputModalities.includes("video")) return false;
   const { task } = await core.tasks.createVideo(decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), originOf(ctx)));
   ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
   return true;
+}
+
+/** The catalogue's model, as written or without a shortcut suffix (`:free`), which the video create then answers for as chat would. */
+async function modelOf(core: CoreClient, id: string) {
+  const lookup = (candidate: string) => core.catalogue.getModel({ id: candidate }).catch(() => undefined);
+  const reference = parseModelReference(id, () => false);
+  return (await lookup(id)) ?? (reference.suffix ? await lookup(reference.baseId) : undefined);
 }
