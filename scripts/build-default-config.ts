@@ -357,7 +357,8 @@ function klingModels() {
     input_modalities: ["text", "image"],
     output_modalities: ["video"],
     supported_parameters: [],
-    supported_params_details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"] },
+    // Kling refuses a prompt over 2500 characters: refused by the router before anything is held (core/tasks/prompt.ts).
+    supported_params_details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"], prompt: { max_length: 2500 } },
     providers: [{ provider: "kling", provider_model_id: id, pricing: { prompt: "0", completion: "0", video_output_per_second: pricePerSecond } }],
   });
   return [model("kling-v2-5-turbo", "Kling 2.5 Turbo", "0.042", "Text or image to video, 5 or 10 seconds, 720p (std mode); aspectRatio for text to video only.")];

@@ -7,7 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreateImageRequestSchema, ListTasksRequestSchema, ListTasksResponseSchema, type ListTasksResponse } from "../../gen/router/v1/tasks_pb.js";
 import { loadConfigFile } from "../../core/config/load.ts";
-import { MEDIA_PROMPT_MAX_CHARACTERS } from "../../core/tasks/prompt.ts";
+import { MEDIA_PROMPT_MAX_CHARACTERS, promptLimitOf } from "../../core/tasks/prompt.ts";
 import { grpcMethod } from "../support/grpc-js.ts";
 import { startGateway, type Gateway } from "../support/harness.ts";
 import { taskClient, type TaskClient } from "../support/video-task-harness.ts";
@@ -69,6 +69,11 @@ describe("prompt limits", () => {
     const over = await videos.create({ prompt: "v".repeat(KLING_LIMIT + 1) });
     expect([over.status, over.json.error.param]).toEqual([400, "prompt"]);
     expect(over.json.error.message).toBe(`prompt must be at most ${KLING_LIMIT} characters for ${LIMITED_VIDEO}.`);
+  });
+
+  it("the bundled default gives Kling's model Kling's own limit", () => {
+    const kling = loadConfigFile().models.find((model) => model.id === "kling/kling-v2-5-turbo")!;
+    expect(promptLimitOf(kling.supported_params_details)).toBe(KLING_LIMIT);
   });
 
   it("refuses a prompt of only whitespace, also through chat completions' video body", async () => {
