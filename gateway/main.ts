@@ -25,7 +25,7 @@ if (split) {
   core = createRemoteCoreClient(env.CORE_URL!);
 } else {
   const local = await createCoreOrExit({ config, env, logger });
-  const coreServer = await listenOrExit({ host, port: grpcPort, variable: "GRPC_PORT" }, () => createCoreServer(local, { host, port: grpcPort }));
+  const coreServer = await listenOrExit({ host, port: grpcPort, variable: "GRPC_PORT" }, () => createCoreServer(local, { host, port: grpcPort, logger }));
   logger.info({ url: coreServer.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
   closers.push(() => coreServer.close(), () => local.close());
   core = createInProcessCoreClient(local);
