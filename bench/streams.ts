@@ -61,6 +61,9 @@ const settings = {
   logLevel: flags["log-level"],
   settleMs: 300,
 };
+/** Idle: the benchmark's processes used under this share of one core over a window of this length. */
+const QUIET_WINDOW_MS = 200;
+const QUIET_SHARE = 0.05;
 /** A stream's expected length; a phase is cut off well after it. */
 const streamMs = settings.tokens * settings.tokenIntervalMs;
 const phaseLimitMs = settings.rampMs + streamMs + 20_000;
@@ -182,10 +185,22 @@ async function upstreamStats(): Promise<{ open: number; peak: number; connection
   return (await json(response)) as { open: number; peak: number; connections: number };
 }
 
-/** Waits (bounded) until the upstream has no stream open, then the settle pause. */
+/**
+ * Waits (bounded) until the upstream has no stream open and the benchmark's processes are idle, then
+ * the settle pause. Without the second wait, a hop's collection of its last phase's garbage (a major
+ * GC of some 100 MiB, on its helper threads) ran into the next path's phase on this 2-core machine:
+ * whichever path came right after a gateway had a p99 several times its own.
+ */
 async function settle() {
   const deadline = performance.now() + 10_000;
   while ((await upstreamStats()).open > 0 && performance.now() < deadline) await sleep(50);
+  let before = await ownCpu();
+  while (performance.now() < deadline) {
+    await sleep(QUIET_WINDOW_MS);
+    const after = await ownCpu();
+    if (after - before < QUIET_WINDOW_MS * 1000 * QUIET_SHARE) break;
+    before = after;
+  }
   await sleep(settings.settleMs);
 }
 
