@@ -67,6 +67,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const catalogue = createCatalogue(deps.config, deps.env, capabilitiesOf);
   const now = deps.now ?? (() => new Date());
   // First: a misconfigured store fails the start before anything is opened.
+  checkSharedAssets(deps);
   const assets = deps.assetStore ?? (await openAssetStore(deps.config.tasks, deps.env));
   const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
   let conversationStore: ConversationStore;
@@ -131,4 +132,15 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       if (!deps.assetStore) await assets.close?.();
     },
   };
+}
+
+/**
+ * A bucket is shared by instances, but a task store in memory knows only its
+ * own instance's tasks: each instance's asset sweep would remove the others'
+ * live assets. So assets in a bucket need the tasks in Redis.
+ */
+function checkSharedAssets(deps: CoreDeps) {
+  if (deps.config.tasks.asset_storage === "s3" && !deps.assetStore && !deps.taskStore && !deps.env.REDIS_URL) {
+    throw new Error("tasks.asset_storage s3 needs REDIS_URL: the asset sweep removes the assets of tasks its task store does not know, and a store in memory knows only this instance's tasks");
+  }
 }

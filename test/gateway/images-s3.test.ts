@@ -3,7 +3,9 @@
 // by range, also after BFL's URL expired; the object is in the bucket under the
 // key prefix and nothing is written to a directory; the sweep removes an
 // expired task's objects. Two instances that share Redis and the bucket, and
-// no directory, both serve every asset.
+// no directory, both serve every asset. A bucket without REDIS_URL (tasks in
+// one instance's memory) is refused at start: its sweep would remove the other
+// instances' assets.
 import { readdirSync } from "node:fs";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,12 +26,16 @@ const ENV = { ...IMAGE_TASK_ENV, ASSETS_KEY_ID: S3_CREDENTIALS.accessKeyId, ASSE
 let s3: S3Server;
 let fakeNow = Date.now();
 let bfl: FakeMediaUpstream;
+let redis: RedisServer;
 beforeAll(async () => {
-  [s3, bfl] = await Promise.all([startS3Server(), startFakeBfl({ now: () => fakeNow })]);
+  [s3, bfl, redis] = await Promise.all([startS3Server(), startFakeBfl({ now: () => fakeNow }), startRedisServer()]);
 });
 afterAll(async () => {
-  await Promise.all([s3?.close(), bfl?.close()]);
+  await Promise.all([s3?.close(), bfl?.close(), redis?.stop()]);
 });
+
+/** The tasks in Redis, as a bucket needs: each test under its own prefix. */
+const redisEnv = (prefix: string) => ({ ...ENV, REDIS_URL: redis.url, REDIS_PREFIX: prefix });
 
 /** The BFL test configuration with its assets in the bucket (its own assets_dir stays, unused). */
 function s3Config(overrides: Partial<RouterConfig["tasks"]> = {}): RouterConfig {
@@ -93,7 +99,7 @@ async function expectServedByRange(gateway: Gateway, url: string) {
 describe("image assets in an S3-compatible bucket", { timeout: 30_000 }, () => {
   it("are stored in the bucket under the key prefix and served byte for byte and by range, also after BFL's URL expired", async () => {
     const config = s3Config();
-    const gateway = await startGateway(config, { env: ENV });
+    const gateway = await startGateway(config, { env: redisEnv("s3-served:") });
     const client = bucketClient();
     try {
       const id = await createImage(gateway, "a pixel in a bucket");
@@ -118,7 +124,7 @@ describe("image assets in an S3-compatible bucket", { timeout: 30_000 }, () => {
   });
 
   it("are swept from the bucket once their task is gone, while a kept task's stay", async () => {
-    const gateway = await startGateway(s3Config(), { env: ENV });
+    const gateway = await startGateway(s3Config(), { env: redisEnv("s3-swept:") });
     const client = bucketClient();
     try {
       const id = await createImage(gateway, "kept");
@@ -136,18 +142,13 @@ describe("image assets in an S3-compatible bucket", { timeout: 30_000 }, () => {
 });
 
 describe("two instances sharing Redis and the bucket, and no directory", { timeout: 30_000 }, () => {
-  let redis: RedisServer;
   const gateways: Gateway[] = [];
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
   afterAll(async () => {
     await Promise.all(gateways.map((gateway) => gateway.close()));
-    await redis?.stop();
   });
 
   it("both serve each asset, whichever instance stored it (the second across the core's network hop)", async () => {
-    const env = { ...ENV, REDIS_URL: redis.url, REDIS_PREFIX: "s3-assets:" };
+    const env = redisEnv("s3-assets:");
     // Each instance has its own assets_dir: only the bucket is shared.
     const configs = [s3Config(), s3Config()];
     expect(configs[0].tasks.assets_dir).not.toBe(configs[1].tasks.assets_dir);
@@ -161,5 +162,11 @@ describe("two instances sharing Redis and the bucket, and no directory", { timeo
       }
     }
     for (const config of configs) expect(readdirSync(config.tasks.assets_dir)).toEqual([]);
+  });
+});
+
+describe("a bucket without REDIS_URL", () => {
+  it("is refused at start with one line naming REDIS_URL, as each instance's sweep would remove the others' assets", async () => {
+    await expect(startGateway(s3Config(), { env: ENV })).rejects.toThrow(/^tasks\.asset_storage s3 needs REDIS_URL: [^\n]+$/);
   });
 });
