@@ -6,7 +6,7 @@ import { messagesKey } from "../../credentials.ts";
 import type { PublicError } from "../../errors/http-status.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
-import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { decodeMessagesRequest, type DecodeContext } from "./decode-request.ts";
 import { messagesErrorBody } from "./encode-error.ts";
 import { encodeMessage } from "./encode-message.ts";
@@ -22,7 +22,7 @@ function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   for (const prefix of PREFIXES) {
     router.post(`${prefix}/messages`, async (ctx) => {
       claimErrorsWithRequestId(ctx);
-      const { request, stream } = decodeMessagesRequest(ctx.request.body, decodeContext(ctx));
+      const { request, stream } = decodeMessagesRequest(takeBody(ctx), decodeContext(ctx));
       ctx.state.requestTags = request.requestTags;
       const call = await startCall(ctx, core, request);
       if (!stream) {
@@ -34,7 +34,7 @@ function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
 
     router.post(`${prefix}/messages/count_tokens`, async (ctx) => {
       claimErrorsWithRequestId(ctx);
-      const { request } = decodeMessagesRequest(ctx.request.body, decodeContext(ctx), true);
+      const { request } = decodeMessagesRequest(takeBody(ctx), decodeContext(ctx), true);
       const counted = await core.inference.countTokens({ request });
       ctx.body = { input_tokens: counted.inputTokens, exact: counted.exact };
     });

@@ -8,7 +8,7 @@ import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
-import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
+import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { decodeResponsesRequest } from "./decode-request.ts";
 import { encodeResponsesError } from "./encode-error.ts";
 import { encodeResponse, unixSeconds } from "./encode-response.ts";
@@ -20,7 +20,7 @@ export const responses: GatewayFormat = { encodeError: encodeResponsesError, reg
 function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/responses", async (ctx) => {
     const apiKey = bearerKey(ctx.req.headers);
-    const { request, stream, background, echo } = decodeResponsesRequest(ctx.request.body, { apiKey, requestId: ctx.state.requestId });
+    const { request, stream, background, echo } = decodeResponsesRequest(takeBody(ctx), { apiKey, requestId: ctx.state.requestId });
     ctx.state.requestTags = request.requestTags;
     if (background) {
       const { turn } = await core.conversations.generateInBackground({ request });
