@@ -7,9 +7,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
-import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
+import { MODERATE_PROMPT, REFUSE_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
 import { BFL_KEY, startFakeBfl } from "../support/fake-media-bfl.ts";
-import { DALLE_MODERATION_MESSAGE, OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, startFakeOpenAiMedia } from "../support/fake-media-openai.ts";
+import { DALLE_MODERATION_MESSAGE, OPENAI_MEDIA_KEY, OPENAI_MODERATION_MESSAGE, startFakeOpenAiMedia, type FakeOpenAiMedia } from "../support/fake-media-openai.ts";
 import { nanosOf } from "../support/exact-money.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { mediaTaskConfig, OTHER_KEY, TASK_ACCOUNTS_ENV, type MediaModel, type MediaRoute } from "../support/media-task-config.ts";
@@ -24,7 +24,7 @@ const BOTH = "test/both-kinds";
 const FLUX = "bfl/flux-2-pro";
 
 let fakeNow = Date.now();
-let openai: FakeMediaUpstream;
+let openai: FakeOpenAiMedia;
 let bfl: FakeMediaUpstream;
 let gateway: Gateway;
 let sdk: OpenAI;
@@ -145,7 +145,6 @@ describe("images.generate on a synchronous (OpenAI) provider", () => {
   });
 
   it.each([
-    { prompt: `a cat ${FAIL_PROMPT}`, model: GPT_IMAGE, status: 502, code: "upstream_error", message: "The server had an error while processing your request. Sorry about that!" },
     { prompt: `a cat ${MODERATE_PROMPT}`, model: GPT_IMAGE, status: 400, code: "content_moderated", message: `${OPENAI_MODERATION_MESSAGE} safety_violations=[sexual].` },
     { prompt: `a cat ${REFUSE_PROMPT}`, model: GPT_IMAGE, status: 400, code: "request_moderated", message: `${OPENAI_MODERATION_MESSAGE} safety_violations=[sexual].` },
     { prompt: `a cat ${MODERATE_PROMPT}`, model: DALLE, status: 400, code: "request_moderated", message: DALLE_MODERATION_MESSAGE },
@@ -161,6 +160,32 @@ describe("images.generate on a synchronous (OpenAI) provider", () => {
     const task = (await gateway.core.tasks.store.get("org_test", json.error.metadata.chat_id))!;
     expect(task.error).toMatchObject({ code, message });
     expect(await gateway.core.accounts.usage.get("org_test", task.id)).toMatchObject({ outcome: code, cost: "0" });
+  });
+
+  it("tries a 5xx again (the provider made nothing): the second call's images are delivered and charged once", async () => {
+    const before = await balance();
+    const calls = imageCalls().length;
+    openai.answerNextWith("POST", /^\/v1\/images\/generations$/, 503, { error: { message: "The server is overloaded or not ready yet.", type: "server_error", param: null, code: null } });
+    const answer = await sdk.images.generate({ model: DALLE, prompt: "after an outage" });
+    expect(answer.data).toHaveLength(1);
+    expect(imageCalls().length).toBe(calls + 2);
+    expect(await balance()).toBe(before - nanosOf(DALLE_PRICE));
+  });
+
+  it.each([
+    { answer: { created: 1, data: [] }, what: "no images" },
+    { answer: { created: 1 }, what: "no images" },
+    { answer: { created: 1, data: [{ revised_prompt: "x" }] }, what: "neither url nor b64_json" },
+  ])("ends failed, not sent again, when a 2xx answer has $what ($answer)", async ({ answer, what }) => {
+    const before = await balance();
+    const calls = imageCalls().length;
+    openai.answerNextWith("POST", /^\/v1\/images\/generations$/, 200, answer);
+    const { status, json } = await post({ model: GPT_IMAGE, prompt: "an odd answer" });
+    expect(status, JSON.stringify(json)).toBe(502);
+    expect(json.error).toMatchObject({ code: "upstream_error", message: expect.stringContaining(what) });
+    // A paid generation is not asked for again.
+    expect(imageCalls().length).toBe(calls + 1);
+    expect(await balance()).toBe(before);
   });
 
   it("is 404 task_not_found to another organisation, for the task and for its asset", async () => {

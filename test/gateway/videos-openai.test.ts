@@ -5,8 +5,8 @@
 // failed video with the provider's words and the balance unchanged; another
 // organisation's 404s.
 import { beforeAll, describe, expect, it } from "vitest";
-import { FAIL_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../support/fake-media-common.ts";
-import { OPENAI_MEDIA_KEY, OPENAI_VIDEO_FAILURE_MESSAGE, startFakeOpenAiMedia } from "../support/fake-media-openai.ts";
+import { FAIL_PROMPT, TINY_MP4 } from "../support/fake-media-common.ts";
+import { OPENAI_MEDIA_KEY, OPENAI_VIDEO_FAILURE_MESSAGE, startFakeOpenAiMedia, type FakeOpenAiMedia } from "../support/fake-media-openai.ts";
 import { nanosOf } from "../support/exact-money.ts";
 import { mediaTaskConfig } from "../support/media-task-config.ts";
 import { useVideoTaskGateway, type TaskClient } from "../support/video-task-harness.ts";
@@ -33,9 +33,9 @@ const stack = useVideoTaskGateway({
     ),
   env: { VENDOR_API_KEY: OPENAI_MEDIA_KEY },
 });
-let openai: FakeMediaUpstream;
+let openai: FakeOpenAiMedia;
 let client: TaskClient;
-beforeAll(() => void ({ upstream: openai, client } = stack));
+beforeAll(() => void ({ upstream: openai, client } = stack as unknown as { upstream: FakeOpenAiMedia; client: TaskClient }));
 
 describe("a video on an OpenAI-compatible vendor", () => {
   it("is created queued, ends completed with progress 100, and downloads from the hosted URL byte for byte after the vendor's content expired", async () => {
@@ -65,5 +65,22 @@ describe("a video on an OpenAI-compatible vendor", () => {
     const done = await client.finished(created.json.taskId);
     expect(done).toMatchObject({ status: "failed", error: { code: "upstream_error", message: OPENAI_VIDEO_FAILURE_MESSAGE } });
     expect(await client.balance()).toBe(before);
+  });
+
+  it("tries a 503 at submission and a 503 on a poll again: the video still ends completed and is charged once", async () => {
+    const before = await client.balance();
+    const unavailable = { error: { message: "The server is overloaded or not ready yet.", type: "server_error", param: null, code: null } };
+    openai.answerNextWith("POST", /^\/v1\/videos$/, 503, unavailable);
+    openai.answerNextWith("GET", /^\/v1\/videos\/[^/]+$/, 503, unavailable);
+    const created = await client.create({ prompt: "through an outage", seconds: "4", size: "1280x720" });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const done = await client.finished(created.json.taskId);
+    expect(done).toMatchObject({ status: "completed", error: null, router_assets: { status: "ready" } });
+    const submissions = openai.requests.filter((request) => request.method === "POST" && request.path === "/v1/videos" && request.raw.toString().includes("through an outage"));
+    expect(submissions).toHaveLength(2);
+    // The first poll met the outage: one poll more than the fake counted.
+    const upstreamId = (await client.stored(created.json.taskId)).upstreamJobId;
+    expect(openai.requests.filter((request) => request.method === "GET" && request.path === `/v1/videos/${upstreamId}`)).toHaveLength(openai.polls(upstreamId) + 1);
+    expect(await client.balance()).toBe(before - 4n * nanosOf(PER_SECOND));
   });
 });

@@ -16,6 +16,8 @@
 // output or input stage, dall-e-* with code content_policy_violation; videos:
 // MODERATE_PROMPT ends failed with moderation_blocked, REFUSE_PROMPT is a 400
 // moderation_blocked at creation), STALL_PROMPT (videos: in_progress forever).
+// answerNextWith(method, path, status, body) answers the next call matching it so once
+// (an outage's 503 on a submission or a poll, a vendor's odd 200), then as usual.
 import type http from "node:http";
 import {
   AssetHost,
@@ -53,17 +55,23 @@ export interface OpenAiMediaOptions extends MediaFakeOptions {
 
 type Json = Record<string, any>;
 
+export interface FakeOpenAiMedia extends FakeMediaUpstream {
+  /** The next call of `method` whose path matches `path` is answered `status` with `body` (JSON), once. */
+  answerNextWith(method: string, path: RegExp, status: number, body: unknown): void;
+}
+
 function openAiError(res: http.ServerResponse, status: number, message: string, type: string, param: string | null, code: string | null) {
   sendJson(res, status, { error: { message, type, param, code } });
 }
 
-export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Promise<FakeMediaUpstream> {
+export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Promise<FakeOpenAiMedia> {
   const key = options.key ?? OPENAI_MEDIA_KEY;
   const now = options.now ?? Date.now;
   const videoTtlMs = options.videoTtlMs ?? 60 * 60_000;
   const jobs = new JobBook(options);
   const cdn = new AssetHost(options.assetTtlMs ?? 60 * 60_000, AZURE_SAS_EXPIRED, options.now);
   let imageCount = 0;
+  const oneOffAnswers: { method: string; path: RegExp; status: number; body: unknown }[] = [];
 
   const upstream = await startRecordingServer(
     "/v1",
@@ -71,6 +79,8 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
       if (cdn.serve(request, res)) return;
       if (refusedAuth(request, res, key)) return;
       const { pathname } = splitPath(request.path);
+      const oneOff = oneOffAnswers.findIndex((answer) => answer.method === request.method && answer.path.test(pathname));
+      if (oneOff >= 0) return sendJson(res, oneOffAnswers[oneOff].status, oneOffAnswers.splice(oneOff, 1)[0].body);
       if (request.method === "POST" && pathname === "/v1/images/generations") return generateImages(request.body, res);
       if (request.method === "POST" && pathname === "/v1/videos") return createVideo(request, res);
       const content = /^\/v1\/videos\/([^/]+)\/content$/.exec(pathname);
@@ -169,7 +179,13 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
     };
   }
 
-  return { ...upstream, origin, jobs, polls: (jobId) => jobs.jobs.get(jobId)?.polls ?? 0 };
+  return {
+    ...upstream,
+    origin,
+    jobs,
+    polls: (jobId) => jobs.jobs.get(jobId)?.polls ?? 0,
+    answerNextWith: (method, path, status, body) => oneOffAnswers.push({ method, path, status, body }),
+  };
 }
 
 function refusedAuth(request: RecordedRequest, res: http.ServerResponse, key: string): boolean {

@@ -44,15 +44,25 @@ export function failedState(answer: Pick<OpenAiErrorAnswer, "code" | "message" |
   return { state: "failed", code: ofRequest ? "request_moderated" : "content_moderated", message: answer.message };
 }
 
-/** Statuses that say "not now" rather than "no": the call is tried again (run-job.ts). */
-const TRY_AGAIN = new Set([408, 429]);
+/** Which error statuses are the provider's final word for one kind of call; any other is thrown retryable (run-job.ts tries it again). */
+export type FinalStatuses = (status: number) => boolean;
+
+/** A submission: any 4xx but 408 and 429 (the request, the key, the credits); a 5xx or a network failure is "not now". */
+export const SUBMISSION_REFUSALS: FinalStatuses = (status) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+/** A poll: the provider no longer knows the job (404) or will not say (401, 403); anything else may pass, and the job goes on meanwhile. */
+export const POLL_REFUSALS: FinalStatuses = (status) => status === 401 || status === 403 || status === 404;
 
 /**
  * mediaJson, with the provider's refusal kept: `{json}` for a 2xx answer,
- * `{refused}` for an error answer that says no (any status but 408 and 429,
- * which are thrown as retryable UpstreamErrors, as are network failures).
+ * `{refused}` for an error answer `isFinal` names; every other error answer,
+ * and a network failure, is thrown as an UpstreamError to be tried again.
  */
-export async function callOpenAiMedia(url: string, request: MediaRequest): Promise<{ json: unknown; refused?: undefined } | { refused: OpenAiErrorAnswer; json?: undefined }> {
+export async function callOpenAiMedia(
+  url: string,
+  request: MediaRequest,
+  isFinal: FinalStatuses,
+): Promise<{ json: unknown; refused?: undefined } | { refused: OpenAiErrorAnswer; json?: undefined }> {
   let answer: OpenAiErrorAnswer | undefined;
   try {
     const json = await mediaJson(url, request, (status, text) => {
@@ -61,7 +71,7 @@ export async function callOpenAiMedia(url: string, request: MediaRequest): Promi
     });
     return { json };
   } catch (error) {
-    if (answer && error instanceof UpstreamError && !TRY_AGAIN.has(answer.status)) return { refused: answer };
+    if (answer && error instanceof UpstreamError && isFinal(answer.status)) return { refused: answer };
     throw error;
   }
 }

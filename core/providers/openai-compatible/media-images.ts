@@ -5,10 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
-import { checkShape } from "../http-exchange.ts";
 import type { JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
-import { UpstreamError } from "../types.ts";
-import { callOpenAiMedia, failedState } from "./media-error.ts";
+import { callOpenAiMedia, failedState, SUBMISSION_REFUSALS } from "./media-error.ts";
 
 /** The polling URL of a synchronous image job: there is nothing to poll, its answer came with the submission. */
 export const SYNCHRONOUS_IMAGE_JOB = "openai-images:synchronous";
@@ -31,11 +29,11 @@ export async function submitOpenAiImages(call: MediaJobCall, image: ImageParamet
     body: bodyOf(call, image),
     signal: call.signal,
     timeoutMs: call.provider.request_timeout_ms,
-  });
+  }, SUBMISSION_REFUSALS);
   // The API names no job: the task's upstream id is the router's own, so the provider-prefixed form still names the task.
   const job = { jobId: `img_${randomUUID().replaceAll("-", "")}`, pollingUrl: SYNCHRONOUS_IMAGE_JOB };
   if (answer.refused) return { ...job, finished: failedState(answer.refused, true) };
-  return { ...job, finished: { state: "succeeded", outputs: outputsOf(answer.json) } };
+  return { ...job, finished: outputsOf(answer.json) };
 }
 
 /** A synchronous job polled: only after its answer was lost (its instance stopped before storing it, or its URL did not answer). */
@@ -65,18 +63,29 @@ function bodyOf(call: MediaJobCall, image: ImageParameters): Record<string, unkn
   return body;
 }
 
-function outputsOf(json: unknown): JobOutput[] {
-  const answer = checkShape(imagesResponse, json);
-  if (answer.data.length === 0) throw new UpstreamError("the images answer has no data", { retryable: true, reason: "invalid_shape" });
-  return answer.data.map((item): JobOutput => {
+/**
+ * The images of a 2xx answer; an answer without them is the job's end, failed:
+ * thrown, it would leave no job id saved and the task would pay for a new
+ * generation at every poll.
+ */
+function outputsOf(json: unknown): JobState {
+  const answer = imagesResponse.safeParse(json);
+  if (!answer.success || answer.data.data.length === 0) return unreadableAnswer("no images (data is missing or empty)");
+  const outputs: JobOutput[] = [];
+  for (const item of answer.data.data) {
     if (item.b64_json) {
       const bytes = Buffer.from(item.b64_json, "base64");
-      return { bytes, mediaType: imageTypeOf(bytes, answer.output_format) };
+      outputs.push({ bytes, mediaType: imageTypeOf(bytes, answer.data.output_format) });
+    } else if (item.url) {
+      outputs.push({ url: item.url });
+    } else {
+      return unreadableAnswer("an image with neither url nor b64_json");
     }
-    if (item.url) return { url: item.url };
-    throw new UpstreamError("an image of the answer has neither url nor b64_json", { retryable: true, reason: "invalid_shape" });
-  });
+  }
+  return { state: "succeeded", outputs };
 }
+
+const unreadableAnswer = (what: string): JobState => ({ state: "failed", code: "upstream_error", message: `The provider's answer to the image request had ${what}; nothing was charged.` });
 
 /** The bytes' type by their signature (a compatible vendor may not say), else the answer's output_format, else PNG. */
 function imageTypeOf(bytes: Buffer, outputFormat: string | null | undefined): string {

@@ -3,12 +3,12 @@
 // {base_url}/videos as multipart/form-data (as the official SDK sends it),
 // GET {base_url}/videos/{id} until `completed` or `failed`, then the MP4 at
 // GET {base_url}/videos/{id}/content, with the key.
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
 import type { JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
-import { callOpenAiMedia, failedState } from "./media-error.ts";
+import { refusedJob } from "../refused-job.ts";
+import { callOpenAiMedia, failedState, POLL_REFUSALS, SUBMISSION_REFUSALS } from "./media-error.ts";
 
 /** The public video parameters this API carries: `seconds` and `size` are its own fields, `image` its input_reference URL. */
 export const OPENAI_VIDEO_PARAMETERS = ["image", "seconds", "size"] as const;
@@ -29,18 +29,19 @@ export async function submitOpenAiVideo(call: MediaJobCall, parameters: VideoPar
     body: formOf(call, parameters),
     signal: call.signal,
     timeoutMs: call.provider.timeout_ms,
-  });
+  }, SUBMISSION_REFUSALS);
   if (answer.refused) {
     // Refused at creation (the prompt, by moderation, or the parameters): no job exists, so the id is the router's own.
-    return { jobId: `refused_${randomUUID().replaceAll("-", "")}`, pollingUrl: "", finished: failedState(answer.refused, true) };
+    return refusedJob(failedState(answer.refused, true));
   }
   const created = checkShape(video, answer.json);
   return { jobId: created.id, pollingUrl: `${base}/videos/${encodeURIComponent(created.id)}` };
 }
 
 export async function pollOpenAiVideo(call: MediaJobCall, job: SubmittedJob): Promise<JobState> {
-  const answer = await callOpenAiMedia(job.pollingUrl, { method: "GET", headers: { authorization: `Bearer ${call.apiKey}` }, signal: call.signal, timeoutMs: call.provider.timeout_ms });
+  const answer = await callOpenAiMedia(job.pollingUrl, { method: "GET", headers: { authorization: `Bearer ${call.apiKey}` }, signal: call.signal, timeoutMs: call.provider.timeout_ms }, POLL_REFUSALS);
   // The provider no longer knows the video (404), or will not say (401, 403): polling again would not change it.
+  // Anything else (a 5xx, a 429) was thrown and is polled again: the video goes on at the provider meanwhile.
   if (answer.refused) return failedState(answer.refused);
   const polled = checkShape(video, answer.json);
   const progress = polled.progress == null ? undefined : Math.min(1, Math.max(0, polled.progress / 100));
