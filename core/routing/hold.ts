@@ -17,21 +17,33 @@ import type { Attempt } from "./plan.ts";
  */
 const IMAGE_TOKENS = 2_000;
 
-export function holdFor(attempts: Attempt[]): Money {
-  // Attempts share the request's messages and tools: their size is counted once.
-  const bounds = new Map<Message[], number>();
+export function holdFor(attempts: Attempt[], promptBytes: ReadonlyMap<Attempt, number> = promptBytesOfAttempts(attempts)): Money {
   let dearest = 0n;
   for (const attempt of attempts) {
     const { prices, contextLength, maxCompletionTokens } = attempt.route;
     const completion = attempt.request.sampling?.maxTokens ?? maxCompletionTokens;
-    let bound = bounds.get(attempt.request.messages);
-    if (bound === undefined) bounds.set(attempt.request.messages, (bound = promptTokensAtMost(attempt.request)));
-    const prompt = Math.min(bound + audioPromptTokens(attempt.request), contextLength);
+    const prompt = Math.min(promptBytes.get(attempt)!, contextLength);
     const promptPrice = promptPriceAtMost(attempt.request, prices);
     const cost = BigInt(prompt) * promptPrice + BigInt(completion) * prices.completion + prices.request;
     if (cost > dearest) dearest = cost;
   }
   return dearest;
+}
+
+/**
+ * Each attempt's promptBytesOf: counted once for the hold, and kept for the
+ * estimate of a cut stream. Attempts share the request's messages and tools:
+ * their size is counted once (only the audio prompt differs, as routes may drop it).
+ */
+export function promptBytesOfAttempts(attempts: readonly Attempt[]): Map<Attempt, number> {
+  const bounds = new Map<Message[], number>();
+  const sizes = new Map<Attempt, number>();
+  for (const attempt of attempts) {
+    let bound = bounds.get(attempt.request.messages);
+    if (bound === undefined) bounds.set(attempt.request.messages, (bound = promptTokensAtMost(attempt.request)));
+    sizes.set(attempt, bound + audioPromptTokens(attempt.request));
+  }
+  return sizes;
 }
 
 /** Prompt tokens may be written to a cache only where the request sets breakpoints, and for an hour only with `ttl: "1h"`. */
@@ -69,7 +81,7 @@ export function cutStreamEstimate(route: Attempt["route"], promptBytes: number, 
   return { usage, cost: costOf(usage, route.prices) };
 }
 
-/** The prompt's size in bytes, messages, tools and audio, for cutStreamEstimate: taken when the answer starts, so the request need not be kept. */
+/** The prompt's size in bytes, messages, tools and audio, for cutStreamEstimate: taken when a stream starts, so the request need not be kept. */
 export function promptBytesOf(request: GenerateRequest): number {
   return promptTokensAtMost(request) + audioPromptTokens(request);
 }

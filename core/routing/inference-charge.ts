@@ -5,13 +5,15 @@
 import type { Money } from "../billing/money.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { admit, type Admission, type ChargeInput, type MeterDeps, type MeteredTokens, type MeteredUsage } from "../metering/meter.ts";
-import { cutStreamEstimate, holdFor } from "./hold.ts";
+import { cutStreamEstimate, holdFor, promptBytesOf, promptBytesOfAttempts } from "./hold.ts";
 import type { Attempt, Plan } from "./plan.ts";
 
 export interface AdmittedRequest {
   admission: Admission;
   /** The plan's attempts; for a free request, those of the model whose quota it uses. */
   attempts: Attempt[];
+  /** A paid request's prompt size for each attempt, counted for its hold; a free request has none. */
+  promptBytes: ReadonlyMap<Attempt, number> | undefined;
 }
 
 interface AdmissionInput {
@@ -23,15 +25,27 @@ interface AdmissionInput {
 
 export async function admitRequest(deps: { accounts: MeterDeps; random: () => number }, input: AdmissionInput): Promise<AdmittedRequest> {
   const { plan } = input;
+  const promptBytes = plan.free ? undefined : promptBytesOfAttempts(plan.attempts);
   const charge: ChargeInput = plan.free
     ? { kind: "free", candidates: freeCandidates(plan.attempts), pick: plan.randomFree ? deps.random() : 0, anyModel: plan.randomFree }
-    : { kind: "credits", holdNanos: nanosFromMoney(holdFor(plan.attempts)) };
+    : { kind: "credits", holdNanos: nanosFromMoney(holdFor(plan.attempts, promptBytes)) };
   const admission = await admit(deps.accounts, { requestId: input.id, keyDigest: input.keyDigest, modelIds: plan.namedModelIds, charge, now: input.now });
   const freeModel = admission.free?.modelId;
   return {
     admission,
     attempts: freeModel ? plan.attempts.filter((attempt) => attempt.model.config.id === freeModel) : plan.attempts,
+    promptBytes,
   };
+}
+
+/**
+ * The prompt's size for the answer of this attempt: only a cut stream is
+ * estimated, so an answer not streamed needs none (0), and a paid request's
+ * was counted for its hold. Walking a long conversation once is enough.
+ */
+export function answeringPromptBytes(admitted: AdmittedRequest, attempt: Attempt, streamed: boolean): number {
+  if (!streamed) return 0;
+  return admitted.promptBytes?.get(attempt) ?? promptBytesOf(attempt.request);
 }
 
 /**
@@ -40,7 +54,7 @@ export async function admitRequest(deps: { accounts: MeterDeps; random: () => nu
  */
 export interface Answering {
   attempt: Pick<Attempt, "model" | "route" | "free">;
-  /** The prompt's size (promptBytesOf), for the estimate of a cut stream. */
+  /** The prompt's size (promptBytesOf), for the estimate of a cut stream; 0 when not streamed (answeringPromptBytes). */
   promptBytes: number;
   outputCharacters: number;
   served?: { tokens: MeteredTokens; cost: Money };

@@ -25,8 +25,7 @@ import { newServiceId } from "../ids.ts";
 import type { ProviderAdapter, UpstreamCall } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
 import { sha256Hex } from "../auth/keys.ts";
-import { promptBytesOf } from "./hold.ts";
-import { admitRequest, deliveredUsage, type AdmittedRequest, type Answering } from "./inference-charge.ts";
+import { admitRequest, answeringPromptBytes, deliveredUsage, type AdmittedRequest, type Answering } from "./inference-charge.ts";
 import { bareModelName } from "./model-id.ts";
 import { planAttempts, type Attempt, type Plan } from "./plan.ts";
 
@@ -174,14 +173,20 @@ async function openAnswer({ id, plan, admitted }: PreparedInference, stream: boo
       continue;
     }
     trace.push(traceEntry(attempt, "ok", ""));
-    const { model, route, free } = attempt;
-    return {
-      iterator,
-      first,
-      start: startEvent(id, attempt, trace, warnings, admitted.admission, deps.now()),
-      answering: { attempt: { model, route, free }, promptBytes: promptBytesOf(attempt.request), outputCharacters: 0 },
-      excludeReasoning: attempt.request.reasoning?.exclude === true,
-    };
+    try {
+      const { model, route, free } = attempt;
+      return {
+        iterator,
+        first,
+        start: startEvent(id, attempt, trace, warnings, admitted.admission, deps.now()),
+        answering: { attempt: { model, route, free }, promptBytes: answeringPromptBytes(admitted, attempt, stream), outputCharacters: 0 },
+        excludeReasoning: attempt.request.reasoning?.exclude === true,
+      };
+    } catch (error) {
+      // Nothing relays this answer yet, so nothing else would end its upstream request.
+      await iterator.return?.();
+      throw error;
+    }
   }
   throw allAttemptsFailed(trace, longestRetryAfter);
 }

@@ -10,8 +10,9 @@ import { parseConfig } from "../../../core/config/load.ts";
 import { simulatorCapabilities } from "../../../core/providers/simulator/adapter.ts";
 import { BlockWriter } from "../../../core/providers/block-writer.ts";
 import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../core/providers/types.ts";
+import { planAttempts } from "../../../core/routing/plan.ts";
 import { runInference } from "../../../core/routing/run-inference.ts";
-import { BlockType, FinishReason, GenerateRequestSchema, Role, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
+import { BlockType, FinishReason, GenerateRequestSchema, Role, type GenerateRequest, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
 import { testTextModel } from "../../support/test-model.ts";
 
 const API_KEY = "sk-settle-outcomes";
@@ -48,21 +49,30 @@ interface Script {
   end: "complete" | "break" | "wait-for-abort";
 }
 
+/** The scripted provider's request: whether it has answered its first event, and whether it has ended (its generator closed). */
+const upstream = { answering: false, ended: false };
+
 function scriptedAdapter(script: () => Script): ProviderAdapter {
   return {
     capabilities: simulatorCapabilities,
     async *stream(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
-      const { text, end } = script();
-      const blocks = new BlockWriter();
-      blocks.text(blocks.continueBlock(BlockType.TEXT), text);
-      yield* blocks.take();
-      if (end === "break") throw new UpstreamError("connection cut", { retryable: true, reason: "connection_reset" });
-      if (end === "wait-for-abort") {
-        if (!call.signal.aborted) await new Promise((resolve) => call.signal.addEventListener("abort", resolve, { once: true }));
-        throw call.signal.reason;
+      upstream.answering = upstream.ended = false;
+      try {
+        const { text, end } = script();
+        const blocks = new BlockWriter();
+        blocks.text(blocks.continueBlock(BlockType.TEXT), text);
+        upstream.answering = true;
+        yield* blocks.take();
+        if (end === "break") throw new UpstreamError("connection cut", { retryable: true, reason: "connection_reset" });
+        if (end === "wait-for-abort") {
+          if (!call.signal.aborted) await new Promise((resolve) => call.signal.addEventListener("abort", resolve, { once: true }));
+          throw call.signal.reason;
+        }
+        blocks.end({ inputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 }, { reason: FinishReason.STOP, rawReason: "stop" });
+        yield* blocks.take();
+      } finally {
+        upstream.ended = true;
       }
-      blocks.end({ inputTokens: 7, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 }, { reason: FinishReason.STOP, rawReason: "stop" });
-      yield* blocks.take();
     },
   };
 }
@@ -72,6 +82,7 @@ function scriptedAdapter(script: () => Script): ProviderAdapter {
  * the empty tool list), so the estimate counts ceil(50 / 4) = 13 prompt tokens.
  */
 const PROMPT = "x".repeat(40);
+const TODAY = new Date(Date.UTC(2026, 10, 3));
 const ESTIMATED_PROMPT_TOKENS = 13;
 
 let accounts: Accounts;
@@ -92,7 +103,18 @@ interface Outcome {
   error?: unknown;
 }
 
-async function run(options: { model: string; stream: boolean; maxTokens: number; leaveAfterFirstDelta?: boolean }): Promise<Outcome> {
+interface RunOptions {
+  model: string;
+  stream: boolean;
+  maxTokens: number;
+  leaveAfterFirstDelta?: boolean;
+  /** Changes the request once built. */
+  request?: (request: GenerateRequest) => void;
+  /** The clock, instead of a fixed date. */
+  now?: () => Date;
+}
+
+async function run(options: RunOptions): Promise<Outcome> {
   const id = `gen-settle-${++requests}`;
   const request = create(GenerateRequestSchema, {
     requestId: id,
@@ -102,8 +124,9 @@ async function run(options: { model: string; stream: boolean; maxTokens: number;
     sampling: { maxTokens: options.maxTokens },
     messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: PROMPT } } }] }],
   });
+  options.request?.(request);
   const controller = new AbortController();
-  const deps = { catalogue, accounts, adapters: { simulator: scriptedAdapter(() => script) }, now: () => new Date(Date.UTC(2026, 10, 3)), random: () => 0 };
+  const deps = { catalogue, accounts, adapters: { simulator: scriptedAdapter(() => script) }, now: options.now ?? (() => TODAY), random: () => 0 };
   const events: GenerateResponse[] = [];
   try {
     for await (const event of runInference(request, controller.signal, deps)) {
@@ -202,5 +225,62 @@ describe("a non-streamed answer that never completed (the caller got an error, n
     const served = await run({ model: "test/free:free", stream: false, maxTokens: 100 });
     expect(served.error).toBeUndefined();
     expect(await record(served.id)).toMatchObject({ promptTokens: 7, completionTokens: 3, cost: "0", outcome: "ok", free: true });
+  });
+});
+
+describe("the prompt's size, for the estimate of a cut stream", () => {
+  /** Makes the prompt's text count its reads, as walking the messages does. */
+  function countingReads(reads: { count: number }) {
+    return (request: GenerateRequest) => {
+      const part = request.messages[0].content[0].part;
+      if (part.case !== "text") throw new Error("a text part was expected");
+      Object.defineProperty(part.value, "text", { get: () => (reads.count++, PROMPT) });
+    };
+  }
+
+  /** How often planning reads the prompt (its context check), which the counts below leave aside. */
+  function planningReads(model: string): number {
+    const reads = { count: 0 };
+    const request = create(GenerateRequestSchema, { model, messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: PROMPT } } }] }] });
+    countingReads(reads)(request);
+    planAttempts(request, catalogue);
+    return reads.count;
+  }
+
+  it("is counted once for a paid stream: the hold's count is kept for the estimate", async () => {
+    const reads = { count: 0 };
+    script = { text: "y".repeat(20), end: "break" };
+    const { id } = await run({ model: "test/paid", stream: true, maxTokens: 100, request: countingReads(reads) });
+    expect(await record(id)).toMatchObject({ promptTokens: ESTIMATED_PROMPT_TOKENS, completionTokens: 5, cost: "0.000033" });
+    expect(reads.count).toBe(planningReads("test/paid") + 1);
+  });
+
+  it("is not counted for a free answer that is not streamed, which is never estimated", async () => {
+    const reads = { count: 0 };
+    script = { text: "Hello", end: "complete" };
+    const { error } = await run({ model: "test/free:free", stream: false, maxTokens: 100, request: countingReads(reads) });
+    expect(error).toBeUndefined();
+    expect(reads.count).toBe(planningReads("test/free:free"));
+  });
+});
+
+describe("an answer whose start event cannot be made", () => {
+  it("ends its upstream request and charges nothing", async () => {
+    script = { text: "y".repeat(20), end: "wait-for-abort" };
+    upstream.answering = upstream.ended = false;
+    // The clock fails once, when the start event is made after the provider's first event.
+    let broken = false;
+    const now = () => {
+      if (upstream.answering && !broken) {
+        broken = true;
+        throw new Error("the clock failed");
+      }
+      return TODAY;
+    };
+    const { error } = await run({ model: "test/paid", stream: true, maxTokens: 100, now });
+    expect(reasonOf(error)).toBe("the clock failed");
+    expect(upstream.answering).toBe(true);
+    expect(upstream.ended).toBe(true);
+    expect(await balance()).toBe(START_BALANCE);
   });
 });
