@@ -11,6 +11,15 @@
  */
 export const BODY_LIMIT = "32mb";
 
+/**
+ * Largest video a base64-style result carries inline (`bytesBase64Encoded`),
+ * 8 MiB: a few seconds of 720p. Each answer of such a task (GET
+ * /api/v1/videos/{id}, getAsyncResponse) reads the bytes back and holds them
+ * three times over (bytes, base64, JSON); a larger video is left out of the
+ * JSON, and its router_assets URL serves it streamed. docs/tasks.md.
+ */
+export const INLINE_VIDEO_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** Deepest nesting of objects and arrays in a body; the body object itself is level 1. */
 export const MAX_JSON_DEPTH = 128;
 

@@ -30,8 +30,8 @@ function words(queued: string, running: string, succeeded: string): Record<TaskS
 export interface VideoResultOptions {
   /** The gateway's scheme and host: the core's asset paths are made absolute with it. */
   origin: string;
-  /** The hosted bytes of each output, for the base64 style (`bytesBase64Encoded`); absent: the field is left out. */
-  assetBytes?: readonly Uint8Array[];
+  /** The hosted bytes of each output, for the base64 style (`bytesBase64Encoded`); absent (all, or one output's): the field is left out. */
+  assetBytes?: readonly (Uint8Array | undefined)[];
 }
 
 /**

@@ -14,6 +14,8 @@ import { FAIL_PROMPT, MODERATE_PROMPT, TINY_MP4, type FakeMediaUpstream } from "
 import { startFakeVertex, VERTEX_FAILURE_MESSAGE, VERTEX_RAI_REASON, VERTEX_TOKEN } from "../support/fake-media-vertex.ts";
 import { startFakeSts, type FakeSts } from "../support/fake-google-sts.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
+import { INLINE_VIDEO_LIMIT_BYTES } from "../../gateway/limits.ts";
+import { VIDEO_NOT_INLINE_MESSAGE } from "../../gateway/formats/videos/encode-task.ts";
 import { mediaTaskConfig, TASK_ACCOUNTS_ENV } from "../support/media-task-config.ts";
 import { taskClient, useVideoTaskGateway, type TaskClient } from "../support/video-task-harness.ts";
 
@@ -110,6 +112,38 @@ describe("a video task on Vertex AI Veo, with the token in api_key_env", () => {
     }
     expect(vertex.requests.length).toBe(requests);
     expect(await videos.balance()).toBe(before);
+  });
+});
+
+/** A video of exactly `size` bytes that still starts as an MP4 (TINY_MP4, then zeros). */
+const videoOfSize = (size: number) => Buffer.concat([TINY_MP4, Buffer.alloc(size - TINY_MP4.length)]);
+const AT_LIMIT = videoOfSize(INLINE_VIDEO_LIMIT_BYTES);
+const OVER_LIMIT = videoOfSize(INLINE_VIDEO_LIMIT_BYTES + 1);
+
+describe("a Veo video's bytes inline in the base64 style, up to the limit", () => {
+  const stack = useVideoTaskGateway({
+    model: MODEL,
+    startUpstream: () => startFakeVertex({ videoOf: (prompt) => (prompt === "over" ? OVER_LIMIT : AT_LIMIT) }),
+    config: vertexTaskConfig,
+    env: { VERTEX_ACCESS_TOKEN: VERTEX_TOKEN },
+  });
+
+  it("carries a video of the limit's size inline, and leaves a larger one out, pointing to router_assets.urls, on both read endpoints", async () => {
+    const { client: videos } = stack;
+    const atLimit = await videos.finished(await videos.created({ prompt: "at", length: 4 }));
+    expect(atLimit.message).toBe("The video is ready; download it from router_assets.urls.");
+    expect(atLimit.data.generations).toHaveLength(1);
+    expect(Buffer.from(atLimit.data.generations[0].bytesBase64Encoded, "base64").equals(AT_LIMIT)).toBe(true);
+
+    const id = await videos.created({ prompt: "over", length: 4 });
+    const over = await videos.finished(id);
+    const byAsync = await videos.post("/getAsyncResponse", { taskId: id, model: MODEL });
+    for (const answer of [over, byAsync.json]) {
+      expect(answer).toMatchObject({ code: "ok", status: "completed", message: VIDEO_NOT_INLINE_MESSAGE, data: { status: "completed", generations: [{ mimeType: "video/mp4" }] } });
+      expect(answer.data.generations[0]).not.toHaveProperty("bytesBase64Encoded");
+    }
+    // The URL the message points to serves it whole.
+    await videos.expectAsset(over.router_assets.urls[0], OVER_LIMIT, "video/mp4");
   });
 });
 

@@ -29,6 +29,8 @@ export interface VertexOptions extends MediaFakeOptions {
   token?: string;
   project?: string;
   location?: string;
+  /** The video answered inline for a job's prompt (default TINY_MP4). */
+  videoOf?: (prompt: string) => Buffer;
 }
 
 function googleError(res: http.ServerResponse, code: number, status: string, message: string) {
@@ -85,7 +87,7 @@ export async function startFakeVertex(options: VertexOptions = {}): Promise<Fake
     return Array.from({ length: job.details.sampleCount }, (_, index) =>
       job.details.storageUri
         ? { gcsUri: `${String(job.details.storageUri).replace(/\/$/, "")}/${job.details.operationId}/sample_${index}.mp4`, mimeType: "video/mp4" }
-        : { bytesBase64Encoded: TINY_MP4.toString("base64"), mimeType: "video/mp4" },
+        : { bytesBase64Encoded: (options.videoOf?.(job.prompt) ?? TINY_MP4).toString("base64"), mimeType: "video/mp4" },
     );
   }
 

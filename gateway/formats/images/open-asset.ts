@@ -47,7 +47,20 @@ export async function openAsset(core: CoreClient, request: MessageInitShape<type
 
 /** The whole bytes of one asset, for an answer that carries them inline. */
 export async function readAssetBytes(core: CoreClient, apiKey: string, taskId: string, index: number): Promise<Buffer> {
-  const { body } = await openAsset(core, { caller: { apiKey }, taskId, index });
+  return (await readAssetBytesUpTo(core, apiKey, taskId, index, Number.POSITIVE_INFINITY))!;
+}
+
+/**
+ * The whole bytes of one asset if it has at most `maxBytes`; undefined for a
+ * larger one, told by the head before any byte is read (the core's read is
+ * stopped there).
+ */
+export async function readAssetBytesUpTo(core: CoreClient, apiKey: string, taskId: string, index: number, maxBytes: number): Promise<Buffer | undefined> {
+  const { head, body } = await openAsset(core, { caller: { apiKey }, taskId, index });
+  if (Number(head.totalSize) > maxBytes) {
+    body.destroy();
+    return undefined;
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
