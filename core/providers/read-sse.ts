@@ -7,7 +7,11 @@
 // they are read and dropped. One object per stream, its state in fields: a
 // thousand open streams keep a thousand of them, not a thousand sets of closures
 // (nor a thousand TextDecoders: bytes are decoded by Buffer, a character cut
-// between two chunks waiting for the next).
+// between two chunks waiting for the next). A line or an event past
+// MAX_EVENT_CHARACTERS fails the read, so an upstream that never ends one
+// cannot grow the gateway's memory without bound.
+
+import { UpstreamError } from "./types.ts";
 
 export interface ServerSentEvent {
   data: string;
@@ -20,6 +24,11 @@ const BYTE_ORDER_MARK = 0xfeff;
 const LF = 10;
 const COLON = 58;
 const SPACE = 32;
+/**
+ * The longest line, and the most data one event may carry, in characters:
+ * 8 Mi, far above any real event (an image inline in base64 included).
+ */
+export const MAX_EVENT_CHARACTERS = 8 * 1024 * 1024;
 
 /**
  * A push reader: the caller loops over the body itself and gets each chunk's
@@ -90,7 +99,10 @@ export class ServerSentEventReader {
       if (cr !== -1 && cr < from) cr = text.indexOf("\r", from);
       if (lf !== -1 && lf < from) lf = text.indexOf("\n", from);
     }
-    if (from < text.length) this.partial += text.slice(from);
+    if (from < text.length) {
+      this.partial += text.slice(from);
+      if (this.partial.length > MAX_EVENT_CHARACTERS) throw eventTooLong("a line");
+    }
     return events ?? NONE;
   }
 
@@ -101,7 +113,10 @@ export class ServerSentEventReader {
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
     const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1);
-    if (field === "data") this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    if (field === "data") {
+      this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+      if (this.data.length > MAX_EVENT_CHARACTERS) throw eventTooLong("an event's data");
+    }
     // An empty name is the default one, as no name.
     else if (field === "event") this.event = value || undefined;
     return undefined;
@@ -113,6 +128,11 @@ export class ServerSentEventReader {
     if (data === undefined) return undefined;
     return event === undefined ? { data } : { data, event };
   }
+}
+
+/** Retryable: another provider, or the same one again, may well answer properly. */
+function eventTooLong(what: string): UpstreamError {
+  return new UpstreamError(`upstream sent ${what} longer than ${MAX_EVENT_CHARACTERS} characters in its event stream`, { retryable: true, reason: "invalid_answer" });
 }
 
 /**

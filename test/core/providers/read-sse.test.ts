@@ -3,7 +3,8 @@
 // bytes cut at every place, and against hand-written expectations.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
-import { ServerSentEventReader, type ServerSentEvent } from "../../../core/providers/read-sse.ts";
+import { MAX_EVENT_CHARACTERS, ServerSentEventReader, type ServerSentEvent } from "../../../core/providers/read-sse.ts";
+import { UpstreamError } from "../../../core/providers/types.ts";
 
 /** Our reader's events for these chunks. */
 function read(chunks: Uint8Array[]): ServerSentEvent[] {
@@ -87,5 +88,45 @@ describe("ServerSentEventReader", () => {
     const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
     const rest = new TextEncoder().encode("data: \uFEFFkept\n\n");
     expect(read([bom.subarray(0, 1), bom.subarray(1), rest])).toEqual([{ data: "\uFEFFkept" }]);
+  });
+});
+
+describe("ServerSentEventReader's bound on a line and an event", () => {
+  const MiB = 1024 * 1024;
+  const chunk = (text: string) => new TextEncoder().encode(text);
+  const failure = (read: () => unknown) => {
+    try {
+      read();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it("reads a line and an event of the longest length", () => {
+    const reader = new ServerSentEventReader();
+    const value = "x".repeat(MAX_EVENT_CHARACTERS - "data: ".length);
+    expect(reader.feed(chunk("data: "))).toEqual([]);
+    for (let at = 0; at < value.length; at += MiB) expect(reader.feed(chunk(value.slice(at, at + MiB)))).toEqual([]);
+    expect(reader.feed(chunk("\n\n"))).toEqual([{ data: value }]);
+  });
+
+  it("fails, retryable, on a line that never ends", () => {
+    const reader = new ServerSentEventReader();
+    const piece = chunk("x".repeat(MiB));
+    for (let i = 0; i < MAX_EVENT_CHARACTERS / MiB; i++) reader.feed(piece);
+    const error = failure(() => reader.feed(chunk("x")));
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ retryable: true, reason: "invalid_answer" });
+    expect((error as Error).message).toContain("a line longer than");
+  });
+
+  it("fails on an event whose data lines never end it", () => {
+    const reader = new ServerSentEventReader();
+    const line = chunk(`data: ${"x".repeat(MiB)}\n`);
+    let error: unknown;
+    for (let i = 0; i <= MAX_EVENT_CHARACTERS / MiB && error === undefined; i++) error = failure(() => reader.feed(line));
+    expect(error).toMatchObject({ retryable: true, reason: "invalid_answer" });
+    expect((error as Error).message).toContain("an event's data longer than");
   });
 });
