@@ -12,17 +12,18 @@ import { toPublicError, type PublicError } from "./errors/http-status.ts";
 import { specErrorBody } from "./errors/spec-error-body.ts";
 import { formatRoutes, type GatewayFormat } from "./formats/format.ts";
 import { FORMATS } from "./formats/index.ts";
-import { BODY_LIMIT } from "./limits.ts";
+import { BODY_LIMIT_BYTES } from "./limits.ts";
 import { logFailure } from "./log-failure.ts";
 import { readJsonBody } from "./read-body.ts";
+import { readFormOr } from "./read-form.ts";
 
 export interface AppDeps {
   core: CoreClient;
   logger?: Logger;
   /** Prefix of service ids (request ids are chat ids). */
   idPrefix?: string;
-  /** Largest accepted JSON body; images travel inline as data URIs, hence the room. */
-  bodyLimit?: string;
+  /** Largest accepted body in bytes, JSON or form (default limits.ts BODY_LIMIT_BYTES); images travel inline as data URIs, hence the room. */
+  bodyLimit?: number;
   /** The public formats served (formats/index.ts); tests add their own. */
   formats?: readonly GatewayFormat[];
 }
@@ -70,9 +71,11 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   // Read by each POST route, after it claimed its error shape (formats/format.ts).
-  const readBody = readJsonBody(deps.bodyLimit ?? BODY_LIMIT);
+  const bodyLimit = deps.bodyLimit ?? BODY_LIMIT_BYTES;
+  const json = readJsonBody(bodyLimit);
+  const readBodies = { json, jsonOrForm: readFormOr(json, bodyLimit) };
   const router = new Router();
-  for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format, readBody), { core: deps.core });
+  for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format, readBodies), { core: deps.core });
   app.use(router.routes());
   return app;
 }

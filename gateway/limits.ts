@@ -9,7 +9,7 @@
  * room: Anthropic's Messages API takes 32 MB, and a coding agent's long
  * session with screenshots gets there.
  */
-export const BODY_LIMIT = "32mb";
+export const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /**
  * Largest video a base64-style result carries inline (`bytesBase64Encoded`),

@@ -15,13 +15,13 @@ const SUPPORTED_ENCODINGS = ["identity", "gzip", "deflate", "br"];
  * Sets `ctx.request.body` to the parsed JSON value, or to undefined when the
  * body is empty (the decoder then says so instead of "model is required").
  */
-export function readJsonBody(limit: string): Middleware {
+export function readJsonBody(limitBytes: number): Middleware {
   const parse = bodyParser({
     enableTypes: ["json"],
     detectJSON: () => true,
     // Any JSON value, so that `"hi"` is told "must be a JSON object", not "not valid JSON".
     jsonStrict: false,
-    jsonLimit: limit,
+    jsonLimit: limitBytes,
     encoding: "utf-8",
     onError: (error, ctx) => {
       // A body of only whitespace is an empty body: leave ctx.request.body undefined.
@@ -36,6 +36,11 @@ export function readJsonBody(limit: string): Middleware {
       return next();
     });
   };
+}
+
+/** A body over the app's limit (413), JSON or form. */
+export function payloadTooLarge(): ConnectError {
+  return routerError(Code.InvalidArgument, "payload_too_large", "The request body is too large.");
 }
 
 function isBlank(body: unknown): boolean {
@@ -60,7 +65,7 @@ function normaliseContentEncoding(req: IncomingMessage): void {
 function asBodyError(error: unknown, contentEncoding: string): unknown {
   if (error instanceof ConnectError || !(error instanceof Error)) return error;
   const { status, type } = error as { status?: number; type?: string };
-  if (status === 413) return routerError(Code.InvalidArgument, "payload_too_large", "The request body is too large.");
+  if (status === 413) return payloadTooLarge();
   if (type === "request.aborted") return routerError(Code.Canceled, "client_closed", "The caller went away.");
   if (status === 415 && error.message.startsWith("Unsupported Content-Encoding")) {
     const supported = SUPPORTED_ENCODINGS.join(", ");

@@ -1,20 +1,18 @@
 // Reads a multipart/form-data body, for the few routes whose official clients
 // send one (the OpenAI SDK's videos.create); every other body goes to the JSON
 // reader as before. The form is parsed by Node's own fetch implementation
-// (undici's Response.formData()), after the body was read within the same
-// 32 MB limit as a JSON body. docs/requests.md states the rules.
+// (undici's Response.formData()), after the body was read within the app's
+// limit, the same as a JSON body's. docs/requests.md states the rules.
 import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
 import { Code, routerError } from "../core/errors.ts";
-
-/** The same 32 MB as a JSON body (limits.ts BODY_LIMIT). */
-export const FORM_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+import { payloadTooLarge } from "./read-body.ts";
 
 /**
  * `ctx.request.body` is the form's `FormData` when the request declares
  * multipart/form-data, else whatever `readJson` makes of it.
  */
-export function readFormOr(readJson: Middleware, limit = FORM_BODY_LIMIT_BYTES): Middleware {
+export function readFormOr(readJson: Middleware, limitBytes: number): Middleware {
   return async (ctx, next) => {
     const contentType = ctx.get("content-type");
     if (!/^multipart\/form-data\s*;/i.test(contentType)) return readJson(ctx, next);
@@ -22,7 +20,7 @@ export function readFormOr(readJson: Middleware, limit = FORM_BODY_LIMIT_BYTES):
     if (encoding !== "" && encoding !== "identity") {
       throw routerError(Code.InvalidArgument, "unsupported_content_encoding", `Content-Encoding ${JSON.stringify(encoding)} is not supported on a multipart/form-data body; send it uncompressed.`);
     }
-    const bytes = await readUpTo(ctx.req, limit);
+    const bytes = await readUpTo(ctx.req, limitBytes);
     try {
       ctx.request.body = await new Response(bytes, { headers: { "content-type": contentType } }).formData();
     } catch {
@@ -46,7 +44,7 @@ function readUpTo(request: IncomingMessage, limit: number): Promise<Buffer> {
       if (size <= limit) return void chunks.push(chunk);
       finish();
       request.pause();
-      reject(routerError(Code.InvalidArgument, "payload_too_large", "The request body is too large."));
+      reject(payloadTooLarge());
     };
     const onEnd = () => {
       finish();

@@ -5,7 +5,6 @@ import type Router from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { CoreClient } from "../core-client.ts";
 import type { PublicError } from "../errors/http-status.ts";
-import { readFormOr } from "../read-form.ts";
 
 export interface GatewayFormat {
   /**
@@ -32,21 +31,29 @@ export interface FormatRoutes {
   delete(path: string, handler: RouteHandler): void;
 }
 
+/** The app's body readers, made once with its body limit (app.ts). */
+export interface BodyReaders {
+  /** Reads the body as JSON (read-body.ts). */
+  json: Middleware;
+  /** Reads a multipart/form-data body as a FormData, any other as JSON (read-form.ts). */
+  jsonOrForm: Middleware;
+}
+
 /**
  * Adds a format's routes to the app's router. Each route first records the
  * format's error encoder in `ctx.state.encodeError`, before anything can
  * throw (the app's error middleware reads it); a POST route then reads its
- * body (`readBody`), so an unreadable body is told in the format's own shape.
+ * body (`readBodies`), so an unreadable body is told in the format's own shape.
  * One router for every format keeps routing one match per request.
  */
-export function formatRoutes(router: Router, format: GatewayFormat, readBody: Middleware): FormatRoutes {
+export function formatRoutes(router: Router, format: GatewayFormat, readBodies: BodyReaders): FormatRoutes {
   const claimErrors: Middleware = (ctx, next) => {
     ctx.state.encodeError = format.encodeError;
     return next();
   };
   return {
     get: (path, handler) => void router.get(path, claimErrors, handler),
-    post: (path, handler, options) => void router.post(path, claimErrors, options?.form ? readFormOr(readBody) : readBody, handler),
+    post: (path, handler, options) => void router.post(path, claimErrors, options?.form ? readBodies.jsonOrForm : readBodies.json, handler),
     delete: (path, handler) => void router.delete(path, claimErrors, handler),
   };
 }
