@@ -4,7 +4,7 @@
 // retainers on the shortest path from the GC roots, nearest first, each step
 // written `kind .edge` (the edge of that retainer that holds the step before).
 // `npx node bench/heap-retainers.ts <open.heapsnapshot> <idle.heapsnapshot>
-// [--streams 1000] [--kinds 15] [--paths 6] [--depth 6] [--kind "object Object"]...`
+// [--streams 1000] [--kinds 15] [--paths 6] [--depth 6] [--kind "object Object"]... [--owner KIND]...`
 // With `--owner KIND` (repeatable) it prints instead what the objects of that
 // kind hold, per stream: the tree of shortest retainer paths below them, by
 // edge, with the objects and bytes under each (`--depth` levels).
@@ -24,7 +24,7 @@ const { values: flags, positionals } = parseArgs({
 });
 const [openFile, idleFile] = positionals;
 if (!openFile || !idleFile) {
-  console.error("usage: node bench/heap-retainers.ts <open.heapsnapshot> <idle.heapsnapshot> [--streams N] [--kinds N] [--paths N] [--depth N] [--kind K]...");
+  console.error("usage: node bench/heap-retainers.ts <open.heapsnapshot> <idle.heapsnapshot> [--streams N] [--kinds N] [--paths N] [--depth N] [--kind K]... [--owner K]...");
   process.exit(2);
 }
 const streams = Number(flags.streams);
