@@ -10,6 +10,7 @@ import type { CoreClient } from "../../core-client.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
 import { originOf } from "./origin.ts";
+import { unlessNotFound } from "./unless-not-found.ts";
 
 /** True when the body was a video request, now answered. */
 export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: string): Promise<boolean> {
@@ -26,7 +27,7 @@ export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: st
 
 /** The catalogue's model, as written or without a shortcut suffix (`:free`), which the video create then answers for as chat would. */
 async function modelOf(core: CoreClient, id: string) {
-  const lookup = (candidate: string) => core.catalogue.getModel({ id: candidate }).catch(() => undefined);
+  const lookup = (candidate: string) => unlessNotFound(core.catalogue.getModel({ id: candidate }), undefined);
   const reference = parseModelReference(id, () => false);
   return (await lookup(id)) ?? (reference.suffix ? await lookup(reference.baseId) : undefined);
 }

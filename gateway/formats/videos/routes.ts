@@ -14,6 +14,7 @@ import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
 import { videoBodyOfForm } from "./form-body.ts";
 import { originOf } from "./origin.ts";
+import { unlessNotFound } from "./unless-not-found.ts";
 
 const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
 
@@ -63,9 +64,9 @@ async function findTask(core: CoreClient, apiKey: string, taskId: string, model:
     return (await core.tasks.getTask({ caller, id: taskId })).task!;
   } catch (error) {
     if (!(error instanceof ConnectError) || error.code !== Code.NotFound) throw error;
-    const { providerData } = await core.catalogue.getModel({ id: model }).catch(() => ({ providerData: [] }));
+    const { providerData } = await unlessNotFound(core.catalogue.getModel({ id: model }), { providerData: [] });
     for (const provider of new Set(providerData.map((entry) => entry.providerId))) {
-      const found = await core.tasks.getTask({ caller, id: `${provider}:${taskId}` }).catch(() => undefined);
+      const found = await unlessNotFound(core.tasks.getTask({ caller, id: `${provider}:${taskId}` }), undefined);
       if (found?.task) return found.task;
     }
     throw error;
