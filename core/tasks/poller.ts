@@ -11,6 +11,8 @@ import type { TaskRef, TaskStore } from "./store.ts";
 export interface TaskPollerOptions {
   store: TaskStore;
   leaseMs: number;
+  /** How often ended() reads the store for a task that runs on another instance. */
+  watchMs: number;
   /** Runs one task until it ends or the signal aborts. */
   run(task: Task, signal: AbortSignal): Promise<void>;
   logger?: { warn(details: object, message: string): void; error(details: object, message: string): void };
@@ -22,9 +24,11 @@ export interface TaskPoller {
   /** Takes the task's lease and runs it here, unless another instance holds it (a new task: at once). */
   adopt(ref: TaskRef): Promise<void>;
   /**
-   * Resolves when this instance's run of the task ends (or at once when it
-   * does not run here), or after `withinMs`, whichever comes first: a
-   * synchronous create answers once its task has ended.
+   * Resolves when the task has ended (or is gone), or after `withinMs`,
+   * whichever comes first: a synchronous create answers once its task has
+   * ended. A run here is awaited; a task another instance took (its sweep
+   * may lease a new task before the instance that made it) is read from the
+   * store every `watchMs`.
    */
   ended(ref: TaskRef, withinMs: number): Promise<void>;
   /** One sweep now (tests; the timer runs them otherwise). */
@@ -90,6 +94,13 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
     await Promise.all(refs.map((ref) => adopt(ref)));
   }
 
+  /** Waits for `work`, or `ms` at most. */
+  async function within(work: Promise<void>, ms: number) {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([work, bound]).finally(() => clearTimeout(timer));
+  }
+
   const timer = setInterval(() => void sweep(), Math.max(1, Math.floor(leaseMs / 3)));
   timer.unref();
 
@@ -97,11 +108,18 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
     owner,
     adopt,
     async ended(ref, withinMs) {
-      const run = running.get(keyOf(ref));
-      if (!run) return;
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)));
-      await Promise.race([run.done, bound]).finally(() => clearTimeout(timer));
+      const deadline = Date.now() + withinMs;
+      for (let left = withinMs; left > 0 && !closed; left = deadline - Date.now()) {
+        const run = running.get(keyOf(ref));
+        if (run) {
+          await within(run.done, left);
+          continue;
+        }
+        const task = await store.get(ref.organizationId, ref.id).catch(() => undefined);
+        // Gone, ended, or a store that cannot answer (the create's own read of it then tells).
+        if (!task || isFinished(task.status)) return;
+        await within(new Promise<void>(() => undefined), Math.min(options.watchMs, left));
+      }
     },
     sweep,
     async idle() {

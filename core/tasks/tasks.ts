@@ -34,6 +34,12 @@ import { runJob, type JobDeps } from "./run-job.ts";
 import { taskNotFound } from "./task-not-found.ts";
 import { planVideo } from "./video-request.ts";
 
+/** A create's caller, its key checked: the digest the meter admits and the organisation it belongs to. */
+interface CheckedCaller {
+  keyDigest: string;
+  organizationId: string;
+}
+
 /** The fields every create request shares (CreateImageRequest, and the other kinds'). */
 type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "webhookUrl" | "publicOrigin">;
 
@@ -79,7 +85,7 @@ export { taskNotFound } from "./task-not-found.ts";
 
 export function createTasks(deps: TasksDeps): Tasks {
   const { store, assets } = deps;
-  const poller = createTaskPoller({ store, leaseMs: deps.config.lease_seconds * 1000, run: (task, signal) => runJob(task, deps, signal), logger: deps.logger });
+  const poller = createTaskPoller({ store, leaseMs: deps.config.lease_seconds * 1000, watchMs: deps.config.poll_interval_ms, run: (task, signal) => runJob(task, deps, signal), logger: deps.logger });
 
   const organizationOf = async (caller: Caller | undefined) => {
     const apiKey = caller?.apiKey ?? "";
@@ -111,30 +117,37 @@ export function createTasks(deps: TasksDeps): Tasks {
     return task;
   };
 
-  /** The caller's key digest; a bad key is told before anything about the request (401 first). */
-  const checkCaller = async (caller: Caller | undefined, idempotencyKey: string) => {
-    const apiKey = caller?.apiKey ?? "";
+  /**
+   * The caller's key digest and organisation (its key checked once); a bad
+   * key is told before anything about the request (401 first), then the
+   * fields every kind shares, before anything is fetched.
+   */
+  const checkCaller = async (request: TaskCreateRequest & { caller?: Caller }): Promise<CheckedCaller> => {
+    const apiKey = request.caller?.apiKey ?? "";
     if (!apiKey) throw missingApiKey();
     const keyDigest = sha256Hex(apiKey);
-    await checkKey(deps.accounts, keyDigest);
-    if (idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+    const { organizationId } = await checkKey(deps.accounts, keyDigest);
+    if (request.idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       throw invalidParameter("Idempotency-Key", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (a UUID is 36).`);
     }
-    return keyDigest;
+    checkWebhookUrl(request.webhookUrl, deps);
+    return { keyDigest, organizationId };
   };
 
-  /** The task still kept that the caller's organisation made with this Idempotency-Key, if any. */
-  const keptTaskOf = async (keyDigest: string, idempotencyKey: string) => {
-    const { organizationId } = await checkKey(deps.accounts, keyDigest);
-    return fromStore(store.findByIdempotencyKey(organizationId, idempotencyKey));
-  };
+  /** Whether the caller's organisation still keeps a task made with this Idempotency-Key (a replay). */
+  const isReplay = async (caller: CheckedCaller, idempotencyKey: string) =>
+    idempotencyKey !== "" && (await fromStore(store.findByIdempotencyKey(caller.organizationId, idempotencyKey))) !== undefined;
 
   /**
    * Admits a planned task (its hold through the meter), stores it queued and
    * starts running it here; with an Idempotency-Key already used by the
-   * organisation, answers that task instead and holds nothing.
+   * organisation, answers that task instead and holds nothing. A replay
+   * (`replayed`: planned without its inputs checked) only ever answers the
+   * kept task: when that task expired since it was looked up, the hold goes
+   * and the answer is undefined, for the caller to plan again with the checks on.
    */
-  const start = async (request: TaskCreateRequest, keyDigest: string, planned: PlannedTask): Promise<Task> => {
+  const start = async (request: TaskCreateRequest, caller: CheckedCaller, planned: PlannedTask, replayed: boolean): Promise<Task | undefined> => {
+    const { keyDigest } = caller;
     const nowMs = deps.now().getTime();
     const id = newServiceId(deps.idPrefix);
     const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos: planned.holdNanos, lowerHint: planned.lowerHint }, now: nowMs });
@@ -160,10 +173,14 @@ export function createTasks(deps: TasksDeps): Tasks {
     const details = { model: request.model, provider: planned.provider, requestTags: [], latencyMs: 0, streamed: false, now: nowMs };
     let stored;
     try {
-      stored = await fromStore(store.create(task));
+      stored = replayed ? await keptTask(caller.organizationId, request.idempotencyKey) : await fromStore(store.create(task));
     } catch (error) {
       admission.release({ ...details, outcome: "store_unavailable" });
       throw error;
+    }
+    if (!stored) {
+      admission.release({ ...details, outcome: "idempotent_replay_expired" });
+      return undefined;
     }
     if (!stored.created) {
       // The same Idempotency-Key again: the first task, and nothing held twice.
@@ -177,44 +194,56 @@ export function createTasks(deps: TasksDeps): Tasks {
     return task;
   };
 
+  /** A replay's kept task, as store.create answers one (`created: false`); undefined once it expired. */
+  const keptTask = async (organizationId: string, idempotencyKey: string) => {
+    const kept = await fromStore(store.findByIdempotencyKey(organizationId, idempotencyKey));
+    return kept && { task: kept, created: false };
+  };
+
   return {
     store,
     assets,
     poller,
     async createImage(request) {
-      const keyDigest = await checkCaller(request.caller, request.idempotencyKey);
+      const caller = await checkCaller(request);
       // As for videos: a replay's input images were checked when its task was made.
-      const replayed = request.idempotencyKey !== "" && (await keptTaskOf(keyDigest, request.idempotencyKey)) !== undefined;
-      const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits: deps.inputImageLimits, imagesChecked: replayed });
-      checkWebhookUrl(request.webhookUrl, deps);
-      const task = await start(request, keyDigest, {
-        provider: plan.route.provider.id,
-        holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
-        lowerHint: "lower n or the size",
-        // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
-        digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
-        fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true },
-      });
+      const make = async (replayed: boolean) => {
+        const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits: deps.inputImageLimits, imagesChecked: replayed });
+        const task = await start(request, caller, {
+          provider: plan.route.provider.id,
+          holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
+          lowerHint: "lower n or the size",
+          // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
+          digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
+          fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true },
+        }, replayed);
+        return task && { task, waitMs: plan.route.provider.request_timeout_ms };
+      };
+      // The key's task expired since it was looked up: a new task, its input images checked.
+      const made = (await make(await isReplay(caller, request.idempotencyKey))) ?? (await make(false));
+      const task = made!.task;
       if (!task.synchronous) return task;
-      // A synchronous provider's answer is the create's: wait for this instance's run, as long as the provider may take.
-      await poller.ended(task, plan.route.provider.request_timeout_ms);
+      // A synchronous provider's answer is the create's: wait for its run (here or on another instance), as long as the provider may take.
+      await poller.ended(task, made!.waitMs);
       return (await fromStore(store.get(task.organizationId, task.id))) ?? task;
     },
     async createVideo(request) {
-      const keyDigest = await checkCaller(request.caller, request.idempotencyKey);
-      checkWebhookUrl(request.webhookUrl, deps);
+      const caller = await checkCaller(request);
       // A replay of an Idempotency-Key answers the task the key made (start() below), whose image was
       // checked then: it is not fetched again, as its URL may have died since.
-      const replayed = request.idempotencyKey !== "" && (await keptTaskOf(keyDigest, request.idempotencyKey)) !== undefined;
-      const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, { imageLimits: deps.inputImageLimits, imageChecked: replayed });
-      return start(request, keyDigest, {
-        provider: plan.route.provider.id,
-        holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),
-        // Without seconds or length the hold is for the model's longest video: asking a shorter one costs less.
-        lowerHint: "ask for fewer seconds (seconds or length)",
-        digest: requestDigest(request.model, VideoParametersSchema, request.video!),
-        fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle },
-      });
+      const make = async (replayed: boolean) => {
+        const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, { imageLimits: deps.inputImageLimits, imageChecked: replayed });
+        return start(request, caller, {
+          provider: plan.route.provider.id,
+          holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),
+          // Without seconds or length the hold is for the model's longest video: asking a shorter one costs less.
+          lowerHint: "ask for fewer seconds (seconds or length)",
+          digest: requestDigest(request.model, VideoParametersSchema, request.video!),
+          fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle },
+        }, replayed);
+      };
+      // The key's task expired since it was looked up: a new task, its image checked.
+      return ((await make(await isReplay(caller, request.idempotencyKey))) ?? (await make(false)))!;
     },
     async get(caller, id) {
       const key = await organizationOf(caller);
@@ -242,8 +271,12 @@ export function createTasks(deps: TasksDeps): Tasks {
   };
 }
 
+/** The longest webhook_url taken: it is stored with the task; browsers and CDNs commonly stop near 2 KB too. */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
 function checkWebhookUrl(url: string, deps: TasksDeps) {
   if (!url) return;
+  if (url.length > WEBHOOK_URL_MAX_LENGTH) throw invalidParameter("webhook_url", `webhook_url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters.`);
   if (!deps.webhooks) throw invalidParameter("webhook_url", `Webhooks are not configured on this deployment (set ${deps.config.webhook_secret_env}).`);
   const parsed = URL.parse(url);
   if (parsed?.protocol !== "https:" && parsed?.protocol !== "http:") throw invalidParameter("webhook_url", "webhook_url must be an http or https URL.");
@@ -257,9 +290,11 @@ export const LIST_PAGE_MAX_BYTES = 3 * 1024 * 1024;
  * polling state (a prompt may be 32000 characters, and a provider's polling
  * URL may repeat it; GetTask answers the whole task), and no more tasks than
  * fit in LIST_PAGE_MAX_BYTES, newest first, so a default gRPC client always
- * takes the answer.
+ * takes the answer: a page may hold fewer than the limit asked. A task whose
+ * summary alone passes the bound (its provider's error message, say) is left
+ * out, and the tasks after it still listed; GetTask answers it.
  */
-function listPage(tasks: readonly Task[]): Task[] {
+export function listPage(tasks: readonly Task[]): Task[] {
   const page: Task[] = [];
   let bytes = 0;
   for (const task of tasks) {
@@ -269,8 +304,10 @@ function listPage(tasks: readonly Task[]): Task[] {
       video: task.video ? { ...task.video, prompt: "" } : undefined,
       polling: undefined,
     });
-    bytes += toBinary(TaskSchema, summary).length;
-    if (bytes > LIST_PAGE_MAX_BYTES) break;
+    const size = toBinary(TaskSchema, summary).length;
+    if (size > LIST_PAGE_MAX_BYTES) continue;
+    if (bytes + size > LIST_PAGE_MAX_BYTES) break;
+    bytes += size;
     page.push(summary);
   }
   return page;

@@ -195,6 +195,22 @@ describe("FLUX.1 Kontext [pro]: aspect_ratio and one input image, at its flat pr
   });
 });
 
+describe("webhook_url, checked before the input images are fetched", () => {
+  it.each([
+    { webhookUrl: "https://example.com/hook", message: /Webhooks are not configured/ },
+    { webhookUrl: `https://example.com/${"a".repeat(2048)}`, message: /at most 2048 characters/ },
+  ])("refuses $message by name, fetching nothing and holding nothing", async ({ webhookUrl, message }) => {
+    const path = "/320x240.png";
+    const before = await balance();
+    const fetchesBefore = imageFetches.get(path) ?? 0;
+    const { status, json } = await createImage({ model: "bfl/flux-2-pro", prompt: "hooked", image: `${imageOrigin}${path}`, webhook_url: webhookUrl });
+    expect(status, JSON.stringify(json)).toBe(400);
+    expect(json.error).toMatchObject({ param: "webhook_url", message: expect.stringMatching(message) });
+    expect(imageFetches.get(path) ?? 0).toBe(fetchesBefore);
+    expect(await balance()).toBe(before);
+  });
+});
+
 describe("models that take no input image", () => {
   it("refuses image on FLUX1.1 [pro] (text only) before fetching it", async () => {
     const { status, json } = await createImage({ model: "bfl/flux-pro-1.1", prompt: "no inputs", image: `${imageOrigin}/64x64.png` });

@@ -169,6 +169,7 @@ describe("simulator/video in the bundled default", () => {
     [{ model: "simulator/image" }, "model"],
     [{ colour: "red" }, "colour"],
     [{ webhook_url: "ftp://example.com/hook" }, "webhook_url"],
+    [{ webhook_url: `https://example.com/${"a".repeat(2048)}` }, "webhook_url"],
   ])("refuses %j with a 400 naming %s, holding nothing", async (fields, param) => {
     const before = await client.balance();
     const given = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === "string" ? value.replace("__ORIGIN__", imageOrigin) : value]));
