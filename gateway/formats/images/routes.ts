@@ -1,7 +1,6 @@
 // The images endpoints (spec: POST /api/v1/images/generations, GET
 // /api/v1/images/{task_id}) and the hosted assets of media tasks (GET
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
-import type { Context } from "koa";
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
 import { taskOfKind } from "../../../core/tasks/task-not-found.ts";
@@ -11,10 +10,8 @@ import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
 import { encodeSyncImages } from "./encode-sync.ts";
 import { encodeImageTask } from "./encode-task.ts";
+import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
-
-/** The gateway's own scheme and host as the caller reached it: hosted asset URLs are made absolute with it. */
-const originOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}`;
 
 export const images: GatewayFormat = { encodeError: specErrorBody, register: registerImageRoutes };
 

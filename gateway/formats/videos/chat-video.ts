@@ -9,7 +9,7 @@ import { parseModelReference } from "../../../core/routing/model-id.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
-import { originOf } from "./origin.ts";
+import { originOf } from "../origin.ts";
 import { unlessNotFound } from "./unless-not-found.ts";
 
 /** True when the body was a video request, now answered. */

@@ -4,10 +4,11 @@
 import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
 import { CreateVideoRequestSchema, type CreateVideoRequest } from "../../../gen/router/v1/tasks_pb.js";
+import { MAX_VIDEO_SEED } from "../../../core/tasks/given-parameter.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 
-/** The fields of a video request, shared with chat completions' video body. */
-export const videoFields = {
+/** The fields of a video request (chat completions' video body is checked by decodeVideoRequest too). */
+const videoFields = {
   model: z.string().min(1),
   prompt: z.string().min(1),
   image: z.string().min(1).optional(),
@@ -18,7 +19,8 @@ export const videoFields = {
   aspectRatio: z.string().min(1).optional(),
   size: z.string().min(1).optional(),
   mode: z.string().min(1).optional(),
-  seed: z.number().int().min(0).optional(),
+  // Veo takes a uint32, the largest any provider documents; a larger number would also lose precision as a JS number.
+  seed: z.number().int().min(0).max(MAX_VIDEO_SEED).optional(),
   generateAudio: z.boolean().optional(),
   /** Beyond the spec: where the finished task is POSTed (docs/tasks.md, "Webhooks"). */
   webhook_url: z.string().min(1).optional(),
@@ -26,10 +28,10 @@ export const videoFields = {
 
 const videoBody = nullMeansAbsent(z.object(videoFields).strict());
 
-export type VideoBody = z.output<typeof videoBody>;
+type VideoBody = z.output<typeof videoBody>;
 
 /** The core's request for a validated video body. */
-export function videoRequestOf(video: VideoBody, apiKey: string, idempotencyKey: string, origin: string): CreateVideoRequest {
+function videoRequestOf(video: VideoBody, apiKey: string, idempotencyKey: string, origin: string): CreateVideoRequest {
   return create(CreateVideoRequestSchema, {
     caller: { apiKey },
     model: video.model,

@@ -13,7 +13,7 @@ import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-task.ts";
 import { videoBodyOfForm } from "./form-body.ts";
-import { originOf } from "./origin.ts";
+import { originOf } from "../origin.ts";
 import { unlessNotFound } from "./unless-not-found.ts";
 
 const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
