@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Document } from "yaml";
+import { Document, Scalar, visit } from "yaml";
 import { parseMoney } from "../core/billing/money.ts";
 import { routerConfigSchema, type RouterConfig } from "../core/config/schema.ts";
 
@@ -358,7 +358,8 @@ function klingModels() {
     output_modalities: ["video"],
     supported_parameters: [],
     // Kling refuses a prompt over 2500 characters: refused by the router before anything is held (core/tasks/prompt.ts).
-    supported_params_details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"], prompt: { max_length: 2500 } },
+    // generateAudio: [] as sound is priced apart and 2.5 Turbo does not take it: hidden in /models and refused at create.
+    supported_params_details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"], generateAudio: [], prompt: { max_length: 2500 } },
     providers: [{ provider: "kling", provider_model_id: id, pricing: { prompt: "0", completion: "0", video_output_per_second: pricePerSecond } }],
   });
   return [model("kling-v2-5-turbo", "Kling 2.5 Turbo", "0.042", "Text or image to video, 5 or 10 seconds, 720p (std mode); aspectRatio for text to video only.")];
@@ -489,6 +490,12 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
 
   // Written as built (defaults left implicit); no anchors for the shared price objects.
   const document = new Document(config, { aliasDuplicateObjects: false });
+  // Aspect ratios quoted: YAML 1.1 readers take an unquoted 16:9 for a base-60 number (969).
+  visit(document, {
+    Scalar(_, node) {
+      if (typeof node.value === "string" && /^\d+:\d+$/.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
   document.commentBefore = HEADER.split("\n").map((line) => (line ? " " + line : "")).join("\n");
   return { config: result.data, yaml: document.toString({ lineWidth: 0 }), skipped };
 }

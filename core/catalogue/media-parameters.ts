@@ -16,8 +16,25 @@ export type ParameterSchema = Record<string, unknown>;
 /** The spec's range of `n` for image generation. */
 export const IMAGE_N_MAX = 10;
 
-/** Most images one request may ask of a route: the spec's range, narrowed by what one job of its protocol makes. */
-export const mostImagesPerRequest = (adapter: MediaJobAdapter) => Math.min(IMAGE_N_MAX, adapter.maxImagesPerJob);
+/**
+ * Most images one request may ask of a route: the spec's range, narrowed by
+ * what one job of its protocol makes and by the model's configured
+ * `supported_params_details.n.maximum`, where it sets one.
+ */
+export function mostImagesPerRequest(adapter: MediaJobAdapter, details: Record<string, unknown>): number {
+  const configured = details.n && typeof details.n === "object" ? (details.n as { maximum?: unknown }).maximum : undefined;
+  return Math.min(IMAGE_N_MAX, adapter.maxImagesPerJob, typeof configured === "number" && configured >= 1 ? Math.floor(configured) : IMAGE_N_MAX);
+}
+
+/**
+ * The values the model's `supported_params_details.<name>` allows when it is a
+ * list (an empty list: the model takes none of it); undefined when it sets no
+ * list. The one reading of a details list, for the catalogue and the task endpoints.
+ */
+export function allowedValuesOf(details: Record<string, unknown>, name: string): readonly unknown[] | undefined {
+  const listed = details[name];
+  return Array.isArray(listed) ? listed : undefined;
+}
 
 const uri = { type: "string", format: "uri" };
 
@@ -43,10 +60,12 @@ export function mediaParametersOf(route: ProviderRoute, adapters: MediaAdapters)
   if (!adapter) return parameters;
   const output = route.model.output_modalities;
   const details = route.model.supported_params_details;
-  const most = mostImagesPerRequest(adapter);
+  const most = mostImagesPerRequest(adapter, details);
   if (output.includes("image") && adapter.submitImage && most > 0) {
     parameters.set("n", { type: "integer", minimum: 1, maximum: most });
-    addCarried(parameters, IMAGE_SCHEMAS, adapter.imageParameters, details);
+    // Input images only for a model that takes images in (the task endpoint refuses them otherwise).
+    const takesImages = route.model.input_modalities.includes("image");
+    addCarried(parameters, IMAGE_SCHEMAS, adapter.imageParameters.filter((name) => name !== "image" || takesImages), details);
     // Every image task answers hosted URLs; only a synchronous provider's answer carries the bytes.
     parameters.set("response_format", { type: "string", enum: adapter.synchronousImages ? ["url", "b64_json"] : ["url"] });
   }
@@ -58,8 +77,8 @@ export function mediaParametersOf(route: ProviderRoute, adapters: MediaAdapters)
 function addCarried(parameters: Map<string, ParameterSchema>, schemas: Readonly<Record<string, ParameterSchema>>, carried: readonly string[], details: Record<string, unknown>) {
   for (const name of carried) {
     const schema = schemas[name] ?? { type: "string" };
-    const allowed = details[name];
-    if (!Array.isArray(allowed)) parameters.set(name, schema);
+    const allowed = allowedValuesOf(details, name);
+    if (!allowed) parameters.set(name, schema);
     // An empty list is the catalogue saying the model takes none of it (the task endpoints refuse it).
     else if (allowed.length > 0) parameters.set(name, { ...schema, enum: allowed });
   }

@@ -110,18 +110,19 @@ function aggregateSupportedParameters(model: CatalogueModel, mediaAdapters: Medi
 }
 
 /**
- * The configured details, plus an image model's range of `n` when the
- * configuration gives none: the smallest of its routes' maxima, which every
- * route serves.
+ * The configured details, with an image model's range of `n` as the task
+ * endpoint applies it: the smallest of its routes' maxima (each the spec's,
+ * its protocol's and the configured maximum's least), which every route serves.
  */
 function parameterDetails(model: CatalogueModel, mediaAdapters: MediaAdapters): Record<string, unknown> {
   const details = model.config.supported_params_details;
-  if ("n" in details) return details;
   const maxima = model.routes.flatMap((route) => {
     const n = mediaParametersOf(route, mediaAdapters).get("n");
     return n ? [n.maximum as number] : [];
   });
-  return maxima.length === 0 ? details : { ...details, n: { minimum: 1, maximum: Math.min(...maxima) } };
+  if (maxima.length === 0) return details;
+  const configured = details.n && typeof details.n === "object" ? (details.n as Record<string, unknown>) : {};
+  return { ...details, n: { minimum: 1, ...configured, maximum: Math.min(...maxima) } };
 }
 
 function architectureOf(model: CatalogueModel): Architecture {

@@ -31,7 +31,7 @@ const PROTOCOLS: Record<ProviderProtocol, RegisteredProtocol> = {
   gemini: { capabilities: geminiCapabilities, createAdapter: createGeminiAdapter },
   simulator: { capabilities: simulatorCapabilities, createAdapter: createSimulatorAdapter, createMediaAdapter: createSimulatorMediaAdapter },
   bfl: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images"), createMediaAdapter: createBflMediaAdapter },
-  pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("images and videos"), createMediaAdapter: createPolloMediaAdapter },
+  pollo: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos"), createMediaAdapter: createPolloMediaAdapter },
   kling: { capabilities: mediaOnlyCapabilities, createAdapter: createMediaOnlyChatAdapter("videos"), createMediaAdapter: createKlingMediaAdapter },
   vertex: { capabilities: vertexCapabilities, createAdapter: createVertexChatAdapter, createMediaAdapter: createVertexMediaAdapter },
 };

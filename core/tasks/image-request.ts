@@ -7,12 +7,13 @@
 import { create } from "@bufbuild/protobuf";
 import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
-import { mostImagesPerRequest } from "../catalogue/media-parameters.ts";
+import { allowedValuesOf, mostImagesPerRequest } from "../catalogue/media-parameters.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
 import type { Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
+import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
@@ -57,7 +58,7 @@ export async function planImage(
   const route = routeFor(modelId, model.routes, adapters, wanted);
   const adapter = adapters[route.provider.protocol]!;
   const n = image.n === 0 ? 1 : image.n;
-  const most = mostImagesPerRequest(adapter);
+  const most = mostImagesPerRequest(adapter, model.config.supported_params_details);
   if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `n must be between 1 and ${most}.`);
   if (image.size && image.size !== "auto" && !/^\d+x\d+$/.test(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
   const details = model.config.supported_params_details;
@@ -145,12 +146,12 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
   for (const [param, value] of given) {
     if (!value || value === "auto") continue;
     if (!adapter.imageParameters.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
-    const allowed = details[param];
-    if (Array.isArray(allowed) && !allowed.includes(value)) {
-      throw invalidParameter(param, allowed.length === 0 ? `${modelId} does not take ${param}.` : `${param} must be one of ${allowed.join(", ")} for ${modelId}.`);
-    }
+    checkGivenValue(modelId, details, param, value);
   }
-  if (image.seed !== 0n && !adapter.imageParameters.includes("seed")) throw invalidParameter("seed", `${modelId} does not take seed.`);
+  if (image.seed !== 0n) {
+    if (!adapter.imageParameters.includes("seed")) throw invalidParameter("seed", `${modelId} does not take seed.`);
+    checkGivenValue(modelId, details, "seed", String(image.seed));
+  }
 }
 
 /**
@@ -181,7 +182,9 @@ const isSize = (size: string) => /^\d+x\d+$/.test(size);
  */
 function checkInputImages(modelId: string, inputModalities: readonly string[], details: Record<string, unknown>, adapter: MediaJobAdapter, urls: readonly string[]) {
   if (urls.length === 0) return;
-  if (!inputModalities.includes("image") || !adapter.imageParameters.includes("image")) throw invalidParameter("image", `${modelId} does not take input images.`);
+  const listed = allowedValuesOf(details, "image");
+  if (!inputModalities.includes("image") || !adapter.imageParameters.includes("image") || listed?.length === 0) throw invalidParameter("image", `${modelId} does not take input images.`);
+  for (const url of urls) checkGivenValue(modelId, {}, "image", url, MAX_URL_LENGTH);
   const limit = details.image && typeof details.image === "object" ? (details.image as { max?: unknown }).max : undefined;
   const most = typeof limit === "number" ? limit : DEFAULT_INPUT_IMAGES;
   if (urls.length > most) throw invalidParameter("image", most === 1 ? `${modelId} takes one input image.` : `${modelId} takes at most ${most} input images.`);

@@ -28,9 +28,12 @@ export function mediaModelOf(catalogue: Catalogue, modelId: string): CatalogueMo
 
 /**
  * 503 no_provider_available for a media model none of whose routes of the kind
- * is enabled, naming the key variables to set, as chat's answer does.
+ * is enabled, naming the key variables to set, as chat's answer does; a 400
+ * naming model when it has no route whose protocol runs that kind at all
+ * (no key would help: the configuration has to change).
  */
 export function noMediaProvider(kind: "image" | "video", modelId: string, routes: readonly ProviderRoute[]) {
+  if (routes.length === 0) return invalidParameter("model", `${modelId} has no provider whose protocol runs ${kind} tasks.`);
   const keys = missingKeysMessage(modelId, routes);
   return routerError(Code.Unavailable, "no_provider_available", `No provider that runs ${kind} tasks is available for ${modelId}${keys ? `: ${keys}` : ""}.`, { param: "model" });
 }

@@ -11,6 +11,7 @@ import type { ProviderProtocol } from "../config/schema.ts";
 import { parseMoney, type Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
+import { checkGivenValue, MAX_URL_LENGTH, MAX_VIDEO_SEED } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
@@ -22,8 +23,6 @@ export const VIDEO_SECONDS: readonly number[] = [4, 8, 12];
 /** Seconds held when neither the request nor the catalogue says how long a video is: the spec's longest. */
 export const DEFAULT_VIDEO_SECONDS = 12;
 
-/** The parameters whose allowed values the catalogue may list in `supported_params_details`. */
-const LISTED_PARAMETERS = ["length", "seconds", "resolution", "aspectRatio", "size", "mode"] as const;
 
 export interface PlannedVideo {
   route: ProviderRoute;
@@ -88,13 +87,14 @@ export function videoSecondsHeld(details: Record<string, unknown>, video: Pick<V
 
 /**
  * Each optional parameter given: refused where the route's protocol does not
- * carry it (never dropped silently), and, for the listed ones, checked
- * against the model's `supported_params_details.<param>` where the catalogue
- * has a list (values compared as text: `seconds: ["4", "8"]` and
- * `length: [5, 10]` both work).
+ * carry it (never dropped silently), and checked against the model's
+ * `supported_params_details.<param>` where the catalogue has a list (the
+ * same reading as the list it publishes), else within a length. A seed is
+ * a whole number from 0 to MAX_VIDEO_SEED.
  */
 function checkOptions(modelId: string, details: Record<string, unknown>, adapter: MediaJobAdapter, video: VideoParameters) {
   const carried = adapter.videoParameters ?? [];
+  if (video.seed !== undefined && (video.seed < 0n || video.seed > BigInt(MAX_VIDEO_SEED))) throw invalidParameter("seed", `seed must be a whole number from 0 to ${MAX_VIDEO_SEED}.`);
   const given: Record<string, string | undefined> = {
     image: video.imageUrl || undefined,
     length: video.length ? String(video.length) : undefined,
@@ -109,9 +109,6 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
   for (const [param, value] of Object.entries(given)) {
     if (value === undefined) continue;
     if (!carried.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
-    const allowed = (LISTED_PARAMETERS as readonly string[]).includes(param) ? details[param] : undefined;
-    if (Array.isArray(allowed) && !allowed.map(String).includes(value)) {
-      throw invalidParameter(param, allowed.length === 0 ? `${modelId} does not take ${param}.` : `${param} must be one of ${allowed.join(", ")} for ${modelId}.`);
-    }
+    checkGivenValue(modelId, details, param, value, param === "image" ? MAX_URL_LENGTH : undefined);
   }
 }

@@ -11,6 +11,7 @@ import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/t
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobState, MediaJobAdapter, MediaJobCall, SubmittedJob, VideoRefusal } from "../media-job.ts";
+import { refusedJob } from "../refused-job.ts";
 import { UpstreamError } from "../types.ts";
 
 /** How long each token is valid: Kling's documented example (30 minutes); one is made per request anyway. */
@@ -64,9 +65,9 @@ export function createKlingMediaAdapter(options: KlingMediaOptions = {}): MediaJ
       }
       // Refusals that will not change on a retry end the task at once with Kling's words; the others
       // (429 rate limits, 5xx) are retried by the task service.
-      const refused = { jobId: answer.requestId, pollingUrl: "" };
-      if (answer.code === CONTENT_SECURITY) return { ...refused, finished: { state: "failed", code: "request_moderated", message: answer.message } };
-      if (ACCOUNT_REFUSALS.has(answer.code)) return { ...refused, finished: { state: "failed", code: "upstream_error", message: answer.message } };
+      // No task exists at Kling: the upstream id is the router's own (Kling's request_id may be absent, and is no task's id).
+      if (answer.code === CONTENT_SECURITY) return refusedJob({ state: "failed", code: "request_moderated", message: answer.message });
+      if (ACCOUNT_REFUSALS.has(answer.code)) return refusedJob({ state: "failed", code: "upstream_error", message: answer.message });
       throw answer.error;
     },
     async poll(call, job): Promise<JobState> {
@@ -137,7 +138,7 @@ function secondsOf(duration: string | number | null | undefined): number | undef
   return duration !== null && duration !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
-type KlingAnswer = { ok: true; data: unknown } | { ok: false; code: number; message: string; requestId: string; error: UpstreamError };
+type KlingAnswer = { ok: true; data: unknown } | { ok: false; code: number; message: string; error: UpstreamError };
 
 /**
  * One call: Kling's envelope {code, message, request_id, data}. A refusal (an
@@ -145,23 +146,23 @@ type KlingAnswer = { ok: true; data: unknown } | { ok: false; code: number; mess
  * and the UpstreamError to throw when the caller does not handle that code.
  */
 async function klingCall(url: string, request: Parameters<typeof mediaJson>[1]): Promise<KlingAnswer> {
-  let refusal: { code: number; message: string; requestId: string } | undefined;
+  let refusal: { code: number; message: string } | undefined;
   try {
     const answer = checkShape(envelope, await mediaJson(url, request, (status, text) => describe(status, (refusal = refusalOf(text)))));
     if (answer.code === 0) return { ok: true, data: answer.data };
     const message = `Kling refused (code ${answer.code}): ${answer.message ?? ""}`.trim();
-    return { ok: false, code: answer.code, message, requestId: answer.request_id ?? "", error: new UpstreamError(message, { retryable: true, reason: `kling_${answer.code}` }) };
+    return { ok: false, code: answer.code, message, error: new UpstreamError(message, { retryable: true, reason: `kling_${answer.code}` }) };
   } catch (error) {
     if (refusal && error instanceof UpstreamError) return { ok: false, ...refusal, message: error.message, error };
     throw error;
   }
 }
 
-function refusalOf(text: string): { code: number; message: string; requestId: string } | undefined {
+function refusalOf(text: string): { code: number; message: string } | undefined {
   try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown; request_id?: unknown };
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
     if (typeof body.code !== "number") return undefined;
-    return { code: body.code, message: typeof body.message === "string" ? body.message : "", requestId: typeof body.request_id === "string" ? body.request_id : "" };
+    return { code: body.code, message: typeof body.message === "string" ? body.message : "" };
   } catch {
     return undefined;
   }

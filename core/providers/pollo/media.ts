@@ -54,6 +54,7 @@ function inputOf(video: VideoParameters): Record<string, unknown> {
   if (video.resolution) input.resolution = video.resolution;
   if (video.aspectRatio) input.aspectRatio = video.aspectRatio;
   if (video.mode) input.mode = video.mode;
+  // At most 2^32-1 (planVideo's check): exact as a number.
   if (video.seed !== undefined) input.seed = Number(video.seed);
   if (video.generateAudio !== undefined) input.generateAudio = video.generateAudio;
   return input;

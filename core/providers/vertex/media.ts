@@ -65,7 +65,7 @@ async function bodyOf(call: MediaJobCall, video: VideoParameters): Promise<Recor
   if (video.length) parameters.durationSeconds = video.length;
   if (video.aspectRatio) parameters.aspectRatio = video.aspectRatio;
   if (video.resolution) parameters.resolution = video.resolution;
-  // Veo's seed is a uint32; the endpoint's checks keep it in range.
+  // Veo's seed is a uint32: the gateway's decoder and planVideo refuse anything past 2^32-1, so Number() is exact.
   if (video.seed !== undefined) parameters.seed = Number(video.seed);
   if (video.generateAudio !== undefined) parameters.generateAudio = video.generateAudio;
   return { instances: [instance], parameters };

@@ -10,7 +10,8 @@ const IMAGE_URL_FIELD = "input_reference[image_url]";
 const INTEGER_FIELDS = new Set(["length", "seed"]);
 
 export function videoBodyOfForm(form: FormData): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
+  // No prototype: a field named constructor or __proto__ is a field like any other (then refused by name as unknown).
+  const body: Record<string, unknown> = Object.create(null);
   for (const [name, value] of form) {
     const isReference = name === "input_reference" || name.startsWith("input_reference[");
     if (isReference && (typeof value !== "string" || name !== IMAGE_URL_FIELD)) {
@@ -18,7 +19,7 @@ export function videoBodyOfForm(form: FormData): Record<string, unknown> {
     }
     if (typeof value !== "string") throw invalidParameter(name, `${name} must be a text field, not a file.`);
     const field = isReference ? "image" : name;
-    if (field in body) throw invalidParameter(isReference ? "input_reference" : name, `${name} is given twice.`);
+    if (Object.hasOwn(body, field)) throw invalidParameter(isReference ? "input_reference" : name, `${name} is given twice.`);
     body[field] = fieldValue(field, value);
   }
   return body;

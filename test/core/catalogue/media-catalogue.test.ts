@@ -8,8 +8,8 @@ import type { HandlerContext } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { GetModelRequestSchema, ListModelsRequestSchema, ListModelsResponseSchema, type GetModelResponse, type ListModelsResponse } from "../../../gen/router/v1/catalogue_pb.js";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
-import { mediaParametersOf } from "../../../core/catalogue/media-parameters.ts";
-import { providerEntryToProto } from "../../../core/catalogue/to-proto.ts";
+import { mediaParametersOf, mostImagesPerRequest } from "../../../core/catalogue/media-parameters.ts";
+import { modelToProto, providerEntryToProto } from "../../../core/catalogue/to-proto.ts";
 import { loadConfigFile, parseConfig } from "../../../core/config/load.ts";
 import { createMediaAdapters } from "../../../core/providers/registry.ts";
 import { createCatalogueService } from "../../../core/services/catalogue.ts";
@@ -59,7 +59,7 @@ describe("CatalogueService on media models", () => {
 });
 
 describe("mediaParametersOf", () => {
-  const config = (outputModalities: string[], details: Record<string, unknown>) =>
+  const config = (outputModalities: string[], details: Record<string, unknown>, inputModalities = ["text"]) =>
     parseConfig(
       JSON.stringify({
         providers: [{ id: "simulator", label: "Simulator", protocol: "simulator" }],
@@ -71,7 +71,7 @@ describe("mediaParametersOf", () => {
             creator: "test",
             context_length: 1000,
             max_completion_tokens: 1,
-            input_modalities: ["text"],
+            input_modalities: inputModalities,
             output_modalities: outputModalities,
             supported_parameters: [],
             supported_params_details: details,
@@ -102,6 +102,37 @@ describe("mediaParametersOf", () => {
   it("lists nothing for a text model, and only what the model makes", () => {
     expect(parametersOf(["text"])).toEqual({});
     expect(Object.keys(parametersOf(["video"]))).toEqual(["image", "seconds", "size", "seed"]);
+  });
+
+  /** The simulator as a protocol that carries input images and makes four images a job. */
+  const imaging = () => {
+    const adapters = createMediaAdapters();
+    return { ...adapters, simulator: { ...adapters.simulator!, maxImagesPerJob: 4, imageParameters: ["size", "image"] } };
+  };
+
+  it("lists image (input images) only for a model whose input_modalities has image, as the task endpoint takes them", () => {
+    const listed = (inputModalities: string[]) => {
+      const [route] = createCatalogue(config(["image"], {}, inputModalities), {}).get("test/media")!.routes;
+      return [...mediaParametersOf(route, imaging()).keys()];
+    };
+    expect(listed(["text"])).toEqual(["n", "size", "response_format"]);
+    expect(listed(["text", "image"])).toEqual(["n", "size", "image", "response_format"]);
+  });
+
+  it("hides a video parameter whose details list is empty (seed: [], generateAudio: [])", () => {
+    expect(Object.keys(parametersOf(["video"], { seed: [] }))).toEqual(["image", "seconds", "size"]);
+  });
+
+  it("narrows n to the configured supported_params_details.n.maximum, published and applied alike", () => {
+    const adapters = imaging();
+    const model = createCatalogue(config(["image"], { n: { maximum: 2 } }), {}).get("test/media")!;
+    expect(mediaParametersOf(model.routes[0], adapters).get("n")).toEqual({ type: "integer", minimum: 1, maximum: 2 });
+    expect(mostImagesPerRequest(adapters.simulator, model.config.supported_params_details)).toBe(2);
+    expect(modelToProto(model, adapters).supportedParamsDetails).toMatchObject({ n: { minimum: 1, maximum: 2 } });
+    // A configured maximum above what the protocol makes is not published.
+    const generous = createCatalogue(config(["image"], { n: { maximum: 9 } }), {}).get("test/media")!;
+    expect(modelToProto(generous, adapters).supportedParamsDetails).toMatchObject({ n: { maximum: 4 } });
+    expect(mostImagesPerRequest(adapters.simulator, generous.config.supported_params_details)).toBe(4);
   });
 
   it("lists nothing for a route without a media adapter", () => {

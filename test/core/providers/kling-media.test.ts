@@ -116,8 +116,9 @@ describe("the Kling media adapter", () => {
   it("answers a prompt refused by Kling's content security (1301) as a finished request_moderated job", async () => {
     const job = await submit({ prompt: `x ${REFUSE_PROMPT}` });
     expect(job.finished).toEqual({ state: "failed", code: "request_moderated", message: "Kling 400 (code 1301): Trigger the content security policy of the platform" });
-    // The refused call's request id stands for the job Kling never made.
-    expect(job.jobId).toMatch(/^fake-request-\d+$/);
+    // Kling made no task: the id is the router's own, a new one per refusal (the provider-prefixed index key of one refusal never names another).
+    expect(job.jobId).toMatch(/^refused_[0-9a-f]{32}$/);
+    expect((await submit({ prompt: `y ${REFUSE_PROMPT}` })).jobId).not.toBe(job.jobId);
   });
 
   it("signs with the secret key and names the access key as issuer: either wrong is Kling's 401", async () => {

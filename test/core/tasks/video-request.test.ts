@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VideoParametersSchema, VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
@@ -42,6 +42,7 @@ const catalogue = createCatalogue(
         model("simulator/video", { seconds: ["4", "8"], size: ["720x1280", "1280x720"] }, "0.01"),
         model("simulator/free-length", {}, undefined),
         model("simulator/listed-length", { length: [5, 10] }, "0.5"),
+        model("simulator/silent", { seed: [], generateAudio: [] }, "0.01"),
         { ...model("simulator/image-only", {}, "0.01"), output_modalities: ["image"] },
       ],
     }),
@@ -68,6 +69,8 @@ function model(id: string, details: object, perSecond: string | undefined) {
 const simulator = createSimulatorMediaAdapter();
 /** The simulator with `length` carried too, for the catalogue's length lists. */
 const withLength: MediaJobAdapter = { ...simulator, videoParameters: [...simulator.videoParameters!, "length"] };
+/** The simulator carrying every public video parameter, for the free-text ones. */
+const carriesAll: MediaJobAdapter = { ...simulator, videoParameters: ["image", "length", "seconds", "resolution", "aspectRatio", "size", "mode", "seed", "generateAudio"] };
 const video = (fields: MessageInitShape<typeof VideoParametersSchema> = {}) => create(VideoParametersSchema, { prompt: "a wave", ...fields });
 
 async function refusal(promise: Promise<unknown>): Promise<{ param: string; message: string }> {
@@ -107,6 +110,43 @@ describe("planVideo", () => {
   ])("refuses %j with a 400 naming %s (%s)", async (fields, param, modelId) => {
     const adapters = { simulator: modelId === "simulator/listed-length" ? withLength : simulator };
     expect((await refusal(planVideo(catalogue, adapters, modelId, video(fields)))).param).toBe(param);
+  });
+
+  it("checks every carried parameter against its details list: an empty list (seed: [], generateAudio: []) takes none, as the catalogue hides it", async () => {
+    for (const fields of [{ seed: 3n }, { generateAudio: false }]) {
+      const { param, message } = await refusal(planVideo(catalogue, { simulator: carriesAll }, "simulator/silent", video(fields)));
+      expect(param).toBe(Object.keys(fields)[0]);
+      expect(message).toMatch(/does not take/);
+    }
+    expect((await planVideo(catalogue, { simulator: carriesAll }, "simulator/free-length", video({ seed: 3n, generateAudio: true }))).heldSeconds).toBe(DEFAULT_VIDEO_SECONDS);
+  });
+
+  it("takes a seed from 0 to 2^32-1 and refuses a larger one naming seed", async () => {
+    await planVideo(catalogue, { simulator }, "simulator/video", video({ seed: 4294967295n }));
+    expect(await refusal(planVideo(catalogue, { simulator }, "simulator/video", video({ seed: 4294967296n })))).toMatchObject({ param: "seed", message: expect.stringMatching(/0 to 4294967295/) });
+  });
+
+  it.each([
+    [{ resolution: "r".repeat(65) }, "resolution"],
+    [{ mode: "m".repeat(65) }, "mode"],
+    [{ aspectRatio: "1".repeat(65) }, "aspectRatio"],
+    [{ size: "9".repeat(65) }, "size"],
+    [{ imageUrl: `http://127.0.0.1:1/${"a".repeat(2048)}` }, "image"],
+  ])("refuses a free-text value past its length (%#) naming %s, before any fetch", async (fields, param) => {
+    const { param: named, message } = await refusal(planVideo(catalogue, { simulator: carriesAll }, "simulator/free-length", video(fields)));
+    expect(named).toBe(param);
+    expect(message).toMatch(/at most (64|2048) characters/);
+  });
+
+  it("is a 400 naming model when no route's protocol makes videos, a 503 when such routes exist but are disabled", async () => {
+    const { submitVideo: _, ...imagesOnly } = simulator;
+    const { param, message } = await refusal(planVideo(catalogue, { simulator: imagesOnly }, "simulator/video", video()));
+    expect(param).toBe("model");
+    expect(message).toMatch(/has no provider whose protocol runs video tasks/);
+    const disabled = createCatalogue(parseConfig(JSON.stringify({ providers: [{ id: "keyed", label: "Keyed", protocol: "simulator", api_key_env: "UNSET_VIDEO_KEY" }], models: [{ ...model("keyed/video", {}, "0.01"), providers: [{ provider: "keyed", provider_model_id: "video", pricing: { prompt: "0", completion: "0" } }] }] })), {});
+    const unavailable = await planVideo(disabled, { simulator }, "keyed/video", video()).then(() => undefined, (caught: ConnectError) => caught);
+    expect(unavailable?.code).toBe(Code.Unavailable);
+    expect(unavailable?.rawMessage).toMatch(/UNSET_VIDEO_KEY/);
   });
 
   it("takes a JPEG or PNG URL between 1:4 and 4:1, and refuses base64, other types, other shapes and dead URLs naming image", async () => {

@@ -1,0 +1,30 @@
+// One optional media parameter a request gives, checked the same way on both
+// task endpoints: against the model's `supported_params_details` list where
+// the catalogue has one (the list the catalogue publishes, read by
+// allowedValuesOf), and within a length where any text is taken, so a
+// free-text value is never stored and sent on at any size.
+import { allowedValuesOf } from "../catalogue/media-parameters.ts";
+import { invalidParameter } from "../errors.ts";
+
+/** The largest video seed taken: Veo's seed is a uint32, and the other providers' fit in it. */
+export const MAX_VIDEO_SEED = 2 ** 32 - 1;
+/** The longest input image URL taken: browsers' and CDNs' practical limit. */
+export const MAX_URL_LENGTH = 2048;
+/** The longest free-text value (a resolution, a mode, an aspect ratio, a size) taken when the catalogue lists none. */
+export const MAX_TEXT_LENGTH = 64;
+
+/**
+ * Refuses, with a 400 naming `param`, a value the model's list does not have
+ * (compared as text: `seconds: ["4", "8"]` and `length: [5, 10]` both work;
+ * an empty list takes nothing), or a value longer than `maxLength` where no list is given.
+ */
+export function checkGivenValue(modelId: string, details: Record<string, unknown>, param: string, value: string, maxLength = MAX_TEXT_LENGTH) {
+  const allowed = allowedValuesOf(details, param);
+  if (!allowed) {
+    if (value.length > maxLength) throw invalidParameter(param, `${param} is at most ${maxLength} characters.`);
+    return;
+  }
+  if (!allowed.map(String).includes(value)) {
+    throw invalidParameter(param, allowed.length === 0 ? `${modelId} does not take ${param}.` : `${param} must be one of ${allowed.join(", ")} for ${modelId}.`);
+  }
+}
