@@ -80,7 +80,7 @@ const pricingSchema = z
     image_output_per_megapixel: decimalString.optional(),
     /** The first megapixel of each generated image, where it costs more than the others; defaults to image_output_per_megapixel. */
     image_output_first_megapixel: decimalString.optional(),
-    /** Per megapixel of the input images an image is made from (FLUX.2 editing), all of a request's together. */
+    /** Per megapixel of the input images an image is made from (FLUX.2 editing), all of them together, charged with each image made (the protocols that take input images make one per request). */
     image_input_per_megapixel: decimalString.optional(),
     /** Per second of generated video (video tasks: the hold is the seconds asked for, or the model's longest, at this price). */
     video_output_per_second: decimalString.optional(),

@@ -161,7 +161,8 @@ class MeteredAdmission implements Admission {
     this.requestId = facts.requestId;
     this.key = facts.key;
     this.holdNanos = facts.holdNanos;
-    // Absent facts stay absent, as the spread object had them.
+    // The optional facts given are copied; a class field is an own property whether assigned or
+    // not (target ES2024 defines fields), so one not given is present and undefined, not absent.
     if (facts.free !== undefined) this.free = facts.free;
     if (facts.requestsWindow !== undefined) this.requestsWindow = facts.requestsWindow;
     if (facts.tokensWindow !== undefined) this.tokensWindow = facts.tokensWindow;

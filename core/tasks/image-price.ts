@@ -35,10 +35,12 @@ export function imagePricesOf(pricing: ModelProviderConfig["pricing"]): ImagePri
   };
 }
 
-/** True when the size of an image changes its price: the hold then needs the largest size the request may make. */
-export const pricedBySize = (prices: ImagePrices) => prices.firstMegapixel > 0n || prices.perMegapixel > 0n || prices.inputPerMegapixel > 0n;
-
-/** One image of `outputPixels`, made from input images of `inputPixels` in all. */
+/**
+ * One image of `outputPixels`, made from input images of `inputPixels` in all.
+ * The inputs are priced with each image made: the one protocol that takes
+ * input images (bfl) makes one image per request (maxImagesPerJob 1, so n is
+ * at most 1), where that is once per request.
+ */
 export function imageCost(prices: ImagePrices, outputPixels: number, inputPixels: number): Money {
   const output = Math.max(1, megapixelsOf(outputPixels));
   const sized = prices.firstMegapixel + prices.perMegapixel * BigInt(output - 1);

@@ -7,8 +7,14 @@ import { timestampDate, timestampMs, type Timestamp } from "@bufbuild/protobuf/w
 import { TaskStatus, VideoResultStyle, type Task, type TaskOutput } from "../../gen/router/v1/tasks_pb.js";
 import { videoSecondsAsked } from "./video-request.ts";
 
+/**
+ * The statuses a task is shown in. EXPIRED is never set: a task past its
+ * retention is gone from the store and answered 404 task_not_found.
+ */
+type ShownStatus = Exclude<TaskStatus, TaskStatus.EXPIRED>;
+
 /** Each style's word for each status (the spec's success words: decisions.md, "Async media"). */
-const STATUS_WORDS: Record<VideoResultStyle, Record<TaskStatus, string>> = {
+const STATUS_WORDS: Record<VideoResultStyle, Record<ShownStatus, string>> = {
   [VideoResultStyle.UNSPECIFIED]: words("queued", "in_progress", "completed"),
   [VideoResultStyle.PROGRESS]: words("queued", "in_progress", "completed"),
   [VideoResultStyle.PER_GENERATION]: words("waiting", "processing", "succeed"),
@@ -16,14 +22,13 @@ const STATUS_WORDS: Record<VideoResultStyle, Record<TaskStatus, string>> = {
   [VideoResultStyle.BASE64]: words("queued", "running", "completed"),
 };
 
-function words(queued: string, running: string, succeeded: string): Record<TaskStatus, string> {
+function words(queued: string, running: string, succeeded: string): Record<ShownStatus, string> {
   return {
     [TaskStatus.UNSPECIFIED]: queued,
     [TaskStatus.QUEUED]: queued,
     [TaskStatus.RUNNING]: running,
     [TaskStatus.SUCCEEDED]: succeeded,
     [TaskStatus.FAILED]: "failed",
-    [TaskStatus.EXPIRED]: "expired",
   };
 }
 
@@ -43,7 +48,6 @@ export interface VideoResultOptions {
  */
 function codeAndMessage(task: Task): { code: string; message: string } {
   if (task.status === TaskStatus.FAILED) return { code: task.error?.code || "upstream_error", message: task.error?.message ?? "" };
-  if (task.status === TaskStatus.EXPIRED) return { code: "expired", message: "The video's results are no longer kept." };
   if (task.status === TaskStatus.SUCCEEDED) return { code: "ok", message: "The video is ready; download it from router_assets.urls." };
   if (task.status === TaskStatus.RUNNING) return { code: "ok", message: "The video is being generated." };
   return { code: "ok", message: "The video is queued." };
@@ -51,7 +55,7 @@ function codeAndMessage(task: Task): { code: string; message: string } {
 
 export function encodeVideoTask(task: Task, options: VideoResultOptions) {
   const style = task.resultStyle;
-  const status = STATUS_WORDS[style][task.status];
+  const status = STATUS_WORDS[style][task.status as ShownStatus];
   const urls = (task.routerAssets?.urls ?? []).map((path) => options.origin + path);
   const common = {
     taskId: task.id,
@@ -106,12 +110,18 @@ export function encodeVideoTask(task: Task, options: VideoResultOptions) {
         // OpenAI always knows (its default is "4"); another provider's default is known once it measured the video: null until then, as size is.
         seconds: String(videoSecondsAsked(task.video ?? { length: 0, seconds: 0 }) ?? durationOf(task, outputs[0]) ?? "") || null,
         size: task.video?.size || null,
+        // OpenAI's Video type has it; the router makes no remixes.
+        remixed_from_video_id: null,
         error: task.status === TaskStatus.FAILED ? { code: common.code, message: common.message } : null,
       };
   }
 }
 
-/** Pollo's generations: one per output once done; before (and on failure), the one video under way. */
+/**
+ * Pollo's generations: one per output once done; before (and on failure), the
+ * one video under way. Its id is `<task>-0` until the video is made, then
+ * Pollo's own generation id (known only then), as Pollo's API answers it.
+ */
 function perGenerations(task: Task, status: string, urls: string[]) {
   const createdDate = iso(task.createdAt);
   if (task.status === TaskStatus.SUCCEEDED) {

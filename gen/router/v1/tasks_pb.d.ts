@@ -1094,7 +1094,10 @@ export declare const TaskService: GenService<{
     output: typeof GetTaskResponseSchema;
   },
   /**
-   * ListTasks returns the organisation's tasks, newest first.
+   * ListTasks returns the organisation's tasks, newest first, as summaries:
+   * each task without its prompt and its polling state (GetTask answers the
+   * whole task). A page stops before its tasks add up to 3 MiB encoded, so
+   * it may hold fewer than limit; a task over 3 MiB on its own is left out.
    *
    * @generated from rpc router.v1.TaskService.ListTasks
    */

@@ -69,6 +69,16 @@ describe("the progress style (OpenAI videos)", () => {
     });
     expect(encode(VideoResultStyle.PROGRESS, TaskStatus.FAILED)).toMatchObject({ status: "failed", error: { code: "content_moderated", message: "Failure to pass the risk control system" } });
   });
+
+  it("has every field of the official SDK's Video type, remixed_from_video_id null", () => {
+    type SdkVideoField = keyof import("openai/resources/videos").Video;
+    const fields: SdkVideoField[] = ["id", "completed_at", "created_at", "error", "expires_at", "model", "object", "progress", "prompt", "remixed_from_video_id", "seconds", "size", "status"];
+    for (const status of [TaskStatus.QUEUED, TaskStatus.RUNNING, TaskStatus.SUCCEEDED, TaskStatus.FAILED]) {
+      const video = encode(VideoResultStyle.PROGRESS, status);
+      for (const field of fields) expect(video, field).toHaveProperty(field);
+      expect(video.remixed_from_video_id).toBeNull();
+    }
+  });
 });
 
 describe("the per-generation style (Pollo)", () => {
