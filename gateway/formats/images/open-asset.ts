@@ -5,7 +5,7 @@
 // JSON answer carries the bytes (base64 videos, b64_json images).
 import { Readable } from "node:stream";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { AssetHead, StreamAssetRequestSchema } from "../../../gen/router/v1/tasks_pb.js";
+import type { AssetHead, StreamAssetRequestSchema, StreamAssetResponse } from "../../../gen/router/v1/tasks_pb.js";
 import { Code, routerError } from "../../../core/errors.ts";
 import type { CoreClient } from "../../core-client.ts";
 
@@ -30,19 +30,35 @@ export async function openAsset(core: CoreClient, request: MessageInitShape<type
     call.abort();
     throw routerError(Code.Internal, "internal_error", "The core streamed an asset without its head.");
   }
-  async function* chunks() {
-    try {
-      for (let next = await messages.next(); !next.done; next = await messages.next()) {
-        if (next.value.part.case === "chunk") yield next.value.part.value;
-      }
-    } finally {
-      await messages.return?.();
-    }
-  }
-  // Byte mode: the stream holds at most one chunk ahead of the client (object mode would hold 16).
-  const body = Readable.from(chunks(), { objectMode: false });
-  body.once("close", () => call.abort());
-  return { head: first.value.part.value, body };
+  return { head: first.value.part.value, body: chunkStream(messages, call) };
+}
+
+/**
+ * The chunks after the head as a byte stream that asks the core for the next
+ * chunk only when its reader took the last (it holds at most one ahead).
+ * Destroying it (Koa does when the client goes) aborts the call first, even
+ * while a chunk is awaited: the core stops its read then, not at its next chunk.
+ */
+function chunkStream(messages: AsyncIterator<StreamAssetResponse>, call: AbortController): Readable {
+  return new Readable({
+    read() {
+      const pull = (): unknown =>
+        messages.next().then((next) => {
+          if (this.destroyed) return;
+          if (next.done) return this.push(null);
+          if (next.value.part.case !== "chunk") return pull();
+          this.push(next.value.part.value);
+        }, (error: unknown) => this.destroy(error as Error));
+      pull();
+    },
+    destroy(error, callback) {
+      // After the last chunk there is no read left to stop (and an abort is not free).
+      if (!this.readableEnded) call.abort();
+      // The iterator's own end, not awaited: a next() still pending settles on the abort.
+      messages.return?.().catch(() => {});
+      callback(error);
+    },
+  });
 }
 
 /** The whole bytes of one asset, for an answer that carries them inline. */
