@@ -93,9 +93,9 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
   const mediaAdapters = createMediaAdapters();
   const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
-  const { webhook_retry_ms: retryMs, webhook_attempts: attempts } = deps.config.tasks;
+  const { webhook_retry_ms: retryMs, webhook_attempts: attempts, fetch_private_urls: allowPrivateAddresses } = deps.config.tasks;
   const tasks = createTasks({
-    webhooks: webhookKey && createWebhooks({ key: webhookKey, retryMs, attempts, now, logger: deps.logger }),
+    webhooks: webhookKey && createWebhooks({ key: webhookKey, retryMs, attempts, allowPrivateAddresses, now, logger: deps.logger }),
     catalogue,
     accounts,
     store: taskStore,

@@ -194,6 +194,7 @@ const TASK_DEFAULTS = {
   webhook_secret_env: "ROUTER_WEBHOOK_SECRET",
   webhook_retry_ms: 1000,
   webhook_attempts: 5,
+  fetch_private_urls: false,
 };
 
 const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
@@ -246,6 +247,11 @@ export const tasksSchema = z
     webhook_retry_ms: z.number().int().positive().default(TASK_DEFAULTS.webhook_retry_ms),
     /** Deliveries tried at most, the first included. */
     webhook_attempts: z.number().int().positive().default(TASK_DEFAULTS.webhook_attempts),
+    /**
+     * Whether URLs callers give (input images, webhook_url) may reach loopback, private, link-local
+     * and unique-local addresses; off, such a connection is refused (deployments on a private network set it).
+     */
+    fetch_private_urls: z.boolean().default(TASK_DEFAULTS.fetch_private_urls),
   })
   .strict()
   .refine((tasks) => tasks.asset_storage !== "s3" || tasks.s3, { message: "asset_storage s3 needs the s3 block (bucket, ...)", path: ["s3"] });

@@ -12,6 +12,8 @@ export interface MediaJobCall {
   /** The second credential of a provider that signs its requests (Kling's secret key), from its secret_key_env. */
   secretKey?: string;
   signal: AbortSignal;
+  /** tasks.fetch_private_urls: whether a URL the caller gave (an input image) may be fetched from a private address. */
+  allowPrivateAddresses?: boolean;
 }
 
 /** What the task keeps of a submitted job to poll it, from any instance. */

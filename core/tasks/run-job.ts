@@ -65,7 +65,7 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
   const adapter = route && deps.adapters[route.provider.protocol];
   const submit = adapter && submitterFor(adapter, task);
   if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
-  const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal };
+  const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal, allowPrivateAddresses: deps.config.fetch_private_urls };
 
   while (!signal.aborted) {
     const nowMs = deps.now().getTime();

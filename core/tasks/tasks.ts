@@ -28,7 +28,7 @@ import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import type { AssetRange, AssetStore, AssetStream } from "./asset-store.ts";
 import { planImage } from "./image-request.ts";
-import type { InputImageLimits } from "./input-image.ts";
+import { INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
 import { taskNotFound } from "./task-not-found.ts";
@@ -84,6 +84,7 @@ export const ASSET_SWEEP_MS = 10 * 60_000;
 export { taskNotFound } from "./task-not-found.ts";
 
 export function createTasks(deps: TasksDeps): Tasks {
+  const imageLimits = { ...(deps.inputImageLimits ?? INPUT_IMAGE_LIMITS), allowPrivateAddresses: deps.config.fetch_private_urls, logger: deps.logger };
   const { store, assets } = deps;
   const poller = createTaskPoller({ store, leaseMs: deps.config.lease_seconds * 1000, watchMs: deps.config.poll_interval_ms, run: (task, signal) => runJob(task, deps, signal), logger: deps.logger });
 
@@ -208,7 +209,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       const caller = await checkCaller(request);
       // As for videos: a replay's input images were checked when its task was made.
       const make = async (replayed: boolean) => {
-        const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits: deps.inputImageLimits, imagesChecked: replayed });
+        const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits, imagesChecked: replayed });
         const task = await start(request, caller, {
           provider: plan.route.provider.id,
           holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
@@ -232,7 +233,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       // A replay of an Idempotency-Key answers the task the key made (start() below), whose image was
       // checked then: it is not fetched again, as its URL may have died since.
       const make = async (replayed: boolean) => {
-        const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, { imageLimits: deps.inputImageLimits, imageChecked: replayed });
+        const plan = await planVideo(deps.catalogue, deps.adapters, request.model, request.video, { imageLimits, imageChecked: replayed });
         return start(request, caller, {
           provider: plan.route.provider.id,
           holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),

@@ -9,6 +9,7 @@ import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskKind, TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { fetchCallerUrl, isPrivateAddressRefusal } from "../providers/safe-fetch.ts";
 import { encodeVideoTask } from "./video-result.ts";
 
 export interface WebhookOptions {
@@ -16,6 +17,8 @@ export interface WebhookOptions {
   key: Buffer;
   retryMs: number;
   attempts: number;
+  /** tasks.fetch_private_urls; absent: a webhook_url at a private address is not called. */
+  allowPrivateAddresses?: boolean;
   now: () => Date;
   logger?: { warn(details: object, message: string): void };
 }
@@ -49,18 +52,20 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
     for (let attempt = 1; attempt <= options.attempts; attempt += 1) {
       const timestamp = Math.floor(options.now().getTime() / 1000);
       try {
-        const response = await fetch(task.webhookUrl, {
+        const response = await fetchCallerUrl(task.webhookUrl, {
           method: "POST",
           headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": signWebhook(options.key, id, timestamp, body) },
           body,
           signal: AbortSignal.any([stop.signal, AbortSignal.timeout(10_000)]),
-        });
+        }, options);
         await response.body?.cancel();
         if (response.ok) return;
         options.logger?.warn({ taskId: task.id, status: response.status, attempt }, "task webhook refused");
       } catch (error) {
         if (stop.signal.aborted) return;
         options.logger?.warn({ err: error, taskId: task.id, attempt }, "task webhook failed");
+        // The address will be refused again: no retry.
+        if (isPrivateAddressRefusal(error)) return;
       }
       if (attempt < options.attempts) await sleep(options.retryMs * 4 ** (attempt - 1), undefined, { signal: stop.signal }).catch(() => undefined);
       if (stop.signal.aborted) return;

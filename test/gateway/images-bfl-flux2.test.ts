@@ -42,6 +42,8 @@ beforeAll(async () => {
   config.providers.find((provider) => provider.id === "bfl")!.base_url = bfl.url;
   config.tasks.poll_interval_ms = 5;
   config.tasks.poll_max_interval_ms = 20;
+  // The input images are served on 127.0.0.1.
+  config.tasks.fetch_private_urls = true;
   config.organizations.push(organizationSchema.parse({ id: "org_other", name: "Other", credits: "10", keys: [{ id: "key_other", env: "OTHER_API_KEY" }] }));
   gateway = await startGateway(config, { env: { ROUTER_DEV_KEY: DEV_KEY, OTHER_API_KEY: OTHER_KEY, BFL_API_KEY: BFL_KEY } });
 });

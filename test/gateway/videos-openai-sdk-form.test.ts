@@ -16,7 +16,10 @@ let images: Awaited<ReturnType<typeof startInputImages>>;
 let client: OpenAI;
 
 beforeAll(async () => {
-  gateway = await startGateway(loadConfigFile(), { env: { ROUTER_DEV_KEY: DEV_KEY } });
+  // The input images are served on 127.0.0.1.
+  const config = loadConfigFile();
+  config.tasks.fetch_private_urls = true;
+  gateway = await startGateway(config, { env: { ROUTER_DEV_KEY: DEV_KEY } });
   images = await startInputImages();
   client = new OpenAI({ apiKey: DEV_KEY, baseURL: gateway.apiUrl, maxRetries: 0, timeout: 15_000 });
 });

@@ -36,6 +36,8 @@ beforeAll(async () => {
   imageOrigin = images.origin;
   receiver = await startRecordingServer("/hooks", (_request, res) => void res.writeHead(200).end());
   const config = loadConfigFile();
+  // The image server and the webhook receiver listen on 127.0.0.1.
+  config.tasks.fetch_private_urls = true;
   config.organizations.push(organizationSchema.parse({ id: "org_other", name: "Other", credits: "10", keys: [{ id: "key_other", env: "OTHER_API_KEY" }] }));
   gateway = await startGateway(config, { env: { ROUTER_DEV_KEY: DEV_KEY, OTHER_API_KEY: OTHER_KEY, ROUTER_WEBHOOK_SECRET: `whsec_${WEBHOOK_KEY.toString("base64")}` } });
   client = taskClient(gateway, { kind: "videos", model: MODEL, key: DEV_KEY, organizationId: "org_dev" });

@@ -66,6 +66,8 @@ export function mediaTaskConfig(providers: ProviderEntry[], models: MediaModel[]
         lease_seconds: 1,
         timeout_seconds: 30,
         assets_dir: mkdtempSync(join(tmpdir(), "router-assets-test-")),
+        // The image servers, webhook receivers and fakes of the tests listen on 127.0.0.1.
+        fetch_private_urls: true,
         ...tasks,
       },
     }),

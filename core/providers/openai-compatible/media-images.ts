@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
 import type { JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
+import { imageTypeBySignature } from "../image-signature.ts";
 import { callOpenAiMedia, failedState, SUBMISSION_REFUSALS } from "./media-error.ts";
 
 /** The polling URL of a synchronous image job: there is nothing to poll, its answer came with the submission. */
@@ -89,8 +90,5 @@ const unreadableAnswer = (what: string): JobState => ({ state: "failed", code: "
 
 /** The bytes' type by their signature (a compatible vendor may not say), else the answer's output_format, else PNG. */
 function imageTypeOf(bytes: Buffer, outputFormat: string | null | undefined): string {
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
-  if (bytes.subarray(0, 4).toString("latin1") === "RIFF" && bytes.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
-  return outputFormat === "jpeg" || outputFormat === "webp" ? `image/${outputFormat}` : "image/png";
+  return imageTypeBySignature(bytes) ?? (outputFormat === "jpeg" || outputFormat === "webp" ? `image/${outputFormat}` : "image/png");
 }

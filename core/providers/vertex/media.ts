@@ -16,8 +16,22 @@ import type { ProtocolCapabilities } from "../capabilities.ts";
 import { applicationDefaultCredentialsConfigured, createAccessTokens, projectOf, type AccessTokens } from "./access-token.ts";
 import { fetchImageInput } from "./image-input.ts";
 
-/** Media-only, and usable without `api_key_env` when application default credentials are configured. */
-export const vertexCapabilities: ProtocolCapabilities = { ...mediaOnlyCapabilities, ambientCredentials: applicationDefaultCredentialsConfigured };
+/** The project the bundled default's base_url names until the deployment puts its own there. */
+export const PLACEHOLDER_PROJECT = "your-project-id";
+
+/**
+ * Media-only, and usable without `api_key_env` when application default
+ * credentials are configured, for a provider whose base_url names a real
+ * project: credentials set for another reason must not switch on models
+ * that would hold credits and then fail at Google.
+ */
+export const vertexCapabilities: ProtocolCapabilities = {
+  ...mediaOnlyCapabilities,
+  ambientCredentials: {
+    variable: "GOOGLE_APPLICATION_CREDENTIALS",
+    present: (env, provider) => applicationDefaultCredentialsConfigured(env) && !["", PLACEHOLDER_PROJECT].includes(projectOf(provider.base_url ?? "")),
+  },
+};
 
 /** The chat path: Veo serves none (a chat request fails over), under Vertex's own descriptor. */
 export const createVertexChatAdapter = (): ProviderAdapter => ({ ...createMediaOnlyChatAdapter("videos")(), capabilities: vertexCapabilities });
@@ -60,7 +74,7 @@ export function createVertexMediaAdapter(tokens: AccessTokens = createAccessToke
 /** The request: one instance (the prompt, and the input image inline), one sample. */
 async function bodyOf(call: MediaJobCall, video: VideoParameters): Promise<Record<string, unknown>> {
   const instance: Record<string, unknown> = { prompt: video.prompt };
-  if (video.imageUrl) instance.image = await fetchImageInput(video.imageUrl, { signal: call.signal, timeoutMs: call.provider.timeout_ms });
+  if (video.imageUrl) instance.image = await fetchImageInput(video.imageUrl, { signal: call.signal, timeoutMs: call.provider.timeout_ms, allowPrivateAddresses: call.allowPrivateAddresses });
   const parameters: Record<string, unknown> = { sampleCount: 1 };
   if (video.length) parameters.durationSeconds = video.length;
   if (video.aspectRatio) parameters.aspectRatio = video.aspectRatio;

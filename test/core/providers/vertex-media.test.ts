@@ -12,7 +12,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { providerSchema, type ModelProviderConfig } from "../../../core/config/schema.ts";
 import type { JobState, MediaJobCall } from "../../../core/providers/media-job.ts";
 import { UpstreamError } from "../../../core/providers/types.ts";
-import { MAX_IMAGE_BYTES } from "../../../core/providers/vertex/image-input.ts";
+import { CallerUrlError } from "../../../core/providers/safe-fetch.ts";
+import { INPUT_IMAGE_NOT_FETCHED, MAX_IMAGE_BYTES } from "../../../core/providers/vertex/image-input.ts";
 import { createVertexMediaAdapter } from "../../../core/providers/vertex/media.ts";
 import { VideoParametersSchema, VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
 import { FAIL_PROMPT, MODERATE_PROMPT, TINY_MP4, TINY_PNG, type FakeMediaUpstream } from "../../support/fake-media-common.ts";
@@ -22,12 +23,14 @@ import { startFakeSts, type FakeSts } from "../../support/fake-google-sts.ts";
 const MODEL = "veo-3.0-generate-001";
 const video = (fields: Parameters<typeof create<typeof VideoParametersSchema>>[1] = {}) => create(VideoParametersSchema, { prompt: "a wave at dusk", ...fields });
 
-function callTo(baseUrl: string, options: { key?: string } = {}): MediaJobCall {
+/** A call to the fake; the image host is on 127.0.0.1, so private addresses are allowed unless the test says. */
+function callTo(baseUrl: string, options: { key?: string; allowPrivateAddresses?: boolean } = {}): MediaJobCall {
   return {
     provider: providerSchema.parse({ id: "vertex", label: "Vertex AI", protocol: "vertex", base_url: baseUrl, api_key_env: "VERTEX_ACCESS_TOKEN", timeout_ms: 5000 }),
     route: { provider: "vertex", provider_model_id: MODEL, pricing: { prompt: "0", completion: "0" } } as ModelProviderConfig,
     apiKey: options.key ?? VERTEX_TOKEN,
     signal: new AbortController().signal,
+    allowPrivateAddresses: options.allowPrivateAddresses ?? true,
   };
 }
 
@@ -141,15 +144,27 @@ describe("the Vertex AI Veo media adapter against the fake", () => {
   it("refuses an input image that is missing, not a JPEG or PNG, or over 20 MB (with or without a length), sending nothing to Vertex", async () => {
     const call = callTo(vertex.url);
     const before = vertex.requests.length;
+    // The task's error says only that the fetch failed; the detail stays in the cause, for the log.
     const missing = await rejection(adapter.submitVideo!(call, video({ imageUrl: `${images.url}/missing` })));
-    expect([missing.status, missing.message]).toEqual([404, `the input image ${images.url}/missing answered 404`]);
+    expect([missing.status, missing.retryable, missing.message]).toEqual([400, false, INPUT_IMAGE_NOT_FETCHED]);
+    expect((missing.cause as CallerUrlError).message).toBe(`${images.url}/missing answered 404`);
     const text = await rejection(adapter.submitVideo!(call, video({ imageUrl: `${images.url}/text` })));
-    expect([text.status, text.retryable, text.message]).toEqual([400, false, `the input image ${images.url}/text is not a JPEG or PNG`]);
+    expect([text.status, text.retryable, text.message]).toEqual([400, false, "the input image is not a JPEG or PNG"]);
     for (const path of ["/huge", "/huge-declared"]) {
       const huge = await rejection(adapter.submitVideo!(call, video({ imageUrl: `${images.url}${path}` })));
-      expect([huge.status, huge.message]).toEqual([400, `the input image ${images.url}${path} is larger than ${MAX_IMAGE_BYTES} bytes`]);
+      expect([huge.status, huge.message, (huge.cause as CallerUrlError).failure]).toEqual([400, INPUT_IMAGE_NOT_FETCHED, "too_large"]);
+      expect((huge.cause as CallerUrlError).message).toMatch(`larger than ${MAX_IMAGE_BYTES} bytes`);
     }
     expect(vertex.requests.length).toBe(before);
+  });
+
+  it("refuses an input image at a private address unless tasks.fetch_private_urls allows it: the same words as any failed fetch, not retried, nothing sent", async () => {
+    const before = vertex.requests.length;
+    const privateImage = await rejection(adapter.submitVideo!(callTo(vertex.url, { allowPrivateAddresses: false }), video({ imageUrl: `${images.url}/png` })));
+    expect([privateImage.status, privateImage.retryable, privateImage.message, (privateImage.cause as CallerUrlError).failure]).toEqual([400, false, INPUT_IMAGE_NOT_FETCHED, "private_address"]);
+    expect(vertex.requests.length).toBe(before);
+    await adapter.submitVideo!(callTo(vertex.url, { allowPrivateAddresses: true }), video({ imageUrl: `${images.url}/png` }));
+    expect(vertex.requests.length).toBe(before + 1);
   });
 
   it("ends a failed operation with Google's message, and a filtered one as content_moderated with Veo's reasons", async () => {

@@ -15,6 +15,10 @@ import type { MediaJobAdapter } from "../../../core/providers/media-job.ts";
 import { createSimulatorMediaAdapter, solidPng } from "../../../core/providers/simulator/media.ts";
 import { parseMoney } from "../../../core/billing/money.ts";
 import { DEFAULT_VIDEO_SECONDS, planVideo, videoSecondsHeld } from "../../../core/tasks/video-request.ts";
+import { IMAGE_FETCH_FAILED, INPUT_IMAGE_LIMITS } from "../../../core/tasks/input-image.ts";
+
+/** The image server listens on 127.0.0.1: private addresses allowed (tasks.fetch_private_urls). */
+const LOCAL_IMAGES = { ...INPUT_IMAGE_LIMITS, allowPrivateAddresses: true };
 
 const RED = Buffer.from([255, 0, 0]);
 let images: http.Server;
@@ -150,18 +154,19 @@ describe("planVideo", () => {
   });
 
   it("takes a JPEG or PNG URL between 1:4 and 4:1, and refuses base64, other types, other shapes and dead URLs naming image", async () => {
-    await planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl: `${origin}/png/400x100` }));
-    await planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl: `${origin}/png/100x400` }));
-    const refused = (imageUrl: string) => refusal(planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl }), { imageLimits: { timeoutMs: 5000, maxBytes: 1024 } }));
+    await planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl: `${origin}/png/400x100` }), { imageLimits: LOCAL_IMAGES });
+    await planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl: `${origin}/png/100x400` }), { imageLimits: LOCAL_IMAGES });
+    const refused = (imageUrl: string) => refusal(planVideo(catalogue, { simulator }, "simulator/video", video({ imageUrl }), { imageLimits: { ...LOCAL_IMAGES, maxBytes: 1024 } }));
     const cases: [string, RegExp][] = [
       [`data:image/png;base64,${solidPng(1, 1, RED).toString("base64")}`, /http or https URL/],
       [solidPng(1, 1, RED).toString("base64"), /http or https URL/],
       ["ftp://example.com/a.png", /http or https URL/],
       [`${origin}/png/10x50`, /10x50; its aspect ratio must be between 1:4 and 4:1/],
       [`${origin}/png/50x10`, /50x10; its aspect ratio/],
-      [`${origin}/gif`, /gif; a JPEG or PNG is needed/],
-      [`${origin}/missing`, /answered 404/],
-      [`${origin}/big`, /larger than 1024 bytes/],
+      [`${origin}/gif`, /^image is not a JPEG or PNG\.$/],
+      // Every failed fetch is told in the same words: what failed would describe hosts the caller cannot reach.
+      [`${origin}/missing`, new RegExp(`^${IMAGE_FETCH_FAILED}$`)],
+      [`${origin}/big`, new RegExp(`^${IMAGE_FETCH_FAILED}$`)],
     ];
     for (const [given, why] of cases) {
       const { param, message } = await refused(given);
@@ -185,7 +190,7 @@ describe("planVideo", () => {
     const adapters = { simulator: noSeedWithImage };
     expect(await refusal(planVideo(catalogue, adapters, "simulator/video", video({ imageUrl: `${origin}/missing`, seed: 3n })))).toEqual({ param: "seed", message: "seed cannot be given with image." });
     expect((await planVideo(catalogue, adapters, "simulator/video", video({ seed: 3n }))).route.provider.id).toBe("simulator");
-    expect((await planVideo(catalogue, adapters, "simulator/video", video({ imageUrl: `${origin}/png/20x10` }))).route.provider.id).toBe("simulator");
+    expect((await planVideo(catalogue, adapters, "simulator/video", video({ imageUrl: `${origin}/png/20x10` }), { imageLimits: LOCAL_IMAGES })).route.provider.id).toBe("simulator");
   });
 
   it("does not fetch an image already checked (an Idempotency-Key's replay), whose URL may have died since", async () => {

@@ -49,7 +49,7 @@ beforeAll(async () => {
         },
       ],
       organizations: [{ id: "org_test", name: "Test", credits: "10", keys: [{ id: "key_test", env: "TEST_API_KEY" }] }],
-      tasks: { poll_interval_ms: 5, poll_max_interval_ms: 20, lease_seconds: 1, timeout_seconds: 30, assets_dir: mkdtempSync(join(tmpdir(), "router-assets-videos-")) },
+      tasks: { fetch_private_urls: true, poll_interval_ms: 5, poll_max_interval_ms: 20, lease_seconds: 1, timeout_seconds: 30, assets_dir: mkdtempSync(join(tmpdir(), "router-assets-videos-")) },
     }),
   );
   gateway = await startGateway(config, { env: { OPENAI_API_KEY: OPENAI_MEDIA_KEY, TEST_API_KEY: TEST_KEY } });

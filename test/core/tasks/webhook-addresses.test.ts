@@ -1,0 +1,41 @@
+// Webhook deliveries go through the caller-URL fetcher: with
+// tasks.fetch_private_urls off, a webhook_url at a private address is not
+// called (one log line, no retry); on, it is delivered.
+import { create } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { TaskKind, TaskSchema, TaskStatus } from "../../../gen/router/v1/tasks_pb.js";
+import { createWebhooks } from "../../../core/tasks/webhooks.ts";
+import { startRecordingServer, type FakeUpstream } from "../../support/recording-server.ts";
+
+let receiver: FakeUpstream;
+beforeAll(async () => {
+  receiver = await startRecordingServer("/hooks", (_request, res) => void res.writeHead(200).end());
+});
+afterAll(() => receiver.close());
+
+const finishedTask = (webhookUrl: string) => create(TaskSchema, { id: "task_1", kind: TaskKind.IMAGE, status: TaskStatus.SUCCEEDED, modelId: "bfl/flux-2-pro", webhookUrl });
+
+function webhooks(allowPrivateAddresses: boolean) {
+  const logger = { warn: vi.fn() };
+  return { logger, hooks: createWebhooks({ key: Buffer.from("key"), retryMs: 1, attempts: 3, allowPrivateAddresses, now: () => new Date(0), logger }) };
+}
+
+describe("webhook deliveries and private addresses", () => {
+  it("does not call a webhook_url at a private address when tasks.fetch_private_urls is off: one log line, no retry", async () => {
+    const { hooks, logger } = webhooks(false);
+    const before = receiver.requests.length;
+    hooks.send(finishedTask(`${receiver.url}/private`));
+    await hooks.idle();
+    expect(receiver.requests.length).toBe(before);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(String(logger.warn.mock.calls[0][0].err.cause)).toMatch(/127\.0\.0\.1 is not a public address/);
+  });
+
+  it("delivers to a private address when tasks.fetch_private_urls is on", async () => {
+    const { hooks, logger } = webhooks(true);
+    hooks.send(finishedTask(`${receiver.url}/allowed`));
+    await hooks.idle();
+    expect(receiver.requests.filter((request) => request.path.endsWith("/allowed"))).toHaveLength(1);
+    expect(logger.warn).not.toHaveBeenCalled();
+  });
+});
