@@ -21,6 +21,13 @@ const FAILURE_CODES: Record<string, Code> = {
   no_provider_available: Code.Unavailable,
 };
 
+/**
+ * The token counts OpenAI's images object declares required (the SDK's
+ * ImagesResponse.Usage): 0, since a task keeps no provider's token counts
+ * (docs/tasks.md, "Synchronous images"); cost is what was charged.
+ */
+const NO_TOKEN_COUNTS = { input_tokens: 0, output_tokens: 0, total_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 } };
+
 export async function encodeSyncImages(task: Task, format: "url" | "b64_json", origin: string, core: CoreClient, apiKey: string) {
   if (task.status === TaskStatus.FAILED) {
     const code = task.error?.code || "upstream_error";
@@ -46,6 +53,6 @@ export async function encodeSyncImages(task: Task, format: "url" | "b64_json", o
     ...(image?.background && image.background !== "auto" && { background: image.background }),
     chat_id: task.id,
     model: task.modelId,
-    usage: { images: task.usage?.images ?? data.length, cost: Number(task.usage?.cost ?? 0) },
+    usage: { images: task.usage?.images ?? data.length, cost: Number(task.usage?.cost ?? 0), ...NO_TOKEN_COUNTS },
   };
 }
