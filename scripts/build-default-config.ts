@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Document, Scalar, visit } from "yaml";
 import { parseMoney } from "../core/billing/money.ts";
 import { routerConfigSchema, type RouterConfig } from "../core/config/schema.ts";
+import { PLACEHOLDER_PROJECT } from "../core/providers/vertex/media.ts";
 
 export const DEFAULT_PRICES_PATH = fileURLToPath(new URL("../../shared/data/model-prices.json", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../config/default.yaml", import.meta.url));
@@ -66,8 +67,9 @@ const PROVIDERS = [
   { id: "bfl", label: "Black Forest Labs", protocol: "bfl", base_url: "https://api.bfl.ai", api_key_env: "BFL_API_KEY" },
   // Asynchronous video tasks; an access key and a secret key (each request is a JWT signed with the secret). Models: klingModels.
   { id: "kling", label: "Kling AI", protocol: "kling", base_url: "https://api-singapore.klingai.com", api_key_env: "KLING_ACCESS_KEY", secret_key_env: "KLING_SECRET_KEY" },
-  // Veo on Vertex AI: put your project in base_url. The token is VERTEX_ACCESS_TOKEN, else application default credentials. Models: vertexModels.
-  { id: "vertex", label: "Vertex AI", protocol: "vertex", base_url: "https://us-central1-aiplatform.googleapis.com/v1/projects/your-project-id/locations/us-central1", api_key_env: "VERTEX_ACCESS_TOKEN" },
+  // Veo on Vertex AI: put your project in base_url. The token is VERTEX_ACCESS_TOKEN, else application default credentials,
+  // which enable it only once base_url names a project (not the placeholder). Models: vertexModels.
+  { id: "vertex", label: "Vertex AI", protocol: "vertex", base_url: `https://us-central1-aiplatform.googleapis.com/v1/projects/${PLACEHOLDER_PROJECT}/locations/us-central1`, api_key_env: "VERTEX_ACCESS_TOKEN" },
   { id: "simulator", label: "Simulator", protocol: "simulator" },
   { id: "simulator-backup", label: "Simulator (backup)", protocol: "simulator" },
 ];

@@ -64,7 +64,7 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
   const secretKey = provider.secret_key_env ? env[provider.secret_key_env] : undefined;
   // A provider that names no key variable (a local server, the simulator) needs none; nor one whose
   // protocol finds credentials of its own in the environment (Vertex: application default credentials).
-  const keyPresent = (!provider.api_key_env || apiKey !== "" || capabilities.ambientCredentials?.(env) === true) && (!provider.secret_key_env || !!secretKey);
+  const keyPresent = (!provider.api_key_env || apiKey !== "" || capabilities.ambientCredentials?.present(env, provider) === true) && (!provider.secret_key_env || !!secretKey);
   return {
     model,
     provider,

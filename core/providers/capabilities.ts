@@ -4,6 +4,7 @@
 // protocol's name: it asks its descriptor.
 
 import type { PublicFormat } from "../../gen/router/v1/inference_pb.js";
+import type { ProviderConfig } from "../config/schema.ts";
 
 /** The chat media options, by the output modality they steer. */
 export type MediaOutput = "image" | "audio";
@@ -64,10 +65,18 @@ export interface ProtocolCapabilities {
    */
   readonly serverTools: readonly string[];
   /**
-   * Whether the protocol finds credentials of its own in the environment, so
-   * that its routes are enabled while the provider's `api_key_env` is unset
-   * (Vertex: Google's application default credentials, which
-   * GOOGLE_APPLICATION_CREDENTIALS names). Unset: the key is needed.
+   * Credentials the protocol finds in the environment, so that its routes are
+   * enabled while the provider's `api_key_env` is unset (Vertex: Google's
+   * application default credentials, which GOOGLE_APPLICATION_CREDENTIALS
+   * names). Unset: the key is needed.
    */
-  readonly ambientCredentials?: (env: Readonly<Record<string, string | undefined>>) => boolean;
+  readonly ambientCredentials?: AmbientCredentials;
+}
+
+/** Credentials a protocol finds in the environment in place of the provider's key. */
+export interface AmbientCredentials {
+  /** The variable that points at them: a disabled route's message names it beside the key's. */
+  readonly variable: string;
+  /** Whether they stand for this provider's key (they are there, and the provider is configured to use them). */
+  present(env: Readonly<Record<string, string | undefined>>, provider: ProviderConfig): boolean;
 }

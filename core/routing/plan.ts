@@ -7,6 +7,7 @@ import { supportedParametersOf, type Catalogue, type CatalogueModel, type Provid
 import { noFreeModelAvailable } from "../accounts/refusals.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import { warning } from "../warnings.ts";
+import { missingKeysMessage } from "./missing-keys.ts";
 import { findModel, parseModelReference, type ModelReference } from "./model-id.ts";
 import { carriesNative, withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
@@ -270,12 +271,6 @@ function notServedYet(request: GenerateRequest): Warning[] {
   return warnings;
 }
 
-/** The key variables a disabled route lacks: api_key_env, and secret_key_env for a provider that signs with a second key. */
-function unsetKeyVariables(route: CatalogueModel["routes"][number]): string[] {
-  const { api_key_env, secret_key_env } = route.provider;
-  return [api_key_env && !route.apiKey ? api_key_env : undefined, secret_key_env && !route.secretKey ? secret_key_env : undefined].filter((name) => name !== undefined);
-}
-
 function describeUnavailable(model: CatalogueModel, request: GenerateRequest): string {
   const preferences = request.provider;
   const only = preferences?.only ?? [];
@@ -292,19 +287,3 @@ function describeUnavailable(model: CatalogueModel, request: GenerateRequest): s
   return missingKeysMessage(model.config.id, allowed) ?? `${model.config.id} has no provider matching the request's provider preferences`;
 }
 
-/**
- * "<model> needs A or B to be set": the key variables the disabled routes
- * among `routes` lack; undefined when none lacks one. The media task endpoints
- * say it too.
- */
-export function missingKeysMessage(modelId: string, routes: readonly ProviderRoute[]): string | undefined {
-  const missingKeys = routes
-    .filter((r) => !r.enabled)
-    .map(unsetKeyVariables)
-    .filter((names) => names.length > 0);
-  if (missingKeys.length === 0) return undefined;
-  const alternatives = [...new Set(missingKeys.map((names) => names.join(" and ")))];
-  // "A and B" is one provider's pair: bracketed when other providers are named beside it.
-  const named = alternatives.length > 1 ? alternatives.map((names) => (names.includes(" and ") ? `(${names})` : names)) : alternatives;
-  return `${modelId} needs ${named.join(" or ")} to be set`;
-}

@@ -10,7 +10,7 @@ import { PublicFormat } from "../../gen/router/v1/inference_pb.js";
 import type { Catalogue, CatalogueModel, ProviderRoute } from "../catalogue/catalogue.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import { findModel, parseModelReference } from "../routing/model-id.ts";
-import { missingKeysMessage } from "../routing/plan.ts";
+import { missingKeysMessage } from "../routing/missing-keys.ts";
 
 export function mediaModelOf(catalogue: Catalogue, modelId: string): CatalogueModel {
   const reference = parseModelReference(modelId, (candidate) => catalogue.get(candidate) !== undefined);
