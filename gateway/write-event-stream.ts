@@ -34,9 +34,9 @@ export const KEEP_ALIVE_MS = 10_000;
  * (its abort is what ended the call).
  *
  * The route returns as soon as the stream is committed: the stream's end is
- * `ctx.state.eventStream`, which the app waits for before its access-log
- * line. A frame that waited for the stream instead (the route's, each
- * middleware's) would keep all it holds for the stream's whole life.
+ * `ctx.state.eventStream`, a promise the app attaches its access-log line to
+ * (it does not wait for it). A frame that waited for the stream instead (the
+ * route's, each middleware's) would keep all it holds for the stream's whole life.
  */
 export function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder, { keepAliveMs = KEEP_ALIVE_MS } = {}): void {
   const { start } = call;

@@ -49,12 +49,12 @@ const toy: GatewayFormat = {
     });
     routes.post("/toy/quiet", async (ctx) => {
       const call = await startCall(ctx, core, create(GenerateRequestSchema, { model: "quiet" }));
-      await writeEventStream(ctx, call, { ...toyEncoder, keepAlive: () => [{ event: "toy_ping", data: "{}" }] }, { keepAliveMs: 20 });
+      writeEventStream(ctx, call, { ...toyEncoder, keepAlive: () => [{ event: "toy_ping", data: "{}" }] }, { keepAliveMs: 20 });
     });
     routes.post("/toy/stream", async (ctx) => {
       const { model } = ctx.request.body as { model: string };
       const call = await startCall(ctx, core, create(GenerateRequestSchema, { model }));
-      await writeEventStream(ctx, call, toyEncoder);
+      writeEventStream(ctx, call, toyEncoder);
     });
   },
 };
