@@ -156,6 +156,9 @@ describe("FLUX.2 [pro], priced per megapixel (0.03 the first, 0.015 each further
     { body: { image: "IMAGE_ORIGIN/not-an-image" }, param: "image", message: /not a JPEG or PNG/ },
     { body: { image: "IMAGE_ORIGIN/100x500.png" }, param: "image", message: /between 1:4 and 4:1/ },
     { body: { image: Array.from({ length: 9 }, () => "IMAGE_ORIGIN/64x64.png") }, param: "image", message: /at most 8 input images/ },
+    // Free text is bounded where the model lists no values: a size range is no list, an image URL is at most 2048 characters.
+    { body: { size: `64x${"0".repeat(61)}64` }, param: "size", message: /at most 64 characters/ },
+    { body: { image: ["IMAGE_ORIGIN/64x64.png", `https://example.com/${"a".repeat(2048)}.png`] }, param: "image", message: /at most 2048 characters/ },
   ])("refuses $param ($body) by name, holding nothing and sending nothing to BFL", async ({ body, param, message }) => {
     const before = await balance();
     const posts = bfl.requests.length;

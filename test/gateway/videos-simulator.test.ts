@@ -167,6 +167,10 @@ describe("simulator/video in the bundled default", () => {
     [{ size: "640x480" }, "size"],
     [{ resolution: "720p" }, "resolution"],
     [{ generateAudio: "yes" }, "generateAudio"],
+    // Past Veo's uint32 (and, the second, past what a JS number holds exactly).
+    [{ seed: 4294967296 }, "seed"],
+    [{ seed: 2 ** 53 + 2 }, "seed"],
+    [{ image: `https://example.com/${"a".repeat(2048)}` }, "image"],
     [{ prompt: undefined }, "prompt"],
     [{ model: "simulator/image" }, "model"],
     [{ colour: "red" }, "colour"],
