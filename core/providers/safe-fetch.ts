@@ -109,7 +109,7 @@ function filteringAgent(isAllowed: (address: string) => boolean): Agent {
   });
 }
 
-const agents = new Map<(address: string) => boolean, Agent>();
+const agents = new WeakMap<(address: string) => boolean, Agent>();
 const agentFor = (isAllowed: (address: string) => boolean) => agents.get(isAllowed) ?? agents.set(isAllowed, filteringAgent(isAllowed)).get(isAllowed)!;
 
 export interface CallerUrlPolicy {
