@@ -261,6 +261,41 @@ const CHEAP = { prompt: "0.0000001", completion: "0.0000002" };
 const PRICIER = { prompt: "0.0000002", completion: "0.0000004" };
 
 /**
+ * A media model (images or videos) served by one provider's route: no chat, so its
+ * token prices are 0 and its completion is one token; `context_length` is its
+ * prompt's length limit as the provider states it (or a generous one).
+ */
+function mediaModel(entry: {
+  provider: string;
+  providerModelId: string;
+  id: string;
+  name: string;
+  description: string;
+  created?: number;
+  creator: string;
+  contextLength: number;
+  input: string[];
+  output: "image" | "video";
+  details: Record<string, unknown>;
+  pricing: Record<string, string>;
+}) {
+  return {
+    id: entry.id,
+    name: entry.name,
+    description: entry.description,
+    created: entry.created ?? UNDATED_CREATED,
+    creator: entry.creator,
+    context_length: entry.contextLength,
+    max_completion_tokens: 1,
+    input_modalities: entry.input,
+    output_modalities: [entry.output],
+    supported_parameters: [],
+    supported_params_details: entry.details,
+    providers: [{ provider: entry.provider, provider_model_id: entry.providerModelId, pricing: { prompt: "0", completion: "0", ...entry.pricing } }],
+  };
+}
+
+/**
  * Black Forest Labs' image models (BFL's pricing page, docs.bfl.ai/quick_start/pricing,
  * and its own API skill, github.com/black-forest-labs/skills: 1 credit = 0.01 USD).
  * FLUX.1 models cost a flat price per image. FLUX.2 is priced per megapixel of the
@@ -274,20 +309,20 @@ const PRICIER = { prompt: "0.0000002", completion: "0.0000004" };
 const BFL_ASPECT_RATIOS = ["21:9", "16:9", "4:3", "3:2", "1:1", "2:3", "3:4", "9:16", "9:21"];
 
 function bflModels() {
-  const model = (id: string, name: string, description: string, pricing: Record<string, string>, details: Record<string, unknown>) => ({
-    id: `bfl/${id}`,
-    name,
-    description,
-    created: UNDATED_CREATED,
-    creator: "black-forest-labs",
-    context_length: 4096,
-    max_completion_tokens: 1,
-    input_modalities: details.image ? ["text", "image"] : ["text"],
-    output_modalities: ["image"],
-    supported_parameters: [],
-    supported_params_details: { output_format: ["jpeg", "png"], ...details },
-    providers: [{ provider: "bfl", provider_model_id: id, pricing: { prompt: "0", completion: "0", ...pricing } }],
-  });
+  const model = (id: string, name: string, description: string, pricing: Record<string, string>, details: Record<string, unknown>) =>
+    mediaModel({
+      provider: "bfl",
+      providerModelId: id,
+      id: `bfl/${id}`,
+      name,
+      description,
+      creator: "black-forest-labs",
+      contextLength: 4096,
+      input: details.image ? ["text", "image"] : ["text"],
+      output: "image",
+      details: { output_format: ["jpeg", "png"], ...details },
+      pricing,
+    });
   const flat = (price: string) => ({ image_output: price });
   // FLUX.2: first megapixel, each further one, and each input megapixel (at the further price).
   const perMegapixel = (first: string, further: string) => ({ image_output_first_megapixel: first, image_output_per_megapixel: further, image_input_per_megapixel: further });
@@ -318,20 +353,20 @@ function bflModels() {
  */
 function openAiImageModels() {
   return [
-    {
+    mediaModel({
+      provider: "openai",
+      providerModelId: "gpt-image-1.5",
       id: "openai/gpt-image-1.5",
       name: "OpenAI: gpt-image-1.5",
       description: "Text to image, answered synchronously: 1024x1024 at medium quality, png, jpeg or webp, transparent backgrounds with png or webp; up to 10 images per request.",
       created: createdFromKey("gpt-image-1.5-2025-12-16"),
       creator: "openai",
-      context_length: 32000,
-      max_completion_tokens: 1,
-      input_modalities: ["text"],
-      output_modalities: ["image"],
-      supported_parameters: [],
-      supported_params_details: { size: ["1024x1024"], quality: ["medium"], output_format: ["png", "jpeg", "webp"], background: ["auto", "transparent", "opaque"] },
-      providers: [{ provider: "openai", provider_model_id: "gpt-image-1.5", pricing: { prompt: "0", completion: "0", image_output: "0.034" } }],
-    },
+      contextLength: 32000,
+      input: ["text"],
+      output: "image",
+      details: { size: ["1024x1024"], quality: ["medium"], output_format: ["png", "jpeg", "webp"], background: ["auto", "transparent", "opaque"] },
+      pricing: { image_output: "0.034" },
+    }),
   ];
 }
 
@@ -348,22 +383,22 @@ function openAiImageModels() {
  * until the catalogue can price it.
  */
 function klingModels() {
-  const model = (id: string, name: string, pricePerSecond: string, description: string) => ({
-    id: `kling/${id}`,
-    name,
-    description,
-    created: UNDATED_CREATED,
-    creator: "kling",
-    context_length: 2500,
-    max_completion_tokens: 1,
-    input_modalities: ["text", "image"],
-    output_modalities: ["video"],
-    supported_parameters: [],
-    // Kling refuses a prompt over 2500 characters: refused by the router before anything is held (core/tasks/prompt.ts).
-    // generateAudio: [] as sound is priced apart and 2.5 Turbo does not take it: hidden in /models and refused at create.
-    supported_params_details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"], generateAudio: [], prompt: { max_length: 2500 } },
-    providers: [{ provider: "kling", provider_model_id: id, pricing: { prompt: "0", completion: "0", video_output_per_second: pricePerSecond } }],
-  });
+  const model = (id: string, name: string, pricePerSecond: string, description: string) =>
+    mediaModel({
+      provider: "kling",
+      providerModelId: id,
+      id: `kling/${id}`,
+      name,
+      description,
+      creator: "kling",
+      contextLength: 2500,
+      input: ["text", "image"],
+      output: "video",
+      // Kling refuses a prompt over 2500 characters: refused by the router before anything is held (core/tasks/prompt.ts).
+      // generateAudio: [] as sound is priced apart and 2.5 Turbo does not take it: hidden in /models and refused at create.
+      details: { length: [5, 10], aspectRatio: ["16:9", "9:16", "1:1"], mode: ["std"], generateAudio: [], prompt: { max_length: 2500 } },
+      pricing: { video_output_per_second: pricePerSecond },
+    });
   return [model("kling-v2-5-turbo", "Kling 2.5 Turbo", "0.042", "Text or image to video, 5 or 10 seconds, 720p (std mode); aspectRatio for text to video only.")];
 }
 
@@ -378,20 +413,20 @@ function klingModels() {
  * Each takes 4, 6 or 8 seconds, 16:9 or 9:16, and one sample per request.
  */
 function vertexModels() {
-  const model = (id: string, name: string, pricePerSecond: string, description: string) => ({
-    id: `google/${id}`,
-    name,
-    description,
-    created: UNDATED_CREATED,
-    creator: "google",
-    context_length: 1024,
-    max_completion_tokens: 1,
-    input_modalities: ["text", "image"],
-    output_modalities: ["video"],
-    supported_parameters: [],
-    supported_params_details: { length: [4, 6, 8], resolution: ["720p", "1080p"], aspectRatio: ["16:9", "9:16"] },
-    providers: [{ provider: "vertex", provider_model_id: id, pricing: { prompt: "0", completion: "0", video_output_per_second: pricePerSecond } }],
-  });
+  const model = (id: string, name: string, pricePerSecond: string, description: string) =>
+    mediaModel({
+      provider: "vertex",
+      providerModelId: id,
+      id: `google/${id}`,
+      name,
+      description,
+      creator: "google",
+      contextLength: 1024,
+      input: ["text", "image"],
+      output: "video",
+      details: { length: [4, 6, 8], resolution: ["720p", "1080p"], aspectRatio: ["16:9", "9:16"] },
+      pricing: { video_output_per_second: pricePerSecond },
+    });
   return [
     model("veo-3.1-generate-001", "Veo 3.1", "0.40", "Text or image to video with audio, 4 to 8 seconds, 720p or 1080p."),
     model("veo-3.1-fast-generate-001", "Veo 3.1 Fast", "0.15", "Faster Veo 3.1: text or image to video with audio, 4 to 8 seconds, 720p or 1080p."),
