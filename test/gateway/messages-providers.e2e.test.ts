@@ -434,6 +434,19 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         expect(sent.output_config).toEqual({ effort: "high" });
       });
     }
+
+    it("output_config.effort max is served as high, the router's highest level, with a warning", async () => {
+      const { sent, warnings } = await send(
+        "anthropic",
+        "create",
+        { max_tokens: 4096, thinking: { type: "adaptive" }, output_config: { effort: "max" }, messages: [{ role: "user", content: "Think" }] } as Json as Anthropic.MessageCreateParamsNonStreaming,
+        {},
+        client,
+        "claude-opus-4-6",
+      );
+      expect(sent.output_config).toEqual({ effort: "high" });
+      expect(warnings).toContain("output_config.effort max was served as high");
+    });
   });
 
   // ---- more of the request, per protocol (created: the request side is the same streamed) ----

@@ -21,6 +21,7 @@ import {
   type ServerToolSchema,
   type ToolSchema,
 } from "../../../gen/router/v1/inference_pb.js";
+import { warning } from "../../../core/warnings.ts";
 import { requestHead } from "../../router-fields.ts";
 import { signerOfSignature } from "./encode-message.ts";
 import { validateBody } from "../../validation.ts";
@@ -65,6 +66,7 @@ export function decodeMessagesRequest(body: unknown, context: DecodeContext, for
       responseFormat: parsed.output_config?.format ? { type: ResponseFormat_Type.JSON_SCHEMA, name: "output", schema: parsed.output_config.format.schema as JsonObject, strict: true } : undefined,
       passthrough: passthroughOf(parsed),
       anthropicBeta: context.betas,
+      warnings: effortWarnings(parsed),
     }),
     stream,
   };
@@ -239,8 +241,12 @@ function toolChoiceOf(choice: MessagesRequestBody["tool_choice"]) {
   }
 }
 
-/** Anthropic's `max` effort is the hub's highest. */
+/** Anthropic's `max` effort is the hub's highest (said in a warning, effortWarnings). */
 const EFFORTS = { low: "low", medium: "medium", high: "high", max: "high" } as const;
+
+function effortWarnings(body: MessagesRequestBody) {
+  return body.output_config?.effort === "max" ? [warning("adjusted_parameter", "output_config.effort", "output_config.effort max was served as high, the router's highest level")] : [];
+}
 
 function reasoningOf(body: MessagesRequestBody) {
   const effort = body.output_config?.effort === undefined ? "" : EFFORTS[body.output_config.effort];
