@@ -76,3 +76,9 @@ export interface MediaJobAdapter {
   submitVideo?(call: MediaJobCall, video: VideoParameters): Promise<SubmittedJob>;
   poll(call: MediaJobCall, job: SubmittedJob): Promise<JobState>;
 }
+
+/** An image `size` of the form `WIDTHxHEIGHT` as numbers; undefined for `auto`, empty or anything else. */
+export function dimensionsOfSize(size: string): { width: number; height: number } | undefined {
+  const match = /^(\d+)x(\d+)$/.exec(size);
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
+}

@@ -6,6 +6,7 @@
 // are exactly 1 and 4. docs/tasks.md, "Billing".
 import type { ModelProviderConfig } from "../config/schema.ts";
 import { parseMoney, type Money } from "../billing/money.ts";
+import { dimensionsOfSize } from "../providers/media-job.ts";
 
 export const MEGAPIXEL = 1024 * 1024;
 
@@ -66,8 +67,8 @@ export function largestPixels(details: Record<string, unknown>, size: string): n
 
 /** `WIDTHxHEIGHT` as a pixel count; undefined for `auto`, empty or anything else. */
 export function pixelsOfSize(size: string): number | undefined {
-  const match = /^(\d+)x(\d+)$/.exec(size);
-  return match ? Number(match[1]) * Number(match[2]) : undefined;
+  const dimensions = dimensionsOfSize(size);
+  return dimensions ? dimensions.width * dimensions.height : undefined;
 }
 
 /** A free size range in the catalogue: `supported_params_details.size: {max_megapixels, multiple_of, min}`. */

@@ -11,7 +11,7 @@ import { allowedValuesOf, mostImagesPerRequest } from "../catalogue/media-parame
 import type { ProviderProtocol } from "../config/schema.ts";
 import type { Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
-import type { MediaJobAdapter } from "../providers/media-job.ts";
+import { dimensionsOfSize, type MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
 import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
@@ -60,7 +60,7 @@ export async function planImage(
   const n = image.n === 0 ? 1 : image.n;
   const most = mostImagesPerRequest(adapter, model.config.supported_params_details);
   if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `n must be between 1 and ${most}.`);
-  if (image.size && image.size !== "auto" && !/^\d+x\d+$/.test(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
+  if (image.size && image.size !== "auto" && !isSize(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
   const details = model.config.supported_params_details;
   checkOptions(modelId, details, adapter, image);
   checkSizeLimits(modelId, details, image.size);
@@ -161,9 +161,9 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
  */
 function checkSizeLimits(modelId: string, details: Record<string, unknown>, size: string) {
   const limits = sizeLimitsOf(details);
-  const match = /^(\d+)x(\d+)$/.exec(size);
-  if (!limits || !match) return;
-  const [width, height] = [Number(match[1]), Number(match[2])];
+  const dimensions = dimensionsOfSize(size);
+  if (!limits || !dimensions) return;
+  const { width, height } = dimensions;
   if (limits.multipleOf && (width % limits.multipleOf !== 0 || height % limits.multipleOf !== 0)) {
     throw invalidParameter("size", `${modelId} takes a width and height that are multiples of ${limits.multipleOf}.`);
   }
@@ -173,7 +173,7 @@ function checkSizeLimits(modelId: string, details: Record<string, unknown>, size
   }
 }
 
-const isSize = (size: string) => /^\d+x\d+$/.test(size);
+const isSize = (size: string) => dimensionsOfSize(size) !== undefined;
 
 /**
  * Input images: only for a model that takes images in (`input_modalities` has

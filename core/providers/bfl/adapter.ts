@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
-import type { JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";
+import { dimensionsOfSize, type JobState, type MediaJobAdapter, type MediaJobCall, type SubmittedJob } from "../media-job.ts";
 import { UpstreamError } from "../types.ts";
 
 const submitted = z.object({ id: z.string(), polling_url: z.string() });
@@ -58,10 +58,10 @@ export function createBflMediaAdapter(): MediaJobAdapter {
 
 function bodyOf(image: ImageParameters): Record<string, unknown> {
   const body: Record<string, unknown> = { prompt: image.prompt };
-  const size = /^(\d+)x(\d+)$/.exec(image.size);
+  const size = dimensionsOfSize(image.size);
   if (size) {
-    body.width = Number(size[1]);
-    body.height = Number(size[2]);
+    body.width = size.width;
+    body.height = size.height;
   }
   if (image.aspectRatio) body.aspect_ratio = image.aspectRatio;
   for (const [index, url] of image.imageUrls.entries()) body[index === 0 ? "input_image" : `input_image_${index + 1}`] = url;

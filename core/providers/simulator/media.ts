@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { crc32, deflateSync } from "node:zlib";
 import { VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
-import type { JobState, MediaJobAdapter } from "../media-job.ts";
+import { dimensionsOfSize, type JobState, type MediaJobAdapter } from "../media-job.ts";
 import { tinyMp4 } from "./mp4.ts";
 
 const DEFAULT_SIDE = 256;
@@ -24,9 +24,9 @@ export function createSimulatorMediaAdapter(): MediaJobAdapter {
     videoParameters: ["image", "seconds", "size", "seed"],
     videoResultStyle: VideoResultStyle.PROGRESS,
     async submitImage(_call, image) {
-      const size = /^(\d+)x(\d+)$/.exec(image.size);
+      const size = dimensionsOfSize(image.size);
       // The seed picks the colour with the prompt: the same seed, the same image; another seed, another.
-      const job = new URLSearchParams({ prompt: image.prompt, seed: image.seed === 0n ? "" : String(image.seed), width: size?.[1] ?? String(DEFAULT_SIDE), height: size?.[2] ?? String(DEFAULT_SIDE) });
+      const job = new URLSearchParams({ prompt: image.prompt, seed: image.seed === 0n ? "" : String(image.seed), width: String(size?.width ?? DEFAULT_SIDE), height: String(size?.height ?? DEFAULT_SIDE) });
       return { jobId: jobIdOf(job), pollingUrl: `simulator:image?${job}` };
     },
     async submitVideo(_call, video) {
