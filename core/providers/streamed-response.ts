@@ -52,7 +52,6 @@ export function dispatchStreamed(dispatcher: Dispatcher, options: Dispatcher.Dis
 class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, AsyncIterator<Uint8Array> {
   ended = false;
   private controller: Dispatcher.DispatchController | undefined;
-  private abortReason: Error | undefined;
   /** The call's promise until the answer starts; a failure after it goes to the reader. */
   private starting: { resolve: (response: StreamedResponse) => void; reject: (error: unknown) => void } | undefined;
   private readonly signal: AbortSignal;
@@ -77,8 +76,8 @@ class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, Async
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    // Aborted while connecting: the controller is only known now.
-    if (this.abortReason !== undefined) controller.abort(this.abortReason);
+    // Aborted while connecting (only the signal can abort before the body is handed out): the controller is only known now.
+    if (this.signal.aborted) controller.abort(this.signal.reason);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -136,7 +135,6 @@ class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, Async
 
   private abort(reason: Error): void {
     if (this.ended || this.failed) return;
-    this.abortReason = reason;
     this.controller?.abort(reason);
     this.fail(reason);
   }
