@@ -4,15 +4,16 @@
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
-import type { ProviderAdapter, UpstreamCall } from "../types.ts";
+import type { ProviderAdapter } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { countGeminiTokens } from "./count-tokens.ts";
+import { keyHeaders, methodUrl } from "./endpoint.ts";
 import { googleErrorMessage, mapError } from "./map-error.ts";
 import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-response.ts";
 
 const protocol: HttpProtocol<GeminiResponse> = {
-  url: methodUrl,
-  headers: ({ apiKey }): Record<string, string> => (apiKey ? { "x-goog-api-key": apiKey } : {}),
+  url: (call) => methodUrl(call, call.stream ? "streamGenerateContent?alt=sse" : "generateContent"),
+  headers: keyHeaders,
   convertRequest,
   errorOf: mapError,
   parse: parseResponse,
@@ -32,13 +33,6 @@ export const geminiCapabilities: ProtocolCapabilities = {
 
 export function createGeminiAdapter(http: HttpClient): ProviderAdapter {
   return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol), countTokens: (call) => countGeminiTokens(http, call) };
-}
-
-/** `{base_url}/models/{model}:method`; the model id may carry Google's `models/` prefix. */
-function methodUrl(call: UpstreamCall): URL {
-  const base = call.provider.base_url!.replace(/\/+$/, "");
-  const model = encodeURIComponent(call.route.provider_model_id.replace(/^models\//, ""));
-  return new URL(`${base}/models/${model}:${call.stream ? "streamGenerateContent?alt=sse" : "generateContent"}`);
 }
 
 function parseResponse(data: string): GeminiResponse {

@@ -8,14 +8,13 @@ import { checkShape } from "../http-exchange.ts";
 import { postJson } from "../post-json.ts";
 import type { UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
+import { bareModel, keyHeaders, methodUrl } from "./endpoint.ts";
 import { mapError } from "./map-error.ts";
 
 /** What the prompt is made of; generationConfig (sampling, thinking, output) adds no input tokens. */
 const PROMPT_FIELDS = ["contents", "systemInstruction", "tools", "toolConfig"];
 
 const countSchema = z.object({ totalTokens: z.number().int().nonnegative().default(0) });
-
-const bareModel = (call: UpstreamCall) => call.route.provider_model_id.replace(/^models\//, "");
 
 /** The countTokens body: the prompt fields of the generateContent body, with the model it names (the API requires it there). */
 export function countTokensBody(call: UpstreamCall): JsonObject {
@@ -26,10 +25,9 @@ export function countTokensBody(call: UpstreamCall): JsonObject {
 }
 
 export async function countGeminiTokens(http: HttpClient, call: UpstreamCall): Promise<number> {
-  const base = call.provider.base_url!.replace(/\/+$/, "");
   const answer = await postJson(http, call, {
-    url: new URL(`${base}/models/${encodeURIComponent(bareModel(call))}:countTokens`),
-    headers: call.apiKey ? { "x-goog-api-key": call.apiKey } : {},
+    url: methodUrl(call, "countTokens"),
+    headers: keyHeaders(call),
     body: countTokensBody(call),
     errorOf: mapError,
   });
