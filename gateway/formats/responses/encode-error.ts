@@ -11,7 +11,15 @@ export function errorEventOf(error: PublicError) {
   return { type: "error", code: error.code || null, message: error.message, param: error.param };
 }
 
-/** The failed response's `error` (OpenAI's ResponseError, whose `code` is a closed list). */
-export function responseErrorOf(error: PublicError): { code: string; message: string } {
-  return { code: error.status === 429 ? "rate_limit_exceeded" : "server_error", message: error.message };
+/**
+ * The failed response's `error` (OpenAI's ResponseError, whose `code` is a
+ * closed list): ours is told as rate_limit_exceeded or server_error, the
+ * message ours as it was. Decided by our reason code, the one thing both a
+ * stream's error and a stored turn's (TurnError.code) carry.
+ */
+export function responseErrorOf({ code, message }: { code: string; message: string }): { code: string; message: string } {
+  return { code: RATE_LIMITED_REASONS.has(code) ? "rate_limit_exceeded" : "server_error", message };
 }
+
+/** The core's reasons of a 429 (ResourceExhausted). */
+const RATE_LIMITED_REASONS: ReadonlySet<string> = new Set(["rate_limit_exceeded", "upstream_rate_limited", "free_quota_exhausted"]);

@@ -8,6 +8,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnStatus, type InputItem, type ListItemsResponse, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { BlockStartSchema, BlockType, Role, type ContentPart, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
 import type { TrackedBlock } from "../../block-tracker.ts";
+import { responseErrorOf } from "./encode-error.ts";
 import { encodeOutputItem, encodeResponseObject, unixSeconds, type ResponseEcho, type ResponseStatus } from "./encode-response.ts";
 
 const STATUS: Record<TurnStatus, ResponseStatus> = {
@@ -46,7 +47,7 @@ export function encodeStoredResponse(turn: Turn) {
     blocks: blocksOf(turn.output[0], turn.outputBlocks, turn.id),
     usage: turn.usage,
     finishReason: status === "incomplete" ? turn.finishReason : undefined,
-    error: status === "failed" ? failureOf(turn) : undefined,
+    error: status === "failed" ? responseErrorOf({ code: turn.error?.code ?? "", message: turn.error?.message || "The response failed." }) : undefined,
     completedAt: turn.completedAt ? unixSeconds(timestampMs(turn.completedAt)) : undefined,
   });
 }
@@ -55,16 +56,6 @@ export function encodeStoredResponse(turn: Turn) {
 function signerOf(message: Message | undefined): string {
   for (const part of message?.content ?? []) if (part.part.case === "reasoning" && part.part.value.signedBy) return part.part.value.signedBy;
   return "";
-}
-
-/**
- * OpenAI's schema allows only its own codes on a Response's error: ours is
- * told as rate_limit_exceeded or server_error (as in the stream's
- * response.failed), the message is ours as it was.
- */
-function failureOf(turn: Turn) {
-  const code = turn.error?.code ?? "";
-  return { code: code.includes("rate_limit") ? "rate_limit_exceeded" : "server_error", message: turn.error?.message || "The response failed." };
 }
 
 /**
