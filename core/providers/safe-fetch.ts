@@ -155,9 +155,10 @@ export async function readCallerUrl(url: string, options: CallerReadOptions, eno
   } catch (error) {
     if (options.signal?.aborted) throw error;
     if (error instanceof CallerUrlError) throw error;
-    if (isPrivateAddressRefusal(error)) throw new CallerUrlError("private_address", `${url}: ${messageOf(error)}`, undefined, { cause: error });
+    // The detail stays in the cause: a logger (pino's err serializer) appends every cause's message itself.
+    if (isPrivateAddressRefusal(error)) throw new CallerUrlError("private_address", `${url}: not fetched`, undefined, { cause: error });
     const timedOut = signal.aborted;
-    throw new CallerUrlError(timedOut ? "timeout" : "network", `${url}: ${timedOut ? `no answer within ${options.timeoutMs} ms` : messageOf(error)}`, undefined, { cause: error });
+    throw new CallerUrlError(timedOut ? "timeout" : "network", `${url}: ${timedOut ? `no answer within ${options.timeoutMs} ms` : "not fetched"}`, undefined, { cause: error });
   }
 }
 
@@ -204,8 +205,3 @@ async function readCapped(response: Response, maxBytes: number, enough?: (prefix
   }
   return Buffer.concat(chunks, size);
 }
-
-const messageOf = (error: unknown) => {
-  const cause = (error as Error).cause;
-  return cause instanceof Error ? `${(error as Error).message}: ${cause.message}` : (error as Error).message;
-};
