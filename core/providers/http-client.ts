@@ -3,13 +3,11 @@
 // (one pool per origin inside it), so a provider's connection limit is its own
 // even when several providers share an origin.
 import { Agent } from "undici";
-import type { Dispatcher } from "undici";
 import { dispatchStreamed, type StreamedResponse } from "./streamed-response.ts";
 import { UpstreamError } from "./types.ts";
 
 export interface HttpClient {
-  post(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<Dispatcher.ResponseData>;
-  /** The same request, its body read chunk by chunk as it arrives (streamed answers: no Node stream per request). */
+  /** Posts JSON; the answer's body is read chunk by chunk as it arrives (no Node stream per request), or whole with `text()`. */
   stream(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<StreamedResponse>;
   close(): Promise<void>;
 }
@@ -46,22 +44,6 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     return agent;
   };
   return {
-    async post(url, headers, body, { signal, headersTimeoutMs, bodyTimeoutMs, provider }) {
-      try {
-        return await agentFor(provider).request({
-          origin: url.origin,
-          path: url.pathname + url.search,
-          method: "POST",
-          headers: { "content-type": "application/json", ...headers },
-          body,
-          signal,
-          headersTimeout: headersTimeoutMs,
-          bodyTimeout: bodyTimeoutMs,
-        });
-      } catch (error) {
-        throw toUpstreamError(error, signal);
-      }
-    },
     async stream(url, headers, body, { signal, headersTimeoutMs, bodyTimeoutMs, provider }) {
       try {
         return await dispatchStreamed(

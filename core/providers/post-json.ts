@@ -20,7 +20,7 @@ export interface JsonPost {
 /** The parsed JSON answer; throws UpstreamError for a failed call or an answer that is not JSON. */
 export async function postJson(http: HttpClient, call: Pick<UpstreamCall, "provider" | "signal">, post: JsonPost): Promise<unknown> {
   const { provider, signal } = call;
-  const response = await http.post(post.url, { accept: "application/json", ...post.headers }, JSON.stringify(post.body), {
+  const response = await http.stream(post.url, { accept: "application/json", ...post.headers }, JSON.stringify(post.body), {
     signal,
     // A count is answered at once: the stream's patience applies, not a whole generation's.
     headersTimeoutMs: provider.timeout_ms,

@@ -71,7 +71,7 @@ afterEach(async () => {
 
 function post(client: HttpClient, upstream: HoldingUpstream, provider?: string) {
   return client
-    .post(new URL(`${upstream.url}/chat/completions`), {}, "{}", { signal: new AbortController().signal, headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, provider })
+    .stream(new URL(`${upstream.url}/chat/completions`), {}, "{}", { signal: new AbortController().signal, headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, provider })
     .then((response) => response.body.text());
 }
 
