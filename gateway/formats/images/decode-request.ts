@@ -25,6 +25,7 @@ const imageBody = nullMeansAbsent(
       aspect_ratio: z.string().min(1).optional(),
       /** Beyond the spec: input images to edit or take as references, an http(s) URL or a list of them; how many a model takes is the core's check (docs/tasks.md, "Input images"). */
       image: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+      /** OpenAI's end-user tag: accepted so OpenAI clients are not refused, passed to no provider (docs/tasks.md). */
       user: z.string().optional(),
       /** Beyond the spec: where the finished task is POSTed (docs/tasks.md, "Webhooks"). */
       webhook_url: z.string().min(1).optional(),
