@@ -30,7 +30,7 @@ export interface RouterFieldsBody {
 }
 
 /** The router fields of a validated body, as GenerateRequest fields. */
-export function decodeRouterFields(body: RouterFieldsBody) {
+function decodeRouterFields(body: RouterFieldsBody) {
   return {
     models: body.models ?? [],
     requestTags: body.request_tags ?? [],

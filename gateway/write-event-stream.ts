@@ -24,7 +24,7 @@ export interface StreamEncoder {
 }
 
 /** The longest silence on a stream whose format has keep-alive frames (a thinking model can be quiet for minutes). */
-export const KEEP_ALIVE_MS = 10_000;
+const KEEP_ALIVE_MS = 10_000;
 
 /**
  * Commits the stream (200 and headers) at once, then writes every event as

@@ -15,7 +15,7 @@ export function withCancelRequested(turn: Turn): Turn {
 }
 
 /** The message of a turn whose instance stopped renewing its lease. */
-export const LEASE_LOST = "The instance running this response stopped before it finished.";
+const LEASE_LOST = "The instance running this response stopped before it finished.";
 
 /**
  * The turn as of `now`: an active turn whose lease has passed is failed (its

@@ -237,7 +237,7 @@ function encodeReasoningItem(block: TrackedBlock, done: boolean, signedBy: strin
  * sent to another provider, which would refuse it: `sig@anthropic:<signature>`.
  * decodeEncryptedReasoning reads it back.
  */
-export function encodeEncryptedReasoning(block: Pick<TrackedBlock, "signature" | "redactedData">, signedBy: string): string | undefined {
+function encodeEncryptedReasoning(block: Pick<TrackedBlock, "signature" | "redactedData">, signedBy: string): string | undefined {
   const by = signedBy ? `@${signedBy}` : "";
   if (block.redactedData) return `redacted${by}:${block.redactedData}`;
   if (block.signature) return `sig${by}:${block.signature}`;
