@@ -23,6 +23,22 @@ export function benchModel(id: string, name: string, providers: Record<string, u
   };
 }
 
+/** The upstream key the bench provider names (`api_key_env`), as the gateway child's environment gives it. */
+export const BENCH_UPSTREAM_ENV: Record<string, string> = { BENCH_UPSTREAM_KEY: "sk-upstream-bench" };
+
+/**
+ * A config with one OpenAI-compatible upstream (its API at `{upstreamOrigin}/v1`),
+ * one model routed to it, and one funded organisation holding ROUTER_DEV_KEY.
+ */
+export function oneUpstreamConfig(upstreamOrigin: string, modelId: string, modelName: string) {
+  return {
+    providers: [{ id: "bench", label: "Bench upstream", protocol: "openai-compatible", base_url: `${upstreamOrigin}/v1`, api_key_env: "BENCH_UPSTREAM_KEY" }],
+    models: [benchModel(modelId, modelName, [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }])],
+    // Credits: since accounts, a paid request needs a balance for its hold (402 without one).
+    organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
+  };
+}
+
 /** Writes the config to `dir/router.json`; resolves to its path (the gateway's ROUTER_CONFIG). */
 export async function writeGatewayConfig(dir: string, config: unknown): Promise<string> {
   const configPath = path.join(dir, "router.json");

@@ -28,7 +28,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { startChild, type Child } from "./children.ts";
-import { benchModel, startGateway as startGatewayChild, writeGatewayConfig } from "./gateway-child.ts";
+import { BENCH_UPSTREAM_ENV, oneUpstreamConfig, startGateway as startGatewayChild, writeGatewayConfig } from "./gateway-child.ts";
 import { addLatency, addThroughput, clientPairs, completionContent, emptyTally, latencyRun, measuredPhase, median, percentile, send, throughputRun, warmUp, WARMUP_SEQUENTIAL, type LatencyTally, type Target, type ThroughputTally } from "./load.ts";
 import { requireNode24, ROUND_OPTIONS, roundSettings } from "./options.ts";
 import { summarizeProfile } from "./profile-summary.ts";
@@ -79,17 +79,6 @@ const MODES: Mode[] = !settings.stream || flags.mode === "json" ? ["json"] : fla
 const DEV_KEY = "sk-rtr-bench-0123456789abcdef";
 const MODEL_ID = "bench/echo";
 const EXPECTED_CONTENT = "Hello! How can I help you today?";
-
-function gatewayConfig(upstreamUrl: string) {
-  return {
-    providers: [
-      { id: "bench", label: "Bench upstream", protocol: "openai-compatible", base_url: `${upstreamUrl}/v1`, api_key_env: "BENCH_UPSTREAM_KEY" },
-    ],
-    models: [benchModel(MODEL_ID, "Bench echo", [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }])],
-    // Credits: since accounts, a paid request needs a balance for its hold (402 without one).
-    organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
-  };
-}
 
 function targetFor(pathName: PathName, mode: Mode): Target {
   if (pathName === "messages") return messagesTarget(mode);
@@ -171,7 +160,7 @@ const floor = await startChild({
   ready: { ipc: true },
 });
 children.push(floor);
-const configPath = await writeGatewayConfig(tempDir, gatewayConfig(upstream.url));
+const configPath = await writeGatewayConfig(tempDir, oneUpstreamConfig(upstream.url, MODEL_ID, "Bench echo"));
 if (settings.profile) {
   // Fresh profiles per run: the summary reads the newest file of each gateway.
   for (const name of ["gateway", "candidate"]) {
@@ -188,7 +177,7 @@ function startGateway(name: string, root: string, profile: boolean): Promise<Chi
     configPath,
     devKey: DEV_KEY,
     logLevel: settings.logLevel,
-    env: { BENCH_UPSTREAM_KEY: "sk-upstream-bench" },
+    env: BENCH_UPSTREAM_ENV,
     execArgv: profile ? ["--cpu-prof", "--cpu-prof-dir", path.join(profileDir, name)] : [],
   });
 }

@@ -17,6 +17,7 @@ import path from "node:path";
 import { setImmediate as tick } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { BENCH_UPSTREAM_ENV, oneUpstreamConfig } from "./gateway-child.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -64,32 +65,14 @@ const upstream = http.createServer((req, res) => {
 });
 upstream.keepAliveTimeout = 60_000;
 await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+const upstreamOrigin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
 
 const KEY = "sk-rtr-bench-0123456789abcdef";
-const config = parseConfig(
-  JSON.stringify({
-    providers: [{ id: "bench", label: "Bench", protocol: "openai-compatible", base_url: upstreamUrl, api_key_env: "BENCH_UPSTREAM_KEY" }],
-    models: [
-      {
-        id: "bench/stream",
-        name: "Bench",
-        created: 1700000000,
-        creator: "bench",
-        context_length: 8192,
-        max_completion_tokens: 1024,
-        input_modalities: ["text"],
-        output_modalities: ["text"],
-        supported_parameters: ["max_tokens"],
-        providers: [{ provider: "bench", provider_model_id: "m", pricing: { prompt: "0.000001", completion: "0.000002" } }],
-      },
-    ],
-    organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
-  }),
-);
-const core = await createCore({ config, env: { BENCH_UPSTREAM_KEY: "sk-up", ROUTER_DEV_KEY: KEY } });
+const MODEL_ID = "bench/stream";
+const config = parseConfig(JSON.stringify(oneUpstreamConfig(upstreamOrigin, MODEL_ID, "Bench stream")));
+const core = await createCore({ config, env: { ...BENCH_UPSTREAM_ENV, ROUTER_DEV_KEY: KEY } });
 const client = createInProcessCoreClient(core);
-const body = { model: "bench/stream", messages: [{ role: "user", content: "hi" }], max_tokens: 64, stream: true };
+const body = { model: MODEL_ID, messages: [{ role: "user", content: "hi" }], max_tokens: 64, stream: true };
 
 let sink = 0;
 async function oneStream(n: number): Promise<number> {

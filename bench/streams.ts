@@ -27,7 +27,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { startChild, type Child, type ProbeStats } from "./children.ts";
-import { benchModel, startGateway, writeGatewayConfig } from "./gateway-child.ts";
+import { BENCH_UPSTREAM_ENV, oneUpstreamConfig, startGateway, writeGatewayConfig } from "./gateway-child.ts";
 import { createClient, percentile, type Client, type Target } from "./load.ts";
 import { machineCpu } from "./machine-cpu.ts";
 import { int, requireNode24 } from "./options.ts";
@@ -123,11 +123,7 @@ const floor = await startChild({
   ready: { ipc: true },
 });
 run.children.push(floor);
-const configPath = await writeGatewayConfig(tempDir, {
-  providers: [{ id: "bench", label: "Bench upstream", protocol: "openai-compatible", base_url: `${upstream.url}/v1`, api_key_env: "BENCH_UPSTREAM_KEY" }],
-  models: [benchModel(MODEL_ID, "Bench stream", [{ provider: "bench", provider_model_id: "bench-model", pricing: { prompt: "0.000001", completion: "0.000002" } }])],
-  organizations: [{ id: "org_bench", name: "Bench", credits: "1000000", keys: [{ id: "key_bench", env: "ROUTER_DEV_KEY" }] }],
-});
+const configPath = await writeGatewayConfig(tempDir, oneUpstreamConfig(upstream.url, MODEL_ID, "Bench stream"));
 if (flags["heap-snapshot"]) mkdirSync(path.join(RESULTS_DIR, "profiles"), { recursive: true });
 const startGatewayOf = (name: string, root: string) =>
   startGateway({
@@ -136,7 +132,7 @@ const startGatewayOf = (name: string, root: string) =>
     configPath,
     devKey: DEV_KEY,
     logLevel: settings.logLevel,
-    env: { BENCH_UPSTREAM_KEY: "sk-upstream-bench" },
+    env: BENCH_UPSTREAM_ENV,
     execArgv: profileArgs(name),
   });
 const gateway = await startGatewayOf("gateway", ROOT);
