@@ -6,8 +6,8 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnStatus, type InputItem, type ListItemsResponse, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
-import { BlockStartSchema, BlockType, Role, type ContentPart, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
-import type { TrackedBlock } from "../../block-tracker.ts";
+import { BlockDeltaSchema, BlockStartSchema, BlockStopSchema, BlockType, GenerateResponseSchema, Role, type ContentPart, type GenerateResponse, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
+import { createBlockTracker, type TrackedBlock } from "../../block-tracker.ts";
 import { responseErrorOf } from "./encode-error.ts";
 import { encodeOutputItem, encodeResponseObject, unixSeconds, type ResponseEcho, type ResponseStatus } from "./encode-response.ts";
 
@@ -119,47 +119,39 @@ function inputPartOf({ part }: ContentPart): Record<string, unknown>[] {
 }
 
 /**
- * The blocks of an assistant message, whole, as the encoders read them. With
- * the turn's OutputBlocks each block has its stream id, its type (a refusal is
- * kept as text) and its annotations; without, ids are `<prefix>_<position>`.
+ * The blocks of an assistant message, whole, as the encoders read them: its
+ * parts replayed through the answer's own block tracker as one start, delta
+ * and stop each. With the turn's OutputBlocks each block has its stream id,
+ * its type (a refusal is kept as text) and its annotations; without, ids are
+ * `<prefix>_<position>`.
  */
 function blocksOf(message: Message | undefined, described: readonly OutputBlock[], idPrefix: string): TrackedBlock[] {
   if (!message) return [];
-  const ordinals = new Map<BlockType, number>();
-  return message.content.flatMap((content, index) => {
+  const tracker = createBlockTracker({ keepStoppedBlocks: true });
+  const replay = (event: GenerateResponse["event"]) => tracker.track(create(GenerateResponseSchema, { event }));
+  message.content.forEach(({ part }, index) => {
+    const fields = blockFieldsOf(part);
+    if (!fields) return;
     const about = described[index];
-    const block = blockOf(content, index, about?.id || `${idPrefix}_${index}`);
-    if (!block) return [];
-    if (about?.type === BlockType.REFUSAL) block.type = BlockType.REFUSAL;
-    block.annotations = about?.annotations ?? [];
-    const ordinal = ordinals.get(block.type) ?? 0;
-    ordinals.set(block.type, ordinal + 1);
-    return [{ ...block, start: create(BlockStartSchema, { ...block.start, type: block.type }), ordinal }];
+    const type = about?.type === BlockType.REFUSAL ? BlockType.REFUSAL : fields.type;
+    const id = about?.id || `${idPrefix}_${index}`;
+    replay({ case: "blockStart", value: create(BlockStartSchema, { index, id, type, toolCallId: fields.toolCallId, toolName: fields.toolName }) });
+    const block = replay({ case: "blockDelta", value: create(BlockDeltaSchema, { index, text: fields.text, signature: fields.signature, redactedData: fields.redactedData }) });
+    if (block && about?.annotations.length) block.annotations = about.annotations;
+    replay({ case: "blockStop", value: create(BlockStopSchema, { index }) });
   });
+  return [...tracker.blocks];
 }
 
-type MutableBlock = { -readonly [K in keyof TrackedBlock]: TrackedBlock[K] };
-
-function blockOf({ part }: ContentPart, index: number, id: string): MutableBlock | undefined {
-  const block = (type: BlockType, fields: Partial<MutableBlock>, startFields: { toolCallId?: string; toolName?: string } = {}): MutableBlock => ({
-    start: create(BlockStartSchema, { index, id, type, ...startFields }),
-    type,
-    ordinal: 0,
-    text: "",
-    signature: "",
-    redactedData: "",
-    data: [],
-    annotations: [],
-    stopped: true,
-    ...fields,
-  });
+/** What a stored part gives its block; undefined for a part an answer's output does not show. */
+function blockFieldsOf(part: ContentPart["part"]): { type: BlockType; text: string; signature?: string; redactedData?: string; toolCallId?: string; toolName?: string } | undefined {
   switch (part.case) {
     case "text":
-      return block(BlockType.TEXT, { text: part.value.text });
+      return { type: BlockType.TEXT, text: part.value.text };
     case "reasoning":
-      return block(BlockType.REASONING, { text: part.value.text, signature: part.value.signature, redactedData: part.value.redactedData });
+      return { type: BlockType.REASONING, text: part.value.text, signature: part.value.signature, redactedData: part.value.redactedData };
     case "toolCall":
-      return block(BlockType.TOOL_CALL, { text: part.value.arguments }, { toolCallId: part.value.id, toolName: part.value.name });
+      return { type: BlockType.TOOL_CALL, text: part.value.arguments, toolCallId: part.value.id, toolName: part.value.name };
     default:
       return undefined;
   }
