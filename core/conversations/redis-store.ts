@@ -28,7 +28,6 @@ export interface RedisConversationStoreOptions {
   commandTimeoutMs?: number;
 }
 
-
 // ARGV: the organisation's base name (turnBase), the first id, the most turns
 // to read, and to renew them (when the TTL is above 0) the TTL in ms and the
 // expiry it gives (ms since the epoch, by the store's clock: the hash's
