@@ -252,7 +252,6 @@ function finishRequest({ admission, answering, unansweredModelId, outcome, reque
 class Relay {
   private usageEvent: GenerateResponse | undefined;
   private finishEvent: GenerateResponse | undefined;
-  private readonly excludeReasoning: boolean;
   /** Indexes of withheld blocks; made only when reasoning is excluded. */
   private readonly withheld: Set<number> | undefined;
   private readonly id: string;
@@ -263,8 +262,7 @@ class Relay {
     this.id = id;
     this.progress = progress;
     this.recorder = recorder;
-    this.excludeReasoning = excludeReasoning;
-    this.withheld = this.excludeReasoning ? new Set() : undefined;
+    this.withheld = excludeReasoning ? new Set() : undefined;
   }
 
   /** The event to pass on now, if any (usage and finish wait for the end; withheld blocks never go). */
@@ -275,8 +273,8 @@ class Relay {
     if (event.case !== "usage" && event.case !== "finish") this.recorder?.observe(response);
     switch (event.case) {
       case "blockStart":
-        if (this.excludeReasoning && event.value.type === BlockType.REASONING) {
-          this.withheld!.add(event.value.index);
+        if (this.withheld && event.value.type === BlockType.REASONING) {
+          this.withheld.add(event.value.index);
           return undefined;
         }
         return response;
