@@ -8,7 +8,7 @@ import type { ProviderRoute } from "../catalogue/catalogue.ts";
  * GOOGLE_APPLICATION_CREDENTIALS"), and its secret_key_env for a provider that
  * signs with a second key ("A and B"); undefined when it lacks no variable.
  */
-export function unsetKeyVariables(route: ProviderRoute): string | undefined {
+function unsetKeyVariables(route: ProviderRoute): string | undefined {
   const { api_key_env, secret_key_env } = route.provider;
   const ambient = route.capabilities.ambientCredentials?.variable;
   const key = api_key_env && !route.apiKey ? (ambient ? `${api_key_env} or ${ambient}` : api_key_env) : undefined;
