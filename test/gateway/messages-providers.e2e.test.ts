@@ -447,6 +447,27 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
       expect(sent.output_config).toEqual({ effort: "high" });
       expect(warnings).toContain("output_config.effort max was served as high");
     });
+
+    it("a field the router does not know inside thinking, output_config or tool_choice is accepted, not sent, and said in a warning", async () => {
+      const { sent, warnings } = await send(
+        "anthropic",
+        "create",
+        {
+          max_tokens: 4096,
+          thinking: { type: "adaptive", future_knob: 1 },
+          output_config: { effort: "high", task_budget: { type: "tokens", total: 1000 } },
+          messages: [{ role: "user", content: "Think" }],
+        } as Json as Anthropic.MessageCreateParamsNonStreaming,
+        {},
+        client,
+        "claude-opus-4-6",
+      );
+      expect(sent.output_config).toEqual({ effort: "high" });
+      expect(sent.thinking).toEqual({ type: "adaptive" });
+      expect(warnings).toContain("output_config.task_budget was not sent");
+      expect(warnings).toContain("thinking.future_knob was not sent");
+      expect(warnings).not.toContain("output_config.effort");
+    });
   });
 
   // ---- more of the request, per protocol (created: the request side is the same streamed) ----

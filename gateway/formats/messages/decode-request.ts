@@ -66,7 +66,7 @@ export function decodeMessagesRequest(body: unknown, context: DecodeContext, for
       responseFormat: parsed.output_config?.format ? { type: ResponseFormat_Type.JSON_SCHEMA, name: "output", schema: parsed.output_config.format.schema as JsonObject, strict: true } : undefined,
       passthrough: passthroughOf(parsed),
       anthropicBeta: context.betas,
-      warnings: effortWarnings(parsed),
+      warnings: fieldWarnings(parsed),
     }),
     stream,
   };
@@ -241,12 +241,31 @@ function toolChoiceOf(choice: MessagesRequestBody["tool_choice"]) {
   }
 }
 
-/** Anthropic's `max` effort is the hub's highest (said in a warning, effortWarnings). */
+/** Anthropic's `max` effort is the hub's highest (said in a warning, fieldWarnings). */
 const EFFORTS = { low: "low", medium: "medium", high: "high", max: "high" } as const;
 
-function effortWarnings(body: MessagesRequestBody) {
-  return body.output_config?.effort === "max" ? [warning("adjusted_parameter", "output_config.effort", "output_config.effort max was served as high, the router's highest level")] : [];
+/**
+ * What the decoder lowers or leaves out of the fields it models: effort max,
+ * and the fields it does not know inside thinking, output_config and
+ * tool_choice (accepted, as Anthropic adds some, but rebuilt from the known
+ * ones for every upstream, so not sent).
+ */
+function fieldWarnings(body: MessagesRequestBody) {
+  const warnings = body.output_config?.effort === "max" ? [warning("adjusted_parameter", "output_config.effort", "output_config.effort max was served as high, the router's highest level")] : [];
+  for (const [field, known] of KNOWN_NESTED_FIELDS) {
+    const value = body[field];
+    for (const key of value ? Object.keys(value) : []) {
+      if (!known.includes(key)) warnings.push(warning("unsupported_parameter", `${field}.${key}`, `${field}.${key} was not sent: the router does not know it`));
+    }
+  }
+  return warnings;
 }
+
+const KNOWN_NESTED_FIELDS: ReadonlyArray<readonly ["thinking" | "output_config" | "tool_choice", readonly string[]]> = [
+  ["thinking", ["type", "budget_tokens", "display"]],
+  ["output_config", ["effort", "format"]],
+  ["tool_choice", ["type", "name", "disable_parallel_tool_use"]],
+];
 
 function reasoningOf(body: MessagesRequestBody) {
   const effort = body.output_config?.effort === undefined ? "" : EFFORTS[body.output_config.effort];
