@@ -1,10 +1,11 @@
 // What a request in one public format carries for that format's own protocol
 // alone (capabilities.ts `nativeFormat`): blocks the hub does not model
-// (NativePart), the originals of its blocks and tools, `anthropic-beta`, and
-// server tools only that protocol runs. On any other route they are taken out
-// here, once, so no adapter has to know about them: the typed parts stand in
-// for the originals, and each dropped block type is said in a warning. A tool
-// result's own blocks are looked at too.
+// (NativePart), the originals of its blocks and tools, and `anthropic-beta`.
+// On any other route they are taken out here, once, so no adapter has to know
+// about them: the typed parts stand in for the originals, and each dropped
+// block type is said in a warning. A tool result's own blocks are looked at
+// too. (Server tools are not taken out: routing only picks a route that runs
+// them, capabilities.ts.)
 import type { ContentPart, GenerateRequest, Message, Warning } from "../../gen/router/v1/inference_pb.js";
 import type { ProviderRoute } from "../catalogue/catalogue.ts";
 import { warning } from "../warnings.ts";
