@@ -7,9 +7,9 @@
 // if that instance stops before).
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskKind, TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
 import { fetchCallerUrl, isPrivateAddressRefusal } from "../providers/safe-fetch.ts";
+import { encodeImageTask } from "./image-result.ts";
 import { encodeVideoTask } from "./video-result.ts";
 
 export interface WebhookOptions {
@@ -99,22 +99,5 @@ export function webhookPayload(task: Task, now: Date) {
   if (task.kind === TaskKind.VIDEO) {
     return { type: succeeded ? "video.completed" : "video.failed", timestamp: now.toISOString(), data: encodeVideoTask(task, { origin: task.publicOrigin }) };
   }
-  const urls = (task.routerAssets?.urls ?? []).map((path) => task.publicOrigin + path);
-  const iso = (value: Task["createdAt"]) => (value ? timestampDate(value).toISOString() : null);
-  return {
-    type: succeeded ? "image.completed" : "image.failed",
-    timestamp: now.toISOString(),
-    data: {
-      taskId: task.id,
-      chat_id: task.id,
-      model: task.modelId,
-      status: succeeded ? "completed" : "failed",
-      created: task.createdAt ? Math.floor(timestampMs(task.createdAt) / 1000) : 0,
-      size: task.image?.size || "auto",
-      data: succeeded ? urls.map((url) => ({ url })) : [],
-      router_assets: task.routerAssets ? { status: task.routerAssets.status, urls, cached_at: iso(task.routerAssets.cachedAt), expires_at: iso(task.routerAssets.expiresAt) } : null,
-      usage: task.usage ? { images: task.usage.images, cost: Number(task.usage.cost) } : null,
-      error: task.error ? { code: task.error.code, message: task.error.message } : null,
-    },
-  };
+  return { type: succeeded ? "image.completed" : "image.failed", timestamp: now.toISOString(), data: encodeImageTask(task, task.publicOrigin) };
 }

@@ -8,7 +8,7 @@ import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
 import { Code, routerError } from "../../../core/errors.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { readAssetBytes } from "./open-asset.ts";
-import { imageSizeOf } from "./task-size.ts";
+import { imageSizeOf } from "../../../core/tasks/image-result.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
 const FAILURE_CODES: Record<string, Code> = {

@@ -9,7 +9,7 @@ import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
 import { encodeSyncImages } from "./encode-sync.ts";
-import { encodeImageTask } from "./encode-task.ts";
+import { encodeImageTask } from "../../../core/tasks/image-result.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
 

@@ -6,7 +6,7 @@ import { TaskKind, TaskStatus, VideoResultStyle, type Task } from "../../../gen/
 import { encodeVideoTask } from "../../../core/tasks/video-result.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { INLINE_VIDEO_LIMIT_BYTES } from "../../limits.ts";
-import { encodeImageTask } from "../images/encode-task.ts";
+import { encodeImageTask } from "../../../core/tasks/image-result.ts";
 import { readAssetBytesUpTo } from "../images/open-asset.ts";
 
 /** The message of a base64-style result whose videos are not all inline. */

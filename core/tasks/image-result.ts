@@ -1,9 +1,9 @@
-// An image task as the spec's image result (GET /api/v1/images/{task_id}):
-// chat_id, created, size, data[] (the hosted URLs), router_assets; plus the
-// task's status, progress and, when it failed, the provider's message.
+// An image task as the spec's image result (GET /api/v1/images/{task_id}, and
+// the data of its webhook): chat_id, created, size, data[] (the hosted URLs),
+// router_assets; plus the task's status, progress and, when it failed, the
+// provider's message.
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
-import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
-import { imageSizeOf } from "./task-size.ts";
+import { TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
 
 const STATUS_WORDS: Record<TaskStatus, string> = {
   [TaskStatus.UNSPECIFIED]: "queued",
@@ -39,4 +39,17 @@ export function encodeImageTask(task: Task, origin: string) {
     usage: task.usage ? { images: task.usage.images, cost: Number(task.usage.cost) } : null,
     error: task.error ? { code: task.error.code, message: task.error.message } : null,
   };
+}
+
+/**
+ * An image task's `size` as the spec means it, the image's dimensions: the
+ * size asked (`WIDTHxHEIGHT`, what the provider was told to make); when none
+ * was, those the first image delivered has (read from its bytes by the core),
+ * and undefined until then (the provider chooses).
+ */
+export function imageSizeOf(task: Task): string | undefined {
+  const asked = task.image?.size;
+  if (asked && asked !== "auto") return asked;
+  const delivered = task.outputs.find((output) => output.width > 0 && output.height > 0);
+  return delivered ? `${delivered.width}x${delivered.height}` : undefined;
 }
