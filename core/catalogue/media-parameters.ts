@@ -14,7 +14,7 @@ export type MediaAdapters = Partial<Record<ProviderProtocol, MediaJobAdapter>>;
 export type ParameterSchema = Record<string, unknown>;
 
 /** The spec's range of `n` for image generation. */
-export const IMAGE_N_MAX = 10;
+const IMAGE_N_MAX = 10;
 
 /**
  * Most images one request may ask of a route: the spec's range, narrowed by

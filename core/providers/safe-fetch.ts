@@ -37,7 +37,7 @@ const nat64 = new BlockList();
 nat64.addSubnet("64:ff9b::", 96, "ipv6");
 
 /** Whether a connection may go to this IP address (IPv4-mapped and NAT64 IPv6 addresses judged by their IPv4 address). */
-export function isPublicAddress(address: string): boolean {
+function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !refusedRanges.check(address, "ipv4");
   if (family !== 6) return false;
@@ -138,7 +138,7 @@ export interface CallerReadOptions extends CallerUrlPolicy {
 }
 
 /** At most this many redirects are followed, each hop checked as the first. */
-export const MOST_REDIRECTS = 3;
+const MOST_REDIRECTS = 3;
 
 /**
  * The body at a caller's URL, GET, redirects followed by hand (http and https

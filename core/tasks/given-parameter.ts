@@ -11,7 +11,7 @@ export const MAX_VIDEO_SEED = 2 ** 32 - 1;
 /** The longest input image URL taken: browsers' and CDNs' practical limit. */
 export const MAX_URL_LENGTH = 2048;
 /** The longest free-text value (a resolution, a mode, an aspect ratio, a size) taken when the catalogue lists none. */
-export const MAX_TEXT_LENGTH = 64;
+const MAX_TEXT_LENGTH = 64;
 
 /**
  * Refuses, with a 400 naming `param`, a value the model's list does not have

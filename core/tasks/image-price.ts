@@ -11,7 +11,7 @@ import { dimensionsOfSize } from "../providers/media-job.ts";
 export const MEGAPIXEL = 1024 * 1024;
 
 /** The largest image held for when neither the request nor the catalogue says how large (FLUX.2's 4 MP). */
-export const DEFAULT_LARGEST_PIXELS = 4 * MEGAPIXEL;
+const DEFAULT_LARGEST_PIXELS = 4 * MEGAPIXEL;
 
 export interface ImagePrices {
   perImage: Money;
@@ -21,7 +21,7 @@ export interface ImagePrices {
 }
 
 /** Whole megapixels, rounded up; 0 pixels are 0 megapixels. */
-export const megapixelsOf = (pixels: number) => Math.ceil(pixels / MEGAPIXEL);
+const megapixelsOf = (pixels: number) => Math.ceil(pixels / MEGAPIXEL);
 
 const money = (decimal: string | undefined) => (decimal ? parseMoney(decimal) : 0n);
 
@@ -66,7 +66,7 @@ export function largestPixels(details: Record<string, unknown>, size: string): n
 }
 
 /** `WIDTHxHEIGHT` as a pixel count; undefined for `auto`, empty or anything else. */
-export function pixelsOfSize(size: string): number | undefined {
+function pixelsOfSize(size: string): number | undefined {
   const dimensions = dimensionsOfSize(size);
   return dimensions ? dimensions.width * dimensions.height : undefined;
 }

@@ -49,7 +49,7 @@ export interface JobDeps {
 export const isFinished = (status: TaskStatus) => status === TaskStatus.SUCCEEDED || status === TaskStatus.FAILED || status === TaskStatus.EXPIRED;
 
 /** The path the gateway serves a task's output at (made absolute by the gateway). */
-export const assetPath = (taskId: string, index: number) => `/api/v1/assets/${taskId}/${index}`;
+const assetPath = (taskId: string, index: number) => `/api/v1/assets/${taskId}/${index}`;
 /** The output's name in the asset store: under its organisation and task, so a task's assets go together. */
 export const assetName = (task: Pick<Task, "organizationId" | "id">, index: number) => `${encodeURIComponent(task.organizationId)}/${task.id}/${index}`;
 

@@ -76,10 +76,10 @@ export interface Tasks {
 }
 
 /** The longest Idempotency-Key kept: it is stored with the task and indexed, and clients send a UUID or the like (IETF's draft suggests one). */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** How often each instance removes the assets of tasks past their retention. */
-export const ASSET_SWEEP_MS = 10 * 60_000;
+const ASSET_SWEEP_MS = 10 * 60_000;
 
 export { taskNotFound } from "./task-not-found.ts";
 
@@ -273,7 +273,7 @@ export function createTasks(deps: TasksDeps): Tasks {
 }
 
 /** The longest webhook_url taken: it is stored with the task; browsers and CDNs commonly stop near 2 KB too. */
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
+const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 function checkWebhookUrl(url: string, deps: TasksDeps) {
   if (!url) return;

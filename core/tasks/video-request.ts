@@ -17,9 +17,9 @@ import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
 
 /** The spec's values of `length` (seconds; per model within these). */
-export const VIDEO_LENGTHS: readonly number[] = [4, 5, 6, 8, 10, 12];
+const VIDEO_LENGTHS: readonly number[] = [4, 5, 6, 8, 10, 12];
 /** The spec's values of `seconds` (the progress-style family's duration). */
-export const VIDEO_SECONDS: readonly number[] = [4, 8, 12];
+const VIDEO_SECONDS: readonly number[] = [4, 8, 12];
 /** Seconds held when neither the request nor the catalogue says how long a video is: the spec's longest. */
 export const DEFAULT_VIDEO_SECONDS = 12;
 

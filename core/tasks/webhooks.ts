@@ -38,7 +38,7 @@ export function webhookKeyOf(secret: string | undefined): Buffer | undefined {
   return Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
 }
 
-export function signWebhook(key: Buffer, id: string, timestamp: number, body: string): string {
+function signWebhook(key: Buffer, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
@@ -94,7 +94,7 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
  * base64-style video's generations without their bytes: the body stays small,
  * and router_assets.urls has the video).
  */
-export function webhookPayload(task: Task, now: Date) {
+function webhookPayload(task: Task, now: Date) {
   const succeeded = task.status === TaskStatus.SUCCEEDED;
   if (task.kind === TaskKind.VIDEO) {
     return { type: succeeded ? "video.completed" : "video.failed", timestamp: now.toISOString(), data: encodeVideoTask(task, { origin: task.publicOrigin }) };

@@ -18,7 +18,7 @@ export interface OpenAiErrorAnswer {
 const MODERATION_CODES = new Set(["moderation_blocked", "content_policy_violation"]);
 
 /** The error answer's fields; a body that is not OpenAI's shape keeps only its status. */
-export function readOpenAiError(status: number, text: string): OpenAiErrorAnswer {
+function readOpenAiError(status: number, text: string): OpenAiErrorAnswer {
   let error: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(text) as { error?: unknown };

@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { upstreamHttpError } from "../types.ts";
 
-export const DEFAULT_CLIP_SECONDS = 5;
-export const MAX_CLIP_SECONDS = 60;
+const DEFAULT_CLIP_SECONDS = 5;
+const MAX_CLIP_SECONDS = 60;
 const SAMPLE_RATE = 8000;
 /** Gemini counts 32 tokens per second of audio; the simulator bills its clips alike. */
 export const AUDIO_TOKENS_PER_SECOND = 32;

@@ -8,7 +8,7 @@
 import { GoogleAuth } from "google-auth-library";
 import { UpstreamError } from "../types.ts";
 
-export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 
 /**
  * The bearer token of one call: the configured key, else one from the
