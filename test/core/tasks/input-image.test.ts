@@ -6,6 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConnectError } from "@connectrpc/connect";
+import { stdSerializers } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { errorDetailOf } from "../../../core/errors.ts";
 import { solidPng } from "../../../core/providers/simulator/media.ts";
@@ -90,6 +91,10 @@ describe("checkInputImage and private addresses", () => {
     expect(v4.seen.length + v6.seen.length).toBe(seenBefore);
     // The log has what the caller is not told.
     expect(logger.warn.mock.calls.map(([details]) => details.failure)).toEqual(Array(privateUrls().length).fill("private_address"));
+    // As the log line shows it (pino appends each cause's message): the refusal named once, not repeated.
+    for (const [details] of logger.warn.mock.calls) {
+      expect(stdSerializers.err(details.err).message.match(/is not a public address/g)).toHaveLength(1);
+    }
   });
 
   it("serves loopback over IPv4, IPv6 and a host name when tasks.fetch_private_urls is on", async () => {
