@@ -3,8 +3,11 @@
 import type { ServerResponse } from "node:http";
 
 export interface SseWriter {
-  /** Sends the 200 and the event-stream headers. */
-  commit(headers?: Record<string, string>): void;
+  /**
+   * Sends the 200, the event-stream headers and the first events, in one socket
+   * write. Like `send`, a promise only when the socket is full.
+   */
+  commit(headers?: Record<string, string>, events?: SseEvent[]): Promise<void> | undefined;
   /**
    * Writes events in one socket write. Undefined when the socket can take more at
    * once (the usual case: no promise per event), else a promise of `drain` (backpressure).
@@ -34,7 +37,7 @@ class ResponseSseWriter implements SseWriter {
     this.res = res;
   }
 
-  commit(headers: Record<string, string> = {}): void {
+  commit(headers: Record<string, string> = {}, events: SseEvent[] = []): Promise<void> | undefined {
     const { res } = this;
     res.socket?.setNoDelay(true);
     res.writeHead(200, {
@@ -45,10 +48,11 @@ class ResponseSseWriter implements SseWriter {
       "x-accel-buffering": "no",
       ...headers,
     });
-    // Sent now rather than with the first event: Node builds the head as a
-    // string of many pieces, and writing it alone makes V8 join them, so the
-    // response keeps one string for the life of the stream instead of dozens.
+    flattenHead(res);
+    // Node sends the head with the first write: head and first events in one system call.
+    if (events.length > 0) return this.send(events);
     res.flushHeaders();
+    return undefined;
   }
 
   send(events: SseEvent[]): Promise<void> | undefined {
@@ -70,4 +74,15 @@ class ResponseSseWriter implements SseWriter {
     await Promise.race([new Promise<void>((resolve) => res.once("drain", (onDrain = resolve))), this.closed]);
     res.off("drain", onDrain);
   }
+}
+
+/**
+ * Node builds the response head as a string of many pieces (one per header
+ * line) and keeps it as `_header` for the life of the response; written with
+ * the first events, it would stay in pieces (dozens of small strings per open
+ * stream). Reading a character makes V8 join them in place, once.
+ */
+function flattenHead(res: ServerResponse): void {
+  const head: unknown = (res as ServerResponse & { _header?: unknown })._header;
+  if (typeof head === "string") head.charCodeAt(0);
 }

@@ -1,5 +1,6 @@
 // Starts an inference on the core and waits for its first event, with the
 // client's disconnect wired to abort the call (and so the upstream request).
+import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
 import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/router/v1/inference_pb.js";
@@ -16,19 +17,28 @@ export interface StartedCall {
 }
 
 export async function startCall(ctx: Context, core: CoreClient, request: GenerateRequest): Promise<StartedCall> {
-  const controller = new AbortController();
-  // `close` on the response fires when the client goes away, and also after a
-  // normal finish: then there is nothing left to cancel, and an abort is not
-  // free (a DOMException with its stack, abort events down the linked signals).
-  ctx.res.once("close", () => {
-    if (!ctx.res.writableFinished) controller.abort();
-  });
+  const controller = abortWhenClientLeaves(ctx.res);
   // The client may have left while its body was read, before the listener existed.
   if (ctx.req.socket.destroyed) controller.abort();
   const rest = core.inference.generate(request, { signal: controller.signal })[Symbol.asyncIterator]();
   const step = await rest.next();
   if (step.done || step.value.event.case !== "start") throw new Error("the core's stream must open with a start event");
   return { start: step.value.event.value, first: step.value, rest, signal: controller.signal };
+}
+
+/**
+ * A controller that aborts when the response closes before it finished (the
+ * client went away). `close` also fires after a normal finish: then there is
+ * nothing left to cancel, and an abort is not free (a DOMException with its
+ * stack, abort events down the linked signals). Its listener holds only the
+ * response and the controller: a stream keeps it for its whole life.
+ */
+function abortWhenClientLeaves(res: ServerResponse): AbortController {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller;
 }
 
 /**

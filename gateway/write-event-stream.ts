@@ -42,16 +42,17 @@ export function writeEventStream(ctx: Context, call: StartedCall, encoder: Strea
   const { start } = call;
   ctx.respond = false;
   const sse = createSseWriter(ctx.res);
-  sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) });
+  // The head and the start event's frames leave in one write. The start is not kept: its routing trace would live as long as the stream.
+  const committed = sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) }, encoder.encode(call.first));
   // A failure from here on is logged with the provider that was serving.
   ctx.state.provider = start.provider;
-  ctx.state.eventStream = relayEvents(ctx.state, call.first, call.rest, call.signal, sse, encoder, keepAliveMs);
+  ctx.state.eventStream = relayEvents(ctx.state, committed, call.rest, call.signal, sse, encoder, keepAliveMs);
 }
 
 /** The stream's loop. Its frame lasts as long as the stream: it is given only what it uses. */
 async function relayEvents(
   state: Context["state"],
-  first: GenerateResponse,
+  committed: Promise<void> | undefined,
   rest: AsyncIterator<GenerateResponse>,
   signal: AbortSignal,
   sse: SseWriter,
@@ -61,10 +62,7 @@ async function relayEvents(
   const keepAlive = encoder.keepAlive && new KeepAlive(sse, encoder.keepAlive.bind(encoder), keepAliveMs);
   try {
     // `send` gives a promise only when the socket is full: most events cost no extra await.
-    const sent = sse.send(encoder.encode(first));
-    // The first event is the start: its routing trace is not kept for the stream's life.
-    first = undefined!;
-    await sent;
+    if (committed) await committed;
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
       keepAlive?.wrote();
       const full = sse.send(encoder.encode(step.value));

@@ -172,6 +172,7 @@ class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, Async
   }
 
   cancel(): void {
-    this.abort(new Error("the body was not read to its end"));
+    // Called after every answer, most of them read to the end: no error (and its stack) for those.
+    if (!this.ended && !this.failed) this.abort(new Error("the body was not read to its end"));
   }
 }
