@@ -32,6 +32,8 @@ export interface ProbeStats {
   loopDelayMaxMs: number;
   loopDelayP99Ms: number;
   heapPeakBytes: number;
+  /** GC pauses over 2 ms: start (ms since the epoch), length, Node's kind (1 minor, 4 major, 8 incremental, 16 weak callbacks). */
+  longPauses: { at: number; ms: number; kind: number }[];
 }
 
 export interface StartOptions {

@@ -12,10 +12,14 @@ import v8 from "node:v8";
 type Question = { type: "bench:cpu"; id: number } | { type: "bench:heapsnapshot"; id: number; path: string };
 
 /** GC pauses since the last question: young generation (scavenges) and the rest (mark-compact, incremental steps, weak callbacks). */
+/** Pauses over 2 ms since the last question, with their wall-clock start (ms since the epoch) and Node's kind (1 minor, 4 major, 8 incremental, 16 weak callbacks): the streams suite's --timeline. */
+const longPauses: { at: number; ms: number; kind: number }[] = [];
 const gc = { youngCount: 0, youngMs: 0, youngMaxMs: 0, fullCount: 0, fullMs: 0, fullMaxMs: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const young = ((entry as { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MINOR;
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind ?? 0;
+    if (entry.duration > 2) longPauses.push({ at: performance.timeOrigin + entry.startTime, ms: entry.duration, kind });
+    const young = kind === constants.NODE_PERFORMANCE_GC_MINOR;
     if (young) {
       gc.youngCount++;
       gc.youngMs += entry.duration;
@@ -43,6 +47,7 @@ function takeStats() {
     loopDelayMaxMs: loopDelay.max / 1e6,
     loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
     heapPeakBytes: heapPeak,
+    longPauses: longPauses.splice(0),
   };
   Object.assign(gc, { youngCount: 0, youngMs: 0, youngMaxMs: 0, fullCount: 0, fullMs: 0, fullMaxMs: 0 });
   loopDelay.reset();

@@ -18,14 +18,25 @@ export interface StreamResult {
   errors: number;
   /** Most streams open at once, as the client saw them. */
   peakOpen: number;
+  /** Time to the first token by the stream's place in the ramp (NaN where it failed). */
+  firstTokenByPlace: number[];
+  /** When the ramp began, ms since the epoch. */
+  startedAt: number;
 }
 
 export async function streamRun(client: Client, target: Target, firstToken: string, count: number, rampMs: number, maxMs: number): Promise<StreamResult> {
-  const result: StreamResult = { firstToken: [], duration: [], errors: 0, peakOpen: 0 };
+  const started = performance.now();
+  const result: StreamResult = {
+    firstToken: [],
+    duration: [],
+    errors: 0,
+    peakOpen: 0,
+    firstTokenByPlace: new Array<number>(count).fill(Number.NaN),
+    startedAt: performance.timeOrigin + started,
+  };
   const signal = AbortSignal.timeout(maxMs);
   let open = 0;
   const streams: Promise<void>[] = [];
-  const started = performance.now();
   for (let i = 0; i < count; i++) {
     const wait = started + (i * rampMs) / count - performance.now();
     if (wait >= 1) await sleep(wait);
@@ -35,6 +46,7 @@ export async function streamRun(client: Client, target: Target, firstToken: stri
       oneStream(client, target, firstToken, signal)
         .then(
           (timing) => {
+            result.firstTokenByPlace[i] = timing.firstToken;
             result.firstToken.push(timing.firstToken);
             result.duration.push(timing.duration);
           },

@@ -18,6 +18,7 @@
 //   --heap-snapshot (heap snapshots of the floor and each gateway at the peak of its first measured
 //   phase and idle after it; bench/heap-diff.ts gives what each open stream keeps)
 //   --profile (the floor and each gateway under --cpu-prof; profiles in bench/results/profiles/streams-<name>/)
+//   --timeline (per phase on stderr: slow first tokens per tenth of the ramp and the hop's GC pauses over 2 ms)
 // Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
 import { mkdirSync, readFileSync } from "node:fs";
 import http from "node:http";
@@ -27,6 +28,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { startChild, type Child, type ProbeStats } from "./children.ts";
+import { timelineLine } from "./stream-timeline.ts";
 import { BENCH_UPSTREAM_ENV, oneUpstreamConfig, startGateway, writeGatewayConfig } from "./gateway-child.ts";
 import { createClient, percentile, type Client, type Target } from "./load.ts";
 import { machineCpu } from "./machine-cpu.ts";
@@ -49,6 +51,7 @@ const { values: flags } = parseArgs({
     out: { type: "string", default: "streams.md" },
     quick: { type: "boolean", default: false },
     "heap-snapshot": { type: "boolean", default: false },
+    timeline: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
   },
 });
@@ -267,6 +270,7 @@ async function main() {
       if (hopStats) tally.hopStats.push(hopStats);
       tally.otherShare.push(otherShare);
       const pauses = hopStats ? ` gc ${fmt(hopStats.gc.youngMs + hopStats.gc.fullMs, 0)} ms (max ${fmt(Math.max(hopStats.gc.youngMaxMs, hopStats.gc.fullMaxMs), 1)}) stall max ${fmt(hopStats.loopDelayMaxMs, 1)} ms heap ${fmt(hopStats.heapPeakBytes / 2 ** 20, 0)} MiB` : "";
+      if (flags.timeline) log(timelineLine(name, result, hopStats, settings.rampMs + 500));
       line.push(`${name} p50 ${fmt(percentile(result.firstToken, 50), 1)} p99 ${fmt(percentile(result.firstToken, 99), 1)} ms peak ${upstreamPeak}${pauses} others ${fmt(100 * otherShare, 0)}%${result.errors ? ` errors ${result.errors}` : ""}`);
     }
     log(`round ${round}/${settings.rounds}: ${line.join(", ")}`);
