@@ -11,9 +11,9 @@ import v8 from "node:v8";
 
 type Question = { type: "bench:cpu"; id: number } | { type: "bench:heapsnapshot"; id: number; path: string };
 
-/** GC pauses since the last question: young generation (scavenges) and the rest (mark-compact, incremental steps, weak callbacks). */
 /** Pauses over 2 ms since the last question, with their wall-clock start (ms since the epoch) and Node's kind (1 minor, 4 major, 8 incremental, 16 weak callbacks): the streams suite's --timeline. */
 const longPauses: { at: number; ms: number; kind: number }[] = [];
+/** GC pauses since the last question: young generation (scavenges) and the rest (mark-compact, incremental steps, weak callbacks). */
 const gc = { youngCount: 0, youngMs: 0, youngMaxMs: 0, fullCount: 0, fullMs: 0, fullMaxMs: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {

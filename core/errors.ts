@@ -31,5 +31,8 @@ export function errorDetailOf(error: ConnectError): ErrorDetail | undefined {
 export const missingApiKey = () =>
   routerError(Code.Unauthenticated, "missing_api_key", "No API key provided. Send Authorization: Bearer <API_KEY>.");
 
+/** The caller stopped waiting (its connection closed or its call was cancelled): nobody reads the answer. */
+export const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
+
 export const invalidParameter = (param: string, message: string) =>
   routerError(Code.InvalidArgument, "invalid_parameter", message, { param });

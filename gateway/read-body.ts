@@ -6,7 +6,7 @@
 import { bodyParser } from "@koa/bodyparser";
 import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
-import { Code, ConnectError, routerError } from "../core/errors.ts";
+import { callerWentAway, Code, ConnectError, routerError } from "../core/errors.ts";
 
 /** What the body parser (through inflation) can undo; anything else is 415. */
 const SUPPORTED_ENCODINGS = ["identity", "gzip", "deflate", "br"];
@@ -66,7 +66,7 @@ function asBodyError(error: unknown, contentEncoding: string): unknown {
   if (error instanceof ConnectError || !(error instanceof Error)) return error;
   const { status, type } = error as { status?: number; type?: string };
   if (status === 413) return payloadTooLarge();
-  if (type === "request.aborted") return routerError(Code.Canceled, "client_closed", "The caller went away.");
+  if (type === "request.aborted") return callerWentAway();
   if (status === 415 && error.message.startsWith("Unsupported Content-Encoding")) {
     const supported = SUPPORTED_ENCODINGS.join(", ");
     return routerError(Code.InvalidArgument, "unsupported_content_encoding", `Content-Encoding ${JSON.stringify(contentEncoding)} is not supported; use one of ${supported}.`);

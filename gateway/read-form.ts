@@ -5,7 +5,7 @@
 // limit, the same as a JSON body's. docs/requests.md states the rules.
 import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
-import { Code, routerError } from "../core/errors.ts";
+import { callerWentAway, Code, routerError } from "../core/errors.ts";
 import { payloadTooLarge } from "./read-body.ts";
 
 /**
@@ -52,7 +52,7 @@ function readUpTo(request: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onGone = () => {
       finish();
-      reject(routerError(Code.Canceled, "client_closed", "The caller went away."));
+      reject(callerWentAway());
     };
     const finish = () => {
       request.off("data", onData).off("end", onEnd).off("aborted", onGone).off("error", onGone);

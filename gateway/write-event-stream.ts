@@ -27,9 +27,11 @@ export interface StreamEncoder {
 const KEEP_ALIVE_MS = 10_000;
 
 /**
- * Commits the stream (200 and headers) at once, then writes every event as
- * the encoder frames it. Each write waits for the socket (backpressure). A
- * failure after commit becomes the encoder's in-band error and is left in
+ * Commits the stream (200, headers and the start event's frames, in one
+ * write), then writes every event as the encoder frames it. Each write waits
+ * for the socket (backpressure). A failure before the commit (the start's
+ * frames, the headers) stops the call and is thrown, to be answered as an
+ * HTTP error; after it, it becomes the encoder's in-band error and is left in
  * `ctx.state.streamError` for the access log; a client that left needs nothing
  * (its abort is what ended the call).
  *
@@ -40,10 +42,16 @@ const KEEP_ALIVE_MS = 10_000;
  */
 export function writeEventStream(ctx: Context, call: StartedCall, encoder: StreamEncoder, { keepAliveMs = KEEP_ALIVE_MS } = {}): void {
   const { start } = call;
-  ctx.respond = false;
   const sse = createSseWriter(ctx.res);
-  // The head and the start event's frames leave in one write. The start is not kept: its routing trace would live as long as the stream.
-  const committed = sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) }, encoder.encode(call.first));
+  let committed: Promise<void> | undefined;
+  try {
+    committed = sse.commit({ "x-request-id": ctx.state.requestId, ...routingHeaders(start) }, encoder.encode(call.first));
+  } catch (error) {
+    // Nothing was sent, and no client close will come to end the call.
+    stopCall(call.rest);
+    throw error;
+  }
+  ctx.respond = false;
   // A failure from here on is logged with the provider that was serving.
   ctx.state.provider = start.provider;
   ctx.state.eventStream = relayEvents(ctx.state, committed, call.rest, call.signal, sse, encoder, keepAliveMs);
@@ -60,14 +68,16 @@ async function relayEvents(
   keepAliveMs: number,
 ): Promise<void> {
   const keepAlive = encoder.keepAlive && new KeepAlive(sse, encoder.keepAlive.bind(encoder), keepAliveMs);
+  let ended = false;
   try {
-    // `send` gives a promise only when the socket is full: most events cost no extra await.
     if (committed) await committed;
     for (let step = await rest.next(); !step.done; step = await rest.next()) {
       keepAlive?.wrote();
+      // `send` gives a promise only when the socket is full: most events cost no extra await.
       const full = sse.send(encoder.encode(step.value));
       if (full) await full;
     }
+    ended = true;
     await sse.send(encoder.done());
   } catch (error) {
     if (!signal.aborted) {
@@ -77,7 +87,16 @@ async function relayEvents(
   } finally {
     keepAlive?.stop();
     sse.end();
+    // An encoder or a write that failed left the call running: the response ends normally, so no abort would stop it.
+    if (!ended) stopCall(rest);
   }
+}
+
+/** Ends a call nobody will read further: its upstream request and its hold go (a call already over ignores it). */
+function stopCall(rest: AsyncIterator<GenerateResponse>): void {
+  rest.return?.().catch(() => {
+    // Its own failure to close is the call's to log; the answer is already decided.
+  });
 }
 
 /**

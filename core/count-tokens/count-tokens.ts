@@ -12,7 +12,7 @@ import { refusalError } from "../accounts/refusals.ts";
 import type { KeyRecord } from "../accounts/store.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { previousNotFound, referenceParam } from "../conversations/conversations.ts";
-import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { callerWentAway, invalidParameter, missingApiKey } from "../errors.ts";
 import { tokenEstimateProfile } from "../providers/token-estimates.ts";
 import { UpstreamError, type UpstreamCall } from "../providers/types.ts";
 import { planAttempts, type Attempt } from "../routing/plan.ts";
@@ -58,7 +58,7 @@ async function countOn(attempt: Attempt, signal: AbortSignal, deps: InferenceDep
     try {
       return { exact: true, inputTokens: await adapter.countTokens(call) };
     } catch (error) {
-      if (signal.aborted) throw routerError(Code.Canceled, "client_closed", "The caller went away.");
+      if (signal.aborted) throw callerWentAway();
       if (!(error instanceof UpstreamError)) throw error;
       if (!error.retryable) throw upstreamRejected(error, [traceEntry(attempt, "error", error.reason)]);
     }

@@ -20,7 +20,7 @@ import { previousNotFound, referenceParam, type Conversations, type RecordOption
 import { costOf } from "../billing/cost.ts";
 import { formatMoney } from "../billing/money.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import { Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
+import { callerWentAway, Code, ConnectError, errorDetailOf, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import type { ProviderAdapter, UpstreamCall } from "../providers/types.ts";
 import { UpstreamError } from "../providers/types.ts";
@@ -315,8 +315,6 @@ class Relay {
     return finishEvent;
   }
 }
-
-const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
 
 function startEvent(id: string, attempt: Attempt, trace: RoutingAttempt[], warnings: Warning[], admission: AdmittedRequest["admission"], now: Date): GenerateResponse {
   return create(GenerateResponseSchema, {

@@ -37,4 +37,24 @@ describe("SSE writer", () => {
     // Node's own listeners plus our one shared promise, however many waits there were.
     expect(observed.maxClose).toBeLessThanOrEqual(3);
   });
+
+  it("commits the head with the first events in one write, and gives drain's promise when they fill the socket", async () => {
+    const payload = "y".repeat(4 * 1024 * 1024);
+    let committed: Promise<void> | undefined;
+    const server = http.createServer(async (_req, res) => {
+      const sse = createSseWriter(res);
+      committed = sse.commit({ "x-test": "1" }, [{ data: "first" }, { event: "big", data: payload }]);
+      await committed;
+      sse.end();
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    expect(response.headers.get("x-test")).toBe("1");
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const body = await response.text();
+    expect(committed).toBeInstanceOf(Promise);
+    expect(body).toBe(`data: first\n\nevent: big\ndata: ${payload}\n\n`);
+  });
 });

@@ -1,5 +1,6 @@
 // The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
 // `anthropic-version`, answered by one JSON message or by its SSE event stream.
+import { baseUrlOf } from "../base-url.ts";
 import { PublicFormat } from "../../../gen/router/v1/inference_pb.js";
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
@@ -12,7 +13,7 @@ import { anthropicErrorMessage, mapError } from "./map-error.ts";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
 
 const protocol: HttpProtocol<AnthropicEvent> = {
-  url: ({ provider }: UpstreamCall) => new URL(`${provider.base_url!.replace(/\/+$/, "")}/messages`),
+  url: ({ provider }: UpstreamCall) => new URL(`${baseUrlOf(provider)}/messages`),
   headers: anthropicHeaders,
   convertRequest,
   errorOf: mapError,

@@ -2,6 +2,7 @@
 // Messages body less what only generation reads, and answers
 // {"input_tokens": N}: the system prompt, messages, tools and thinking
 // settings, as the model would be charged for them.
+import { baseUrlOf } from "../base-url.ts";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
 import type { HttpClient } from "../http-client.ts";
@@ -30,7 +31,7 @@ export function countTokensBody(call: UpstreamCall): JsonObject {
 }
 
 export async function countAnthropicTokens(http: HttpClient, call: UpstreamCall): Promise<number> {
-  const base = call.provider.base_url!.replace(/\/+$/, "");
+  const base = baseUrlOf(call.provider);
   const answer = await postJson(http, call, {
     url: new URL(`${base}/messages/count_tokens`),
     headers: anthropicHeaders(call),

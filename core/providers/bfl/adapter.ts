@@ -6,6 +6,7 @@
 // width and height (FLUX1.1 [pro], FLUX.2), ratios as aspect_ratio (Kontext,
 // Ultra), input images as the URLs given (input_image, input_image_2, ...:
 // BFL fetches them itself).
+import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
@@ -26,7 +27,7 @@ export function createBflMediaAdapter(): MediaJobAdapter {
     maxImagesPerJob: 1,
     imageParameters: ["size", "aspect_ratio", "image", "output_format", "seed"],
     async submitImage(call, image) {
-      const url = `${call.provider.base_url!.replace(/\/+$/, "")}/v1/${call.route.provider_model_id}`;
+      const url = `${baseUrlOf(call.provider)}/v1/${call.route.provider_model_id}`;
       const json = await mediaJson(url, { method: "POST", headers: { "x-key": call.apiKey }, body: bodyOf(image), signal: call.signal, timeoutMs: call.provider.timeout_ms }, describeError);
       const answer = checkShape(submitted, json);
       return { jobId: answer.id, pollingUrl: answer.polling_url };

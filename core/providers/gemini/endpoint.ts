@@ -1,5 +1,6 @@
 // Where and how a Gemini API call goes: `{base_url}/models/{model}:method`,
 // key in `x-goog-api-key`. Shared by the generate and count-tokens calls.
+import { baseUrlOf } from "../base-url.ts";
 import type { UpstreamCall } from "../types.ts";
 
 /** The route's model id without Google's optional `models/` prefix. */
@@ -7,7 +8,7 @@ export const bareModel = (call: UpstreamCall): string => call.route.provider_mod
 
 /** `{base_url}/models/{model}:{method}` (method may carry a query, as `streamGenerateContent?alt=sse`). */
 export function methodUrl(call: UpstreamCall, method: string): URL {
-  const base = call.provider.base_url!.replace(/\/+$/, "");
+  const base = baseUrlOf(call.provider);
   return new URL(`${base}/models/${encodeURIComponent(bareModel(call))}:${method}`);
 }
 

@@ -5,6 +5,7 @@
 // GET {base_url}/v1/videos/{kind}/{task_id} until data.task_status is succeed
 // (task_result.videos[{id, url, duration}]) or failed (task_status_msg).
 // Kling reports no progress figure. The spec's "data style".
+import { baseUrlOf } from "../base-url.ts";
 import { SignJWT } from "jose";
 import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
@@ -57,7 +58,7 @@ export function createKlingMediaAdapter(options: KlingMediaOptions = {}): MediaJ
     checkVideo: imageFrameRefusal,
     async submitVideo(call, video): Promise<SubmittedJob> {
       const kind = video.imageUrl ? "image2video" : "text2video";
-      const base = call.provider.base_url!.replace(/\/+$/, "");
+      const base = baseUrlOf(call.provider);
       const answer = await klingCall(`${base}/v1/videos/${kind}`, { method: "POST", headers: await authorization(call), body: bodyOf(call, video), signal: call.signal, timeoutMs: call.provider.timeout_ms });
       if (answer.ok) {
         const { task_id } = checkShape(created, answer.data);

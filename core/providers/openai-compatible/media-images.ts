@@ -2,6 +2,7 @@
 // synchronous POST {base_url}/images/generations whose answer is the images,
 // `data[].b64_json` (GPT image models, always) or `data[].url` (other models'
 // default, valid about an hour: the task service fetches it at once).
+import { baseUrlOf } from "../base-url.ts";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
@@ -22,7 +23,7 @@ const imagesResponse = z.object({
 export const OPENAI_IMAGE_PARAMETERS = ["size", "quality", "output_format", "background", "style"] as const;
 
 export async function submitOpenAiImages(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob> {
-  const url = `${call.provider.base_url!.replace(/\/+$/, "")}/images/generations`;
+  const url = `${baseUrlOf(call.provider)}/images/generations`;
   // The provider's whole answer comes at once, after the generation: the non-streaming request timeout.
   const answer = await callOpenAiMedia(url, {
     method: "POST",

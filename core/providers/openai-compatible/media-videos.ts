@@ -3,6 +3,7 @@
 // {base_url}/videos as multipart/form-data (as the official SDK sends it),
 // GET {base_url}/videos/{id} until `completed` or `failed`, then the MP4 at
 // GET {base_url}/videos/{id}/content, with the key.
+import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import type { VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
@@ -22,7 +23,7 @@ const video = z.object({
 });
 
 export async function submitOpenAiVideo(call: MediaJobCall, parameters: VideoParameters): Promise<SubmittedJob> {
-  const base = call.provider.base_url!.replace(/\/+$/, "");
+  const base = baseUrlOf(call.provider);
   const answer = await callOpenAiMedia(`${base}/videos`, {
     method: "POST",
     headers: { authorization: `Bearer ${call.apiKey}` },

@@ -6,6 +6,7 @@
 // by Pollo up to 14 days). Answers come flat, as Pollo's OpenAPI document shows,
 // or inside {code: "SUCCESS", message, data}, as the live API was seen to answer:
 // both are read. Videos only here (the fake makes no images).
+import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
@@ -147,7 +148,7 @@ function issueText(issue: unknown): string {
   return [where, typeof message === "string" ? message : ""].filter(Boolean).join(": ");
 }
 
-const baseOf = (call: MediaJobCall) => call.provider.base_url!.replace(/\/+$/, "");
+const baseOf = (call: MediaJobCall) => baseUrlOf(call.provider);
 
 /** `{brand}/{model}` as two path segments; anything else is a catalogue mistake Pollo would 404 on. */
 function modelPath(providerModelId: string): string {

@@ -5,6 +5,7 @@
 // either a google.rpc.Status `error` or a response whose videos come inline as
 // base64 (no storageUri is sent), with Responsible AI filtering counted in
 // raiMediaFilteredCount. Auth: an OAuth2 bearer token (access-token.ts).
+import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { checkShape } from "../http-exchange.ts";
@@ -58,7 +59,7 @@ export function createVertexMediaAdapter(tokens: AccessTokens = createAccessToke
     videoParameters: ["image", "length", "resolution", "aspectRatio", "seed", "generateAudio"],
     videoResultStyle: VideoResultStyle.BASE64,
     async submitVideo(call, video) {
-      const models = `${call.provider.base_url!.replace(/\/+$/, "")}/publishers/google/models/${call.route.provider_model_id}`;
+      const models = `${baseUrlOf(call.provider)}/publishers/google/models/${call.route.provider_model_id}`;
       const body = await bodyOf(call, video);
       const json = await mediaJson(`${models}:predictLongRunning`, { method: "POST", headers: await headersOf(call), body, signal: call.signal, timeoutMs: call.provider.timeout_ms }, describeError);
       const answer = checkShape(z.object({ name: z.string() }), json);

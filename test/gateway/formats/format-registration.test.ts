@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Code, invalidParameter, routerError } from "../../../core/errors.ts";
 import { BlockType, GenerateRequestSchema, GenerateResponseSchema, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
 import { createApp } from "../../../gateway/app.ts";
@@ -21,18 +21,25 @@ const event = (value: GenerateResponse["event"]) => create(GenerateResponseSchem
 const fakeCore = {
   inference: {
     async *generate(request: { model: string }) {
-      yield event({ case: "start", value: { id: "gen_1", provider: "toy-provider", created: 1n } as never });
-      yield event({ case: "blockStart", value: { index: 0, type: BlockType.TEXT } as never });
-      yield event({ case: "blockDelta", value: { index: 0, text: "hi" } as never });
-      if (request.model === "fails-midway") throw routerError(Code.Unavailable, "upstream_error", "upstream went away");
-      // A model that goes quiet until the test lets it go on.
-      if (request.model === "quiet") await quietUntilReleased.promise;
-      yield event({ case: "blockStop", value: { index: 0 } as never });
+      try {
+        yield event({ case: "start", value: { id: "gen_1", provider: "toy-provider", created: 1n } as never });
+        yield event({ case: "blockStart", value: { index: 0, type: BlockType.TEXT } as never });
+        yield event({ case: "blockDelta", value: { index: 0, text: "hi" } as never });
+        if (request.model === "fails-midway") throw routerError(Code.Unavailable, "upstream_error", "upstream went away");
+        // A model that goes quiet until the test lets it go on.
+        if (request.model === "quiet") await quietUntilReleased.promise;
+        yield event({ case: "blockStop", value: { index: 0 } as never });
+      } finally {
+        // Where the core would end the upstream request and settle the hold.
+        closedCalls.push(request.model);
+      }
     },
   },
 } as unknown as CoreClient;
 
 const quietUntilReleased = Promise.withResolvers<void>();
+/** The models of the calls whose generator has closed, in order. */
+const closedCalls: string[] = [];
 
 /** Frames are event names only, so the test reads the sequence at a glance. */
 const toyEncoder: StreamEncoder = {
@@ -50,6 +57,18 @@ const toy: GatewayFormat = {
     routes.post("/toy/quiet", async (ctx) => {
       const call = await startCall(ctx, core, create(GenerateRequestSchema, { model: "quiet" }));
       writeEventStream(ctx, call, { ...toyEncoder, keepAlive: () => [{ event: "toy_ping", data: "{}" }] }, { keepAliveMs: 20 });
+    });
+    // An encoder that fails on one kind of event: the start (before anything is sent) or a later one.
+    routes.post("/toy/encoder-fails", async (ctx) => {
+      const { model, failOn } = ctx.request.body as { model: string; failOn: string };
+      const call = await startCall(ctx, core, create(GenerateRequestSchema, { model }));
+      writeEventStream(ctx, call, {
+        ...toyEncoder,
+        encode: (response) => {
+          if (response.event.case === failOn) throw new Error(`cannot frame ${failOn}`);
+          return toyEncoder.encode(response);
+        },
+      });
     });
     routes.post("/toy/stream", async (ctx) => {
       const { model } = ctx.request.body as { model: string };
@@ -116,6 +135,20 @@ describe("format registration", () => {
     const text = await response.text();
     expect(eventNames(text)).toEqual(["start", "blockStart", "blockDelta", "toy_error"]);
     expect(text).toContain('data: {"kind":"upstream_error"}');
+  });
+
+  it("answers an encoder's failure on the start event as the format's HTTP error, and ends the call", async () => {
+    const response = await post("/toy/encoder-fails", JSON.stringify({ model: "bad-start", failOn: "start" }));
+    expect(response.status).toBe(500);
+    expect((await json(response)).type).toBe("error");
+    await vi.waitFor(() => expect(closedCalls).toContain("bad-start"));
+  });
+
+  it("ends the call when the encoder fails after commit, whose response then ends with the in-band error", async () => {
+    const response = await post("/toy/encoder-fails", JSON.stringify({ model: "bad-midway", failOn: "blockStart" }));
+    expect(response.status).toBe(200);
+    expect(eventNames(await response.text())).toEqual(["start", "toy_error"]);
+    await vi.waitFor(() => expect(closedCalls).toContain("bad-midway"));
   });
 
   it("sends the encoder's keep-alive frames while the model is quiet, and none once it speaks again", async () => {
