@@ -55,6 +55,31 @@ function takeStats() {
   return stats;
 }
 
+/**
+ * With BENCH_ALLOC_PROFILE=<file> (the streams suite's --alloc-profile): V8's sampling heap
+ * profiler over the child's whole life, objects later collected included, so the profile is
+ * where the allocations were made rather than what is still alive (bench/alloc-summary.ts reads it).
+ */
+const allocationProfile = process.env.BENCH_ALLOC_PROFILE ? await startAllocationProfile(process.env.BENCH_ALLOC_PROFILE) : undefined;
+
+async function startAllocationProfile(file: string) {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFile } = await import("node:fs/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 16_384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return {
+    async write() {
+      const { profile } = await session.post("HeapProfiler.stopSampling");
+      await writeFile(file, JSON.stringify(profile));
+    },
+  };
+}
+
 if (process.send) {
   process.on("message", (message: unknown) => {
     const question = message as Question | null;
@@ -68,6 +93,9 @@ if (process.send) {
     process.send!({ type: "bench:cpu", id: question.id, user, system, rss: process.memoryUsage.rss(), stats: takeStats() });
   });
   // The parent died or closed the channel: stop serving (a normal exit, so
-  // --cpu-prof still writes its profile).
-  process.on("disconnect", () => process.exit(0));
+  // --cpu-prof still writes its profile, and an allocation profile is written first).
+  process.on("disconnect", async () => {
+    await allocationProfile?.write();
+    process.exit(0);
+  });
 }

@@ -19,6 +19,8 @@
 //   phase and idle after it; bench/heap-diff.ts gives what each open stream keeps)
 //   --profile (the floor and each gateway under --cpu-prof; profiles in bench/results/profiles/streams-<name>/)
 //   --timeline (per phase on stderr: slow first tokens per tenth of the ramp and the hop's GC pauses over 2 ms)
+//   --alloc-profile (each gateway's allocations, sampled, into bench/results/profiles/streams-<name>.heapprofile;
+//   bench/alloc-summary.ts lists them per stream)
 // Report: stdout and bench/results/streams.md (or --out NAME); progress on stderr.
 import { mkdirSync, readFileSync } from "node:fs";
 import http from "node:http";
@@ -52,6 +54,7 @@ const { values: flags } = parseArgs({
     quick: { type: "boolean", default: false },
     "heap-snapshot": { type: "boolean", default: false },
     timeline: { type: "boolean", default: false },
+    "alloc-profile": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
   },
 });
@@ -127,7 +130,9 @@ const floor = await startChild({
 });
 run.children.push(floor);
 const configPath = await writeGatewayConfig(tempDir, oneUpstreamConfig(upstream.url, MODEL_ID, "Bench stream"));
-if (flags["heap-snapshot"]) mkdirSync(path.join(RESULTS_DIR, "profiles"), { recursive: true });
+if (flags["heap-snapshot"] || flags["alloc-profile"]) mkdirSync(path.join(RESULTS_DIR, "profiles"), { recursive: true });
+const allocationProfileEnv = (name: string): Record<string, string> =>
+  flags["alloc-profile"] ? { BENCH_ALLOC_PROFILE: path.join(RESULTS_DIR, "profiles", `streams-${name}.heapprofile`) } : {};
 const startGatewayOf = (name: string, root: string) =>
   startGateway({
     name,
@@ -135,7 +140,7 @@ const startGatewayOf = (name: string, root: string) =>
     configPath,
     devKey: DEV_KEY,
     logLevel: settings.logLevel,
-    env: BENCH_UPSTREAM_ENV,
+    env: { ...BENCH_UPSTREAM_ENV, ...allocationProfileEnv(name) },
     execArgv: profileArgs(name),
   });
 const gateway = await startGatewayOf("gateway", ROOT);

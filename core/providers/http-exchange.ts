@@ -67,20 +67,21 @@ async function* send<Chunk>(http: HttpClient, call: UpstreamCall, protocol: Http
     const translator = protocol.translator();
     if (stream) {
       // The body is read here, not through a generator of SSE events: one async step fewer per chunk.
+      // Arrays are yielded element by element: `yield*` over one wraps it in an async iterator (a promise and a closure per element).
       const reader = createServerSentEventReader();
       for await (const bytes of body) {
-        for (const event of reader.feed(bytes)) yield* translate(protocol, translator, event);
+        for (const event of reader.feed(bytes)) for (const response of translate(protocol, translator, event)) yield response;
       }
-      for (const event of reader.end()) yield* translate(protocol, translator, event);
+      for (const event of reader.end()) for (const response of translate(protocol, translator, event)) yield response;
     } else {
       const chunk = protocol.parse(await body.text(), undefined);
-      if (chunk !== undefined) yield* translator.translate(chunk);
+      if (chunk !== undefined) for (const response of translator.translate(chunk)) yield response;
     }
     if (!translator.complete()) {
       // A cut connection can look like a clean end: without finish and usage the answer is partial and unpriceable.
       throw new UpstreamError("upstream answer ended without its finish reason and usage", { retryable: true, reason: "truncated" });
     }
-    yield* translator.end();
+    for (const response of translator.end()) yield response;
   } catch (error) {
     throw toUpstreamError(error, signal);
   } finally {

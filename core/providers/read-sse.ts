@@ -158,6 +158,6 @@ export function createServerSentEventReader(): ServerSentEventReader {
 /** Every event of a body, one at a time (tests, and callers off the hot path). */
 export async function* readServerSentEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<ServerSentEvent> {
   const reader = new ServerSentEventReader();
-  for await (const bytes of body) yield* reader.feed(bytes);
-  yield* reader.end();
+  for await (const bytes of body) for (const event of reader.feed(bytes)) yield event;
+  for (const event of reader.end()) yield event;
 }
