@@ -6,6 +6,7 @@
 // thousand times over with a thousand streams open.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import { answerTooLarge, MOST_ANSWER_BYTES } from "./answer-limits.ts";
 
 export interface StreamedResponse {
   statusCode: number;
@@ -15,8 +16,8 @@ export interface StreamedResponse {
 }
 
 export interface StreamedBody extends AsyncIterable<Uint8Array> {
-  /** The whole (rest of the) body as UTF-8 text. */
-  text(): Promise<string>;
+  /** The whole (rest of the) body as UTF-8 text; an UpstreamError past `limitBytes` (answer-limits.ts's MOST_ANSWER_BYTES). */
+  text(limitBytes?: number): Promise<string>;
   /** Whether the body arrived whole. */
   readonly ended: boolean;
   /** Stops the request (a body not read to its end: the upstream stops generating). */
@@ -164,10 +165,18 @@ class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, Async
     return this;
   }
 
-  async text(): Promise<string> {
+  async text(limitBytes = MOST_ANSWER_BYTES): Promise<string> {
     const decoder = new TextDecoder();
     let text = "";
-    for await (const chunk of this) text += decoder.decode(chunk, { stream: true });
+    let length = 0;
+    for await (const chunk of this) {
+      length += chunk.byteLength;
+      if (length > limitBytes) {
+        this.cancel();
+        throw answerTooLarge(limitBytes);
+      }
+      text += decoder.decode(chunk, { stream: true });
+    }
     return text + decoder.decode();
   }
 

@@ -116,6 +116,10 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
       await storeOutputs(task, outputs, deps, signal, save);
     } catch (error) {
       if (signal.aborted) return;
+      // A result past the download ceiling will not fit at the next try either.
+      if (error instanceof UpstreamError && error.reason === "answer_too_large") {
+        return end(task, deps, save, { code: "upstream_error", message: `The provider's result could not be stored: ${error.message}.` });
+      }
       // The result URL did not answer: poll again (it answers the URL again) until the deadline.
       deps.logger?.warn({ err: error, taskId: task.id }, "could not fetch a media result; trying again");
       await save({ polling: { ...task.polling!, polls, nextPollAt: nextPollAt(task, deps) } });

@@ -121,6 +121,26 @@ describe("HttpClient.stream", () => {
     await expect(response.body.text()).rejects.toThrow();
   });
 
+  it("refuses a body held whole past its limit, and ends the upstream request", async () => {
+    const { state, stream } = await upstream((_req, res) => {
+      res.writeHead(200);
+      // Without end: only the limit stops the read.
+      const more = () => res.write("x".repeat(64 * 1024), () => setImmediate(more));
+      more();
+    });
+    const response = await stream();
+    const error = await response.body.text(1024 * 1024).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).reason).toBe("answer_too_large");
+    expect((error as UpstreamError).message).toBe("upstream answer larger than 1 MiB");
+    await vi.waitFor(() => expect(state.closed).toBe(1));
+  });
+
+  it("reads a body at its limit whole", async () => {
+    const { stream } = await upstream((_req, res) => res.end("y".repeat(1024 * 1024)));
+    expect(await (await stream()).body.text(1024 * 1024)).toHaveLength(1024 * 1024);
+  });
+
   it("turns an upstream that stays silent into a retryable timeout", async () => {
     const { stream } = await upstream(() => {});
     const error = await stream(undefined, { headersTimeoutMs: 100, bodyTimeoutMs: 100 }).catch((e: unknown) => e);

@@ -1,0 +1,32 @@
+// Upstream answers read whole into memory have a ceiling, so that a provider
+// (or whatever answers at its address) sending without end cannot exhaust the
+// process's memory. Streams are relayed as they come and are not held whole;
+// their lines have their own cap (read-sse.ts).
+import { UpstreamError } from "./types.ts";
+
+/** A JSON answer held whole: a chat completion, a media job's answer (ten base64 images fit many times over). */
+export const MOST_ANSWER_BYTES = 256 * 1024 * 1024;
+/** A result file fetched to be stored (an image or a video). */
+export const MOST_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+
+export function answerTooLarge(limitBytes: number): UpstreamError {
+  return new UpstreamError(`upstream answer larger than ${limitBytes / (1024 * 1024)} MiB`, { retryable: true, reason: "answer_too_large" });
+}
+
+/** A fetch answer's body, whole; refused past `limitBytes` (by its Content-Length, else as it arrives, the rest not read). */
+export async function readResponseBytes(response: Response, limitBytes: number): Promise<Buffer> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > limitBytes) {
+    await response.body?.cancel();
+    throw answerTooLarge(limitBytes);
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of response.body ?? []) {
+    length += chunk.byteLength;
+    // Leaving the loop cancels the body: the rest is not read.
+    if (length > limitBytes) throw answerTooLarge(limitBytes);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, length);
+}

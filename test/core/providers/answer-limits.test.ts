@@ -1,0 +1,70 @@
+// A fetch answer read whole has a ceiling: refused by its Content-Length before
+// any byte is read, or as it arrives when it has none, and read whole up to it.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readResponseBytes } from "../../../core/providers/answer-limits.ts";
+import { UpstreamError } from "../../../core/providers/types.ts";
+
+const LIMIT = 256 * 1024;
+let server: http.Server;
+let base = "";
+/** Bytes written per path, and the paths whose response closed (the reader went away). */
+const written = new Map<string, number>();
+const closed = new Set<string>();
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const path = req.url!;
+    written.set(path, 0);
+    res.on("close", () => closed.add(path));
+    const write = (bytes: number, done: () => void) => {
+      written.set(path, written.get(path)! + bytes);
+      res.write(Buffer.alloc(bytes, 0x61), () => done());
+    };
+    if (path === "/declared-over") {
+      res.writeHead(200, { "content-length": String(LIMIT + 1) });
+      write(LIMIT + 1, () => res.end());
+    } else if (path === "/at-limit") {
+      res.writeHead(200, { "content-length": String(LIMIT) });
+      write(LIMIT, () => res.end());
+    } else {
+      // Chunked, without end.
+      res.writeHead(200);
+      const more = () => (res.destroyed ? undefined : write(16 * 1024, () => setImmediate(more)));
+      more();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+
+describe("readResponseBytes", () => {
+  it("reads an answer of exactly the limit whole", async () => {
+    const bytes = await readResponseBytes(await fetch(`${base}/at-limit`), LIMIT);
+    expect(bytes.length).toBe(LIMIT);
+  });
+
+  it("refuses an answer whose Content-Length is past the limit", async () => {
+    const error = await refusal(readResponseBytes(await fetch(`${base}/declared-over`), LIMIT));
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).reason).toBe("answer_too_large");
+    expect((error as UpstreamError).retryable).toBe(true);
+  });
+
+  it("refuses an answer without a length once it passes the limit, and stops reading it", async () => {
+    const error = await refusal(readResponseBytes(await fetch(`${base}/endless`), LIMIT));
+    expect((error as UpstreamError).reason).toBe("answer_too_large");
+    expect((error as UpstreamError).message).toBe("upstream answer larger than 0.25 MiB");
+    // The connection is let go rather than drained: the endless answer stops being written.
+    await vi.waitFor(() => expect(closed.has("/endless")).toBe(true));
+    expect(written.get("/endless")).toBeLessThan(64 * LIMIT);
+  });
+});
