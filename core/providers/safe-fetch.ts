@@ -47,6 +47,17 @@ function isPublicAddress(address: string): boolean {
   return true;
 }
 
+/**
+ * Whether a URL names a private host outright: an IP literal outside the public
+ * ranges, or localhost. A name that resolves to a private address is caught
+ * only when connecting (fetchCallerUrl), where DNS rebinding cannot slip past.
+ */
+export function namesPrivateHost(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  return isIP(host) !== 0 && !isPublicAddress(host);
+}
+
 /** The last 32 bits of an IPv6 address, as IPv4. */
 function embeddedIpv4(address: string): string {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);

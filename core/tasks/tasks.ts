@@ -24,6 +24,7 @@ import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { namesPrivateHost } from "../providers/safe-fetch.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import type { AssetRange, AssetStore, AssetStream } from "./asset-store.ts";
@@ -281,6 +282,10 @@ function checkWebhookUrl(url: string, deps: TasksDeps) {
   if (!deps.webhooks) throw invalidParameter("webhook_url", `Webhooks are not configured on this deployment (set ${deps.config.webhook_secret_env}).`);
   const parsed = URL.parse(url);
   if (parsed?.protocol !== "https:" && parsed?.protocol !== "http:") throw invalidParameter("webhook_url", "webhook_url must be an http or https URL.");
+  // Told now rather than found at delivery, when nobody would hear of it (the same rule holds then for names that resolve to one).
+  if (!deps.config.fetch_private_urls && namesPrivateHost(parsed)) {
+    throw invalidParameter("webhook_url", "webhook_url must be at a public address: this deployment does not call private or loopback addresses.");
+  }
 }
 
 /** The most a ListTasks page's tasks add up to, encoded: under gRPC's default 4 MiB message limit, with room for the envelope. */

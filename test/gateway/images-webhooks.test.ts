@@ -84,6 +84,19 @@ describe("image task webhooks", () => {
     expect(json.error.param).toBe("webhook_url");
   });
 
+  it("refuses at creation a webhook_url at a private or loopback address when tasks.fetch_private_urls is off", async () => {
+    const strict = await startGateway(imageTaskConfig(bfl.url, { fetch_private_urls: false }), { env: { ...IMAGE_TASK_ENV, ROUTER_WEBHOOK_SECRET: SECRET } });
+    try {
+      for (const url of ["http://127.0.0.1:9/hooks", "http://10.1.2.3/hooks", "http://[::1]/hooks", "http://[::ffff:192.168.0.1]/hooks", "https://localhost/hooks", "http://api.localhost/h"]) {
+        const { status, json } = await create(strict, { prompt: "x", webhook_url: url });
+        expect(status, url).toBe(400);
+        expect(json.error).toMatchObject({ param: "webhook_url", message: expect.stringContaining("public address") });
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("refuses webhook_url where no signing secret is configured", async () => {
     const plain = await startGateway(imageTaskConfig(bfl.url), { env: IMAGE_TASK_ENV });
     try {

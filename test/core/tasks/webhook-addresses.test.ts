@@ -1,9 +1,11 @@
 // Webhook deliveries go through the caller-URL fetcher: with
 // tasks.fetch_private_urls off, a webhook_url at a private address is not
-// called (one log line, no retry); on, it is delivered.
+// called (one log line, no retry); on, it is delivered. At creation a URL that
+// names a private host outright is refused (namesPrivateHost).
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TaskKind, TaskSchema, TaskStatus } from "../../../gen/router/v1/tasks_pb.js";
+import { namesPrivateHost } from "../../../core/providers/safe-fetch.ts";
 import { createWebhooks } from "../../../core/tasks/webhooks.ts";
 import { startRecordingServer, type FakeUpstream } from "../../support/recording-server.ts";
 
@@ -37,5 +39,23 @@ describe("webhook deliveries and private addresses", () => {
     await hooks.idle();
     expect(receiver.requests.filter((request) => request.path.endsWith("/allowed"))).toHaveLength(1);
     expect(logger.warn).not.toHaveBeenCalled();
+  });
+});
+
+describe("namesPrivateHost (the check of a webhook_url at creation)", () => {
+  it.each([
+    ["http://127.0.0.1:9/hooks", true],
+    ["http://10.1.2.3/hooks", true],
+    ["http://169.254.169.254/latest/meta-data", true],
+    ["http://[::1]/hooks", true],
+    ["http://[::ffff:192.168.0.1]/hooks", true],
+    ["https://localhost/hooks", true],
+    ["http://api.localhost/h", true],
+    ["https://8.8.8.8/hooks", false],
+    ["https://[2001:4860:4860::8888]/hooks", false],
+    // A name is judged when it is resolved, at delivery.
+    ["https://hooks.example.com/done", false],
+  ])("%s: %s", (url, isPrivate) => {
+    expect(namesPrivateHost(new URL(url))).toBe(isPrivate);
   });
 });
