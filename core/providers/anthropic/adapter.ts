@@ -1,7 +1,7 @@
 // The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
 // `anthropic-version`, answered by one JSON message or by its SSE event stream.
-import { baseUrlOf } from "../base-url.ts";
 import { PublicFormat } from "../../../gen/router/v1/inference_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";

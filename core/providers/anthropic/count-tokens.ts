@@ -2,9 +2,9 @@
 // Messages body less what only generation reads, and answers
 // {"input_tokens": N}: the system prompt, messages, tools and thinking
 // settings, as the model would be charged for them.
-import { baseUrlOf } from "../base-url.ts";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
+import { baseUrlOf } from "../base-url.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape } from "../http-exchange.ts";
 import { postJson } from "../post-json.ts";

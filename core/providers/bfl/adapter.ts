@@ -6,9 +6,9 @@
 // width and height (FLUX1.1 [pro], FLUX.2), ratios as aspect_ratio (Kontext,
 // Ultra), input images as the URLs given (input_image, input_image_2, ...:
 // BFL fetches them itself).
-import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import { dimensionsOfSize, type JobState, type MediaJobAdapter, type MediaJobCall, type SubmittedJob } from "../media-job.ts";

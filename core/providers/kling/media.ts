@@ -5,10 +5,10 @@
 // GET {base_url}/v1/videos/{kind}/{task_id} until data.task_status is succeed
 // (task_result.videos[{id, url, duration}]) or failed (task_status_msg).
 // Kling reports no progress figure. The spec's "data style".
-import { baseUrlOf } from "../base-url.ts";
 import { SignJWT } from "jose";
 import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobState, MediaJobAdapter, MediaJobCall, SubmittedJob, VideoRefusal } from "../media-job.ts";

@@ -2,10 +2,10 @@
 // synchronous POST {base_url}/images/generations whose answer is the images,
 // `data[].b64_json` (GPT image models, always) or `data[].url` (other models'
 // default, valid about an hour: the task service fetches it at once).
-import { baseUrlOf } from "../base-url.ts";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import type { JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
 import { imageTypeBySignature } from "../image-signature.ts";
 import { callOpenAiMedia, failedState, SUBMISSION_REFUSALS } from "./media-error.ts";

@@ -3,9 +3,9 @@
 // {base_url}/videos as multipart/form-data (as the official SDK sends it),
 // GET {base_url}/videos/{id} until `completed` or `failed`, then the MP4 at
 // GET {base_url}/videos/{id}/content, with the key.
-import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import type { VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import { checkShape } from "../http-exchange.ts";
 import type { JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
 import { refusedJob } from "../refused-job.ts";

@@ -6,9 +6,9 @@
 // by Pollo up to 14 days). Answers come flat, as Pollo's OpenAPI document shows,
 // or inside {code: "SUCCESS", message, data}, as the live API was seen to answer:
 // both are read. Videos only here (the fake makes no images).
-import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";

@@ -5,9 +5,9 @@
 // either a google.rpc.Status `error` or a response whose videos come inline as
 // base64 (no storageUri is sent), with Responsible AI filtering counted in
 // raiMediaFilteredCount. Auth: an OAuth2 bearer token (access-token.ts).
-import { baseUrlOf } from "../base-url.ts";
 import { z } from "zod";
 import { VideoResultStyle, type VideoParameters } from "../../../gen/router/v1/tasks_pb.js";
+import { baseUrlOf } from "../base-url.ts";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";
