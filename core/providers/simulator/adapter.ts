@@ -16,6 +16,7 @@ import { BlockWriter, dataDelta, textDelta, type UsageInit } from "../block-writ
 import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall } from "../types.ts";
 import { AUDIO_TOKENS_PER_SECOND, generateClip } from "./audio-clip.ts";
 import { behaviourOf, SLOW_CHUNK_DELAY_MS } from "./behaviours.ts";
+import { jsonReply } from "./json-reply.ts";
 
 /** The simulator reads nothing but its messages, tools, sampling limits and audio options. */
 export const simulatorCapabilities: ProtocolCapabilities = {
@@ -97,7 +98,9 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
     return;
   }
 
-  const { chunks, finish, stopSequence } = limitReply(words(replyTo(request.messages, lastText)), request);
+  const reply = replyTo(request.messages, lastText);
+  // Asked for JSON, the reply is JSON; compact JSON has few spaces, so it streams in few chunks.
+  const { chunks, finish, stopSequence } = limitReply(words(jsonReply(request.responseFormat, reply) ?? reply), request);
   const index = blocks.continueBlock(BlockType.TEXT);
   yield* blocks.take();
   for (const [position, chunk] of chunks.entries()) {
