@@ -1,6 +1,7 @@
 // The catalogue endpoints (spec: Model object, Provider entry, GET /api/v1/models,
 // /modelProviderData, /providerModels), on the test configuration and on the
 // bundled default configuration, through the in-process gateway.
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
@@ -184,6 +185,27 @@ describe.each(setups)("catalogue endpoints on %s", (_name, config) => {
     expect(status).toBe(404);
     expectErrorBody(body, "model_not_found", "id");
     expect(body.error.message).toContain("nobody/nothing");
+  });
+
+  it("GET /api/v1/models/{id} gives the model's entry of /models, its slash plain or encoded (the openai SDK's models.retrieve)", async () => {
+    const { body: list } = await getJson(gateway, "/api/v1/models");
+    for (const model of configured.models.slice(0, 3)) {
+      const listed = list.data.find((m: Json) => m.id === model.id);
+      for (const path of [`/api/v1/models/${model.id}`, `/api/v1/models/${encodeURIComponent(model.id)}`]) {
+        const { status, body } = await getJson(gateway, path);
+        expect(status, path).toBe(200);
+        expect(body).toEqual(listed);
+      }
+    }
+    // The same answer object of the core, encoded for /modelProviderData after, keeps each route's shape.
+    const id = configured.models[0].id;
+    expect((await getJson(gateway, `/api/v1/modelProviderData?id=${encodeURIComponent(id)}`)).body.provider_data).toBeDefined();
+    expect((await getJson(gateway, `/api/v1/models/${id}`)).body.provider_data).toBeUndefined();
+    const missing = await getJson(gateway, "/api/v1/models/nobody/nothing");
+    expect(missing.status).toBe(404);
+    expectErrorBody(missing.body, "model_not_found", "id");
+    const client = new OpenAI({ apiKey: "unused", baseURL: gateway.apiUrl, maxRetries: 0 });
+    expect((await client.models.retrieve(id)).id).toBe(id);
   });
 
   it("an unknown route is a 404 in the error shape", async () => {
