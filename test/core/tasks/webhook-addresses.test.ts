@@ -49,6 +49,13 @@ describe("namesPrivateHost (the check of a webhook_url at creation)", () => {
     ["http://169.254.169.254/latest/meta-data", true],
     ["http://[::1]/hooks", true],
     ["http://[::ffff:192.168.0.1]/hooks", true],
+    // Written the ways the URL parser normalises to an address: decimal, hex, short, mapped, unspecified.
+    ["http://2130706433/hooks", true],
+    ["http://0x7f.1/hooks", true],
+    ["http://[::ffff:7f00:1]/hooks", true],
+    ["http://[fe80::1]/hooks", true],
+    ["http://0.0.0.0/hooks", true],
+    ["http://[::]/hooks", true],
     ["https://localhost/hooks", true],
     ["http://api.localhost/h", true],
     ["https://8.8.8.8/hooks", false],
