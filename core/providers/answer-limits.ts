@@ -2,10 +2,13 @@
 // (or whatever answers at its address) sending without end cannot exhaust the
 // process's memory. Streams are relayed as they come and are not held whole;
 // their lines have their own cap (read-sse.ts).
+import { readCapped } from "./read-capped.ts";
 import { UpstreamError } from "./types.ts";
 
 /** A JSON answer held whole: a chat completion, a media job's answer (ten base64 images fit many times over). */
 export const MOST_ANSWER_BYTES = 256 * 1024 * 1024;
+/** An error answer: quoted in the error, so its beginning is enough (the rest is not read). */
+export const ERROR_TEXT_BYTES = 64 * 1024;
 /** A result file fetched to be stored (an image or a video). */
 export const MOST_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
 
@@ -14,19 +17,6 @@ export function answerTooLarge(limitBytes: number): UpstreamError {
 }
 
 /** A fetch answer's body, whole; refused past `limitBytes` (by its Content-Length, else as it arrives, the rest not read). */
-export async function readResponseBytes(response: Response, limitBytes: number): Promise<Buffer> {
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > limitBytes) {
-    await response.body?.cancel();
-    throw answerTooLarge(limitBytes);
-  }
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of response.body ?? []) {
-    length += chunk.byteLength;
-    // Leaving the loop cancels the body: the rest is not read.
-    if (length > limitBytes) throw answerTooLarge(limitBytes);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, length);
+export function readResponseBytes(response: Response, limitBytes: number): Promise<Buffer> {
+  return readCapped(response, limitBytes, () => answerTooLarge(limitBytes));
 }

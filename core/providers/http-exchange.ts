@@ -3,6 +3,7 @@
 // answer) to the protocol's translator, insist on a complete answer, and always
 // release the body. A protocol only says how its bytes look.
 import type { z } from "zod";
+import { ERROR_TEXT_BYTES } from "./answer-limits.ts";
 import type { HttpClient } from "./http-client.ts";
 import { toUpstreamError } from "./http-client.ts";
 import { createServerSentEventReader, type ServerSentEvent } from "./read-sse.ts";
@@ -103,7 +104,7 @@ async function open<Chunk>(http: HttpClient, call: UpstreamCall, protocol: HttpP
   });
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      const error = protocol.errorOf(response.statusCode, await response.body.text());
+      const error = protocol.errorOf(response.statusCode, await response.body.text(ERROR_TEXT_BYTES, { truncate: true }));
       // The headers' wait, else what the protocol read from the body (Gemini's RetryInfo).
       error.retryAfterSeconds = retryAfterSecondsOf(response.headers, Date.now()) ?? error.retryAfterSeconds;
       throw error;

@@ -1,8 +1,9 @@
 // The few HTTP calls of asynchronous media protocols (submit, poll, download):
 // low volume, so plain fetch with a timeout, each failure an UpstreamError
 // (retryable or not, as for chat: isRetryableStatus).
-import { MOST_ANSWER_BYTES, MOST_DOWNLOAD_BYTES, readResponseBytes } from "./answer-limits.ts";
+import { ERROR_TEXT_BYTES, MOST_ANSWER_BYTES, MOST_DOWNLOAD_BYTES, readResponseBytes } from "./answer-limits.ts";
 import { parseUpstreamJson } from "./http-exchange.ts";
+import { readTextPrefix } from "./read-capped.ts";
 import { UpstreamError, upstreamHttpError } from "./types.ts";
 
 export interface MediaRequest {
@@ -24,16 +25,19 @@ export async function mediaJson(url: string, request: MediaRequest, describe: (s
     body: request.body === undefined ? undefined : form ? (request.body as FormData) : JSON.stringify(request.body),
     signal: AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMs)]),
   });
-  const text = (await readResponseBytes(response, MOST_ANSWER_BYTES)).toString("utf8");
-  if (!response.ok) throw upstreamHttpError(response.status, describe(response.status, text));
-  return parseUpstreamJson(text);
+  if (!response.ok) throw upstreamHttpError(response.status, describe(response.status, await readTextPrefix(response, ERROR_TEXT_BYTES)));
+  // TextDecoder, as fetch's text() did: a byte-order mark is dropped.
+  return parseUpstreamJson(new TextDecoder().decode(await readResponseBytes(response, MOST_ANSWER_BYTES)));
 }
 
 /** The bytes at a result URL and their type (the header's, else the caller's guess). */
 export async function downloadMedia(url: string, options: { headers?: Record<string, string>; signal: AbortSignal; timeoutMs: number }): Promise<{ bytes: Buffer; mediaType: string }> {
   const response = await send(url, { headers: options.headers, signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) });
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw upstreamHttpError(response.status, `the result URL answered ${response.status}`);
+  }
   const bytes = await readResponseBytes(response, MOST_DOWNLOAD_BYTES);
-  if (!response.ok) throw upstreamHttpError(response.status, `the result URL answered ${response.status}`);
   return { bytes, mediaType: (response.headers.get("content-type") ?? "").split(";")[0].trim() };
 }
 

@@ -2,6 +2,7 @@
 // makes besides generating (counting tokens): post, map a non-2xx answer to
 // the protocol's UpstreamError (with the wait its headers ask for), parse the
 // body, and always consume it.
+import { ERROR_TEXT_BYTES } from "./answer-limits.ts";
 import type { HttpClient } from "./http-client.ts";
 import { toUpstreamError } from "./http-client.ts";
 import { parseUpstreamJson } from "./http-exchange.ts";
@@ -28,13 +29,12 @@ export async function postJson(http: HttpClient, call: Pick<UpstreamCall, "provi
     provider: provider.id,
   });
   try {
-    const text = await response.body.text();
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      const error = post.errorOf(response.statusCode, text);
+      const error = post.errorOf(response.statusCode, await response.body.text(ERROR_TEXT_BYTES, { truncate: true }));
       error.retryAfterSeconds = retryAfterSecondsOf(response.headers, Date.now()) ?? error.retryAfterSeconds;
       throw error;
     }
-    return parseUpstreamJson(text);
+    return parseUpstreamJson(await response.body.text());
   } catch (error) {
     throw toUpstreamError(error, signal);
   }

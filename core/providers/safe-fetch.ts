@@ -8,6 +8,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
 import { BlockList, isIP } from "node:net";
 import { Agent, buildConnector, fetch, type RequestInit, type Response } from "undici";
+import { readCapped } from "./read-capped.ts";
 
 const refusedRanges = new BlockList();
 for (const [network, prefix] of [
@@ -53,7 +54,8 @@ function isPublicAddress(address: string): boolean {
  * only when connecting (fetchCallerUrl), where DNS rebinding cannot slip past.
  */
 export function namesPrivateHost(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // A fully qualified name's final dot (`localhost.`) names the same host.
+  const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   return isIP(host) !== 0 && !isPublicAddress(host);
 }
@@ -162,7 +164,8 @@ export async function readCallerUrl(url: string, options: CallerReadOptions, eno
   const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), AbortSignal.timeout(options.timeoutMs)]);
   try {
     const response = await follow(url, options, signal);
-    return await readCapped(response, options.maxBytes, enough);
+    const tooLarge = () => new CallerUrlError("too_large", `${response.url} is larger than ${options.maxBytes} bytes`);
+    return await readCapped(response, options.maxBytes, tooLarge, enough);
   } catch (error) {
     if (options.signal?.aborted) throw error;
     if (error instanceof CallerUrlError) throw error;
@@ -194,25 +197,3 @@ async function follow(url: string, options: CallerReadOptions, signal: AbortSign
   }
 }
 
-async function readCapped(response: Response, maxBytes: number, enough?: (prefix: Buffer) => boolean): Promise<Buffer> {
-  const tooLarge = () => new CallerUrlError("too_large", `${response.url} is larger than ${maxBytes} bytes`);
-  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let nextLook = 0;
-  // Leaving the loop (break or throw) cancels the rest of the body.
-  for await (const chunk of response.body ?? []) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-    if (enough && size >= nextLook) {
-      // Looked at again only once the prefix has doubled: reading the whole cap costs twice its size at most.
-      nextLook = size * 2;
-      if (enough(Buffer.concat(chunks, size))) break;
-    }
-  }
-  return Buffer.concat(chunks, size);
-}

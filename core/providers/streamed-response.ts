@@ -16,8 +16,12 @@ export interface StreamedResponse {
 }
 
 export interface StreamedBody extends AsyncIterable<Uint8Array> {
-  /** The whole (rest of the) body as UTF-8 text; an UpstreamError past `limitBytes` (answer-limits.ts's MOST_ANSWER_BYTES). */
-  text(limitBytes?: number): Promise<string>;
+  /**
+   * The whole (rest of the) body as UTF-8 text; past `limitBytes` (answer-limits.ts's
+   * MOST_ANSWER_BYTES), an UpstreamError, or with `truncate` (an error body, quoted)
+   * its first `limitBytes` and the rest not read.
+   */
+  text(limitBytes?: number, options?: { truncate: boolean }): Promise<string>;
   /** Whether the body arrived whole. */
   readonly ended: boolean;
   /** Stops the request (a body not read to its end: the upstream stops generating). */
@@ -165,16 +169,18 @@ class StreamedRequest implements Dispatcher.DispatchHandler, StreamedBody, Async
     return this;
   }
 
-  async text(limitBytes = MOST_ANSWER_BYTES): Promise<string> {
+  async text(limitBytes = MOST_ANSWER_BYTES, { truncate } = { truncate: false }): Promise<string> {
     const decoder = new TextDecoder();
     let text = "";
     let length = 0;
+    // Leaving the loop (break or throw) cancels the rest of the body.
     for await (const chunk of this) {
-      length += chunk.byteLength;
-      if (length > limitBytes) {
-        this.cancel();
-        throw answerTooLarge(limitBytes);
+      if (length + chunk.byteLength > limitBytes) {
+        if (!truncate) throw answerTooLarge(limitBytes);
+        text += decoder.decode(chunk.subarray(0, limitBytes - length), { stream: true });
+        break;
       }
+      length += chunk.byteLength;
       text += decoder.decode(chunk, { stream: true });
     }
     return text + decoder.decode();

@@ -98,6 +98,8 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
       // A refused submission (a 4xx other than 408 and 429: the request, the key, the credits) will be
       // refused again: the task fails at once with the provider's words.
       if (!task.upstreamJobId && isRefusal(error)) return end(task, deps, save, { code: "upstream_error", message: (error as Error).message });
+      // An answer past the ceiling (answer-limits.ts) would be as large at the next poll.
+      if (isTooLarge(error)) return end(task, deps, save, { code: "upstream_error", message: `The provider's answer could not be read: ${error.message}.` });
       deps.logger?.warn({ err: error, taskId: task.id }, "media job call failed; trying again");
       await save({ polling: { ...task.polling!, nextPollAt: nextPollAt(task, deps) } });
       continue;
@@ -117,9 +119,7 @@ export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal):
     } catch (error) {
       if (signal.aborted) return;
       // A result past the download ceiling will not fit at the next try either.
-      if (error instanceof UpstreamError && error.reason === "answer_too_large") {
-        return end(task, deps, save, { code: "upstream_error", message: `The provider's result could not be stored: ${error.message}.` });
-      }
+      if (isTooLarge(error)) return end(task, deps, save, { code: "upstream_error", message: `The provider's result could not be stored: ${error.message}.` });
       // The result URL did not answer: poll again (it answers the URL again) until the deadline.
       deps.logger?.warn({ err: error, taskId: task.id }, "could not fetch a media result; trying again");
       await save({ polling: { ...task.polling!, polls, nextPollAt: nextPollAt(task, deps) } });
@@ -135,6 +135,8 @@ function submitterFor(adapter: MediaJobAdapter, task: Task): ((call: MediaJobCal
   if (task.kind === TaskKind.VIDEO) return submitVideo && task.video ? (call) => submitVideo.call(adapter, call, task.video!) : undefined;
   return submitImage && task.image ? (call) => submitImage.call(adapter, call, task.image!) : undefined;
 }
+
+const isTooLarge = (error: unknown): error is UpstreamError => error instanceof UpstreamError && error.reason === "answer_too_large";
 
 const isRefusal = (error: unknown) =>
   error instanceof UpstreamError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;

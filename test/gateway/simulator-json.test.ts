@@ -42,6 +42,18 @@ describe("the simulator's JSON answers through the openai SDK", () => {
     expect(JSON.parse(text)).toEqual({ reply: "You said: hi there" });
   });
 
+  it("counts a JSON answer in pieces: max_tokens cuts it (finish length) and usage counts its pieces", async () => {
+    const completion = await client.chat.completions.create({
+      model: "simulator/echo",
+      messages: [{ role: "user", content: "a fairly long sentence to answer" }],
+      response_format: { type: "json_object" },
+      max_tokens: 2,
+    });
+    expect(completion.choices[0].finish_reason).toBe("length");
+    expect(completion.choices[0].message.content).toBe('{"reply":"You sa');
+    expect(completion.usage?.completion_tokens).toBe(2);
+  });
+
   it("answers text when no JSON is asked", async () => {
     const completion = await client.chat.completions.create({ model: "simulator/echo", messages: [{ role: "user", content: "plain" }] });
     expect(completion.choices[0].message.content).toBe("You said: plain");
@@ -74,6 +86,23 @@ describe("jsonReply", () => {
     for (let node = value; node && typeof node === "object"; node = node.next) depth++;
     expect(depth).toBeGreaterThan(1);
     expect(depth).toBeLessThanOrEqual(8);
+  });
+
+  it("bounds what a caller's schema can make it build: values in all, array lengths, self-references", () => {
+    // 60 properties each referring back to the whole: 60^8 values unbounded.
+    const properties = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, { $ref: "#/$defs/fan" }]));
+    const fan = jsonReply({ type: ResponseFormat_Type.JSON_SCHEMA, schema: { $ref: "#/$defs/fan", $defs: { fan: { type: "object", properties } } } } as never, "r")!;
+    expect(fan.length).toBeLessThan(100_000);
+    expect(schemaReply({ type: "array", minItems: 1e10, items: { type: "string" } })).toHaveLength(16);
+    expect(schemaReply({ type: "array", minItems: -3 })).toEqual([]);
+  });
+
+  it("gives null for a type that is only null, an integer at or above its bounds, allOf's first, tuple items", () => {
+    expect(schemaReply({ type: ["null"] })).toBeNull();
+    expect(schemaReply({ type: "integer", minimum: 0.5 })).toBe(1);
+    expect(schemaReply({ type: "integer", exclusiveMinimum: 0 })).toBe(1);
+    expect(schemaReply({ allOf: [{ $ref: "#/$defs/o" }], $defs: { o: { type: "object", properties: { a: { type: "boolean" } } } } })).toEqual({ a: false });
+    expect(schemaReply({ type: "array", prefixItems: [{ type: "string" }, { type: "number" }] })).toEqual(["r", 0]);
   });
 
   it("gives nothing for text", () => {

@@ -99,8 +99,10 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
   }
 
   const reply = replyTo(request.messages, lastText);
-  // Asked for JSON, the reply is JSON; compact JSON has few spaces, so it streams in few chunks.
-  const { chunks, finish, stopSequence } = limitReply(words(jsonReply(request.responseFormat, reply) ?? reply), request);
+  // Asked for JSON, the reply is JSON, in pieces of a few characters ("tokens"): compact JSON has
+  // too few spaces for words, and max_tokens, usage and a cut stream count pieces.
+  const json = jsonReply(request.responseFormat, reply);
+  const { chunks, finish, stopSequence } = limitReply(json === undefined ? words(reply) : pieces(json), request);
   const index = blocks.continueBlock(BlockType.TEXT);
   yield* blocks.take();
   for (const [position, chunk] of chunks.entries()) {
@@ -120,6 +122,11 @@ async function* simulate(call: UpstreamCall): AsyncGenerator<GenerateResponse> {
 
 function usage(inputTokens: number, outputTokens: number, reasoningTokens: number): UsageInit {
   return { inputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens, reasoningTokens };
+}
+
+/** JSON's "tokens": pieces of 8 characters, which concatenate back to the text. */
+function pieces(text: string): string[] {
+  return text.match(/[\s\S]{1,8}/g) ?? [];
 }
 
 /** One "token" per word, whitespace kept with the word so chunks concatenate back to the text. */

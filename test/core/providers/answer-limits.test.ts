@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readResponseBytes } from "../../../core/providers/answer-limits.ts";
+import { mediaJson } from "../../../core/providers/media-http.ts";
 import { UpstreamError } from "../../../core/providers/types.ts";
 
 const LIMIT = 256 * 1024;
@@ -25,6 +26,13 @@ beforeAll(async () => {
     if (path === "/declared-over") {
       res.writeHead(200, { "content-length": String(LIMIT + 1) });
       write(LIMIT + 1, () => res.end());
+    } else if (path === "/bom") {
+      res.writeHead(200, { "content-type": "application/json" }).end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ok":true}')]));
+    } else if (path === "/refused-endless") {
+      // A 400 whose page never ends: its beginning is quoted, its status kept.
+      res.writeHead(400);
+      const more = () => (res.destroyed ? undefined : write(16 * 1024, () => setImmediate(more)));
+      more();
     } else if (path === "/at-limit") {
       res.writeHead(200, { "content-length": String(LIMIT) });
       write(LIMIT, () => res.end());
@@ -66,5 +74,21 @@ describe("readResponseBytes", () => {
     // The connection is let go rather than drained: the endless answer stops being written.
     await vi.waitFor(() => expect(closed.has("/endless")).toBe(true));
     expect(written.get("/endless")).toBeLessThan(64 * LIMIT);
+  });
+});
+
+describe("mediaJson", () => {
+  const request = { method: "GET" as const, headers: {}, signal: new AbortController().signal, timeoutMs: 5_000 };
+
+  it("reads JSON that starts with a byte-order mark, as fetch's text() did", async () => {
+    expect(await mediaJson(`${base}/bom`, request, () => "")).toEqual({ ok: true });
+  });
+
+  it("keeps a refusal's status whatever the size of its page, quoting only its beginning", async () => {
+    const error = await refusal(mediaJson(`${base}/refused-endless`, request, (_status, text) => `page of ${text.length} characters`));
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).status).toBe(400);
+    expect((error as UpstreamError).message).toContain("page of 65536 characters");
+    await vi.waitFor(() => expect(closed.has("/refused-endless")).toBe(true));
   });
 });
