@@ -148,7 +148,7 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
     if (!adapter.imageParameters.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
     checkGivenValue(modelId, details, param, value);
   }
-  if (image.seed !== 0n) {
+  if (image.seed !== undefined) {
     if (!adapter.imageParameters.includes("seed")) throw invalidParameter("seed", `${modelId} does not take seed.`);
     checkGivenValue(modelId, details, "seed", String(image.seed));
   }

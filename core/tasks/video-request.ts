@@ -11,7 +11,7 @@ import type { ProviderProtocol } from "../config/schema.ts";
 import { parseMoney, type Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
-import { checkGivenValue, MAX_URL_LENGTH, MAX_VIDEO_SEED } from "./given-parameter.ts";
+import { checkGivenValue, MAX_URL_LENGTH, MAX_SEED } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
@@ -90,11 +90,11 @@ export function videoSecondsHeld(details: Record<string, unknown>, video: Pick<V
  * carry it (never dropped silently), and checked against the model's
  * `supported_params_details.<param>` where the catalogue has a list (the
  * same reading as the list it publishes), else within a length. A seed is
- * a whole number from 0 to MAX_VIDEO_SEED.
+ * a whole number from 0 to MAX_SEED.
  */
 function checkOptions(modelId: string, details: Record<string, unknown>, adapter: MediaJobAdapter, video: VideoParameters) {
   const carried = adapter.videoParameters ?? [];
-  if (video.seed !== undefined && (video.seed < 0n || video.seed > BigInt(MAX_VIDEO_SEED))) throw invalidParameter("seed", `seed must be a whole number from 0 to ${MAX_VIDEO_SEED}.`);
+  if (video.seed !== undefined && (video.seed < 0n || video.seed > BigInt(MAX_SEED))) throw invalidParameter("seed", `seed must be a whole number from 0 to ${MAX_SEED}.`);
   const given: Record<string, string | undefined> = {
     image: video.imageUrl || undefined,
     length: video.length ? String(video.length) : undefined,

@@ -38,11 +38,13 @@ describe("simulator/image in the bundled default", () => {
     expect(inflateSync(png.subarray(41, 41 + idatLength)).length).toBe(512 * (1 + 512 * 3));
   });
 
+  /** The first pixel's colour (the simulator's images are of one colour). */
+  const pixelOf = async (task: Record<string, any>) => {
+    const png = await downloadPng(task);
+    return inflateSync(png.subarray(41, 41 + png.readUInt32BE(33))).subarray(1, 4).toString("hex");
+  };
+
   it("takes the seed: the same prompt and seed make the same image, another seed another", async () => {
-    const pixelOf = async (task: Record<string, any>) => {
-      const png = await downloadPng(task);
-      return inflateSync(png.subarray(41, 41 + png.readUInt32BE(33))).subarray(1, 4).toString("hex");
-    };
     const [first, again, other] = await Promise.all([
       makeImage({ prompt: "a seeded lighthouse", size: "256x256", seed: 7 }),
       makeImage({ prompt: "a seeded lighthouse", size: "256x256", seed: 7 }),
@@ -50,6 +52,20 @@ describe("simulator/image in the bundled default", () => {
     ]);
     expect(await pixelOf(again)).toBe(await pixelOf(first));
     expect(await pixelOf(other)).not.toBe(await pixelOf(first));
+  });
+
+  it("takes seed 0 as a seed, not as no seed", async () => {
+    const [zero, unseeded] = await Promise.all([
+      makeImage({ prompt: "a zero-seeded lighthouse", size: "256x256", seed: 0 }),
+      makeImage({ prompt: "a zero-seeded lighthouse", size: "256x256" }),
+    ]);
+    expect(await pixelOf(zero)).not.toBe(await pixelOf(unseeded));
+  });
+
+  it("refuses a seed past 2^32-1 (400 naming seed)", async () => {
+    const response = await images.create({ prompt: "x", seed: 2 ** 32 });
+    expect(response.status).toBe(400);
+    expect(response.json.error.param).toBe("seed");
   });
 
   it("refuses a size outside the model's list (400 naming size)", async () => {

@@ -66,7 +66,7 @@ function bodyOf(image: ImageParameters): Record<string, unknown> {
   }
   if (image.aspectRatio) body.aspect_ratio = image.aspectRatio;
   for (const [index, url] of image.imageUrls.entries()) body[index === 0 ? "input_image" : `input_image_${index + 1}`] = url;
-  if (image.seed !== 0n) body.seed = Number(image.seed);
+  if (image.seed !== undefined) body.seed = Number(image.seed);
   // BFL names JPEG `jpeg` as the public field does; it makes no webp (refused before, by the model's details).
   if (image.outputFormat) body.output_format = image.outputFormat;
   return body;

@@ -26,7 +26,7 @@ export function createSimulatorMediaAdapter(): MediaJobAdapter {
     async submitImage(_call, image) {
       const size = dimensionsOfSize(image.size);
       // The seed picks the colour with the prompt: the same seed, the same image; another seed, another.
-      const job = new URLSearchParams({ prompt: image.prompt, seed: image.seed === 0n ? "" : String(image.seed), width: String(size?.width ?? DEFAULT_SIDE), height: String(size?.height ?? DEFAULT_SIDE) });
+      const job = new URLSearchParams({ prompt: image.prompt, seed: image.seed === undefined ? "" : String(image.seed), width: String(size?.width ?? DEFAULT_SIDE), height: String(size?.height ?? DEFAULT_SIDE) });
       return { jobId: jobIdOf(job), pollingUrl: `simulator:image?${job}` };
     },
     async submitVideo(_call, video) {

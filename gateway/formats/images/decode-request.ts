@@ -5,6 +5,7 @@ import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
 import { CreateImageRequestSchema, ImageResponseType, type CreateImageRequest } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
+import { MAX_SEED } from "../../../core/tasks/given-parameter.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 
 const imageBody = nullMeansAbsent(
@@ -20,7 +21,7 @@ const imageBody = nullMeansAbsent(
       background: z.enum(["auto", "transparent", "opaque"]).optional(),
       style: z.string().min(1).optional(),
       response_format: z.enum(["url", "b64_json"]).optional(),
-      seed: z.number().int().min(0).optional(),
+      seed: z.number().int().min(0).max(MAX_SEED).optional(),
       /** Beyond the spec: a width-to-height ratio (`16:9`) for models that take one instead of a size (docs/tasks.md, "BFL"). */
       aspect_ratio: z.string().min(1).optional(),
       /** Beyond the spec: input images to edit or take as references, an http(s) URL or a list of them; how many a model takes is the core's check (docs/tasks.md, "Input images"). */
@@ -61,7 +62,7 @@ export function decodeImageRequest(body: unknown, apiKey: string, idempotencyKey
       outputFormat: image.output_format ?? "",
       background: image.background ?? "",
       style: image.style ?? "",
-      seed: BigInt(image.seed ?? 0),
+      seed: image.seed === undefined ? undefined : BigInt(image.seed),
       aspectRatio: image.aspect_ratio ?? "",
       imageUrls: typeof image.image === "string" ? [image.image] : (image.image ?? []),
     },

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
 import { CreateVideoRequestSchema, type CreateVideoRequest } from "../../../gen/router/v1/tasks_pb.js";
-import { MAX_VIDEO_SEED } from "../../../core/tasks/given-parameter.ts";
+import { MAX_SEED } from "../../../core/tasks/given-parameter.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 
 /** The fields of a video request (chat completions' video body is checked by decodeVideoRequest too). */
@@ -20,7 +20,7 @@ const videoFields = {
   size: z.string().min(1).optional(),
   mode: z.string().min(1).optional(),
   // Veo takes a uint32, the largest any provider documents; a larger number would also lose precision as a JS number.
-  seed: z.number().int().min(0).max(MAX_VIDEO_SEED).optional(),
+  seed: z.number().int().min(0).max(MAX_SEED).optional(),
   generateAudio: z.boolean().optional(),
   /** Beyond the spec: where the finished task is POSTed (docs/tasks.md, "Webhooks"). */
   webhook_url: z.string().min(1).optional(),

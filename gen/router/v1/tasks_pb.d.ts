@@ -450,9 +450,9 @@ export declare type ImageParameters = Message<"router.v1.ImageParameters"> & {
   style: string;
 
   /**
-   * @generated from field: int64 seed = 8;
+   * @generated from field: optional int64 seed = 8;
    */
-  seed: bigint;
+  seed?: bigint | undefined;
 
   /**
    * A width-to-height ratio (`16:9`), for models that take one instead of a size (BFL's Kontext).
