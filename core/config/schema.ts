@@ -2,6 +2,9 @@
 // Field names are snake_case like the public API; see docs/configuration.md.
 import { z } from "zod";
 
+/** The name of an environment variable (where a secret is read from). */
+const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
+
 /** A price in USD per token (or per request), as an exact decimal string. */
 const decimalString = z
   .string()
@@ -40,9 +43,9 @@ export const providerSchema = z
     /** Base URL of the upstream API (required except for the simulator). */
     base_url: z.url().optional(),
     /** Environment variable holding the API key; when named, the provider is enabled only when it is set. */
-    api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    api_key_env: environmentVariable.optional(),
     /** Environment variable holding a second key the protocol signs with (Kling's secret key; required there); enabled only when set. */
-    secret_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    secret_key_env: environmentVariable.optional(),
     /** A stream's time to its response headers, and the longest silence between its chunks. */
     timeout_ms: z.number().int().positive().default(60_000),
     /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
@@ -142,7 +145,7 @@ export const apiKeySchema = z
     /** SHA-256 of the key, hex. */
     sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
     /** Environment variable holding the key in clear (development keys). */
-    env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    env: environmentVariable.optional(),
     /** Operator's label; defaults to the id. */
     name: z.string().min(1).optional(),
     disabled: z.boolean().default(false),
@@ -197,7 +200,6 @@ const TASK_DEFAULTS = {
   fetch_private_urls: false,
 };
 
-const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
 
 /** An S3-compatible bucket for hosted assets (tasks.asset_storage: s3). */
 export const s3AssetsSchema = z
@@ -242,7 +244,7 @@ export const tasksSchema = z
     assets_dir: z.string().default(TASK_DEFAULTS.assets_dir),
     s3: s3AssetsSchema.optional(),
     /** The environment variable holding the webhook signing secret (`whsec_<base64>`); unset: webhook_url is refused. */
-    webhook_secret_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).default(TASK_DEFAULTS.webhook_secret_env),
+    webhook_secret_env: environmentVariable.default(TASK_DEFAULTS.webhook_secret_env),
     /** The wait before a webhook's first retry; each next one is four times as long. */
     webhook_retry_ms: z.number().int().positive().default(TASK_DEFAULTS.webhook_retry_ms),
     /** Deliveries tried at most, the first included. */

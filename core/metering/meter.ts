@@ -126,7 +126,7 @@ export async function admit(deps: MeterDeps, input: AdmitInput): Promise<Admissi
     if (!requests || quota.remaining < requests.remaining) requests = quota;
   }
   const holdNanos = charge.kind === "credits" ? charge.holdNanos : 0n;
-  return admissionOf(deps, { requestId, key, holdNanos, free, requestsWindow: requests && toWindow(requests), tokensWindow: rateLimit.tokens && toWindow(rateLimit.tokens) });
+  return new MeteredAdmission(deps, { requestId, key, holdNanos, free, requestsWindow: requests && toWindow(requests), tokensWindow: rateLimit.tokens && toWindow(rateLimit.tokens) });
 }
 
 /** What an Admission is made of; kept with long-running work so that another instance can end it. */
@@ -138,21 +138,17 @@ export type AdmissionFacts = Pick<Admission, "requestId" | "key" | "holdNanos" |
  * hold kept under its request id, exactly as the original would have.
  */
 export function resumeAdmission(deps: MeterDeps, facts: AdmissionFacts): Admission {
-  return admissionOf(deps, facts);
-}
-
-function admissionOf(deps: MeterDeps, facts: AdmissionFacts): Admission {
   return new MeteredAdmission(deps, facts);
 }
 
 /** One object per admitted request, no closures: a streamed answer keeps its admission as long as it lasts. */
 class MeteredAdmission implements Admission {
-  readonly requestId: string;
-  readonly key: KeyOwner;
-  readonly holdNanos: bigint;
-  readonly free?: { modelId: string; limit: number; used: number };
-  readonly requestsWindow?: RateLimitWindow;
-  readonly tokensWindow?: RateLimitWindow;
+  readonly requestId: Admission["requestId"];
+  readonly key: Admission["key"];
+  readonly holdNanos: Admission["holdNanos"];
+  readonly free: Admission["free"];
+  readonly requestsWindow: Admission["requestsWindow"];
+  readonly tokensWindow: Admission["tokensWindow"];
   private readonly deps: MeterDeps;
   private ended = false;
 

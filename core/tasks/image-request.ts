@@ -22,7 +22,6 @@ import { checkPrompt, promptLimitOf } from "./prompt.ts";
 export interface PlannedImage {
   route: ProviderRoute;
   adapter: MediaJobAdapter;
-  n: number;
   /** The most one image may cost: for the size asked, or the model's largest (what is held for each). */
   pricePerImage: Money;
   /** What the task asks of the provider: the request's parameters, n settled, and a parameter the model takes one value of set to it. */
@@ -69,7 +68,7 @@ export async function planImage(
   const inputPixels = options.imagesChecked ? 0 : await measureInputImages(image.imageUrls, options.imageLimits ?? INPUT_IMAGE_LIMITS);
   const settled = withOnlyValues(create(ImageParametersSchema, { ...image, n, inputPixels: BigInt(inputPixels) }), details, adapter);
   const pricePerImage = imageCost(imagePricesOf(route.route.pricing), largestPixels(details, settled.size), inputPixels);
-  return { route, adapter, n, pricePerImage, image: settled };
+  return { route, adapter, pricePerImage, image: settled };
 }
 
 /**

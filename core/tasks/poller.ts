@@ -4,6 +4,7 @@
 // tasks whose lease is free (new, or its instance died) and takes them. A
 // lease this instance fails to renew (another took it) stops its run at once.
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Task } from "../../gen/router/v1/tasks_pb.js";
 import { isFinished } from "./run-job.ts";
 import type { TaskRef, TaskStore } from "./store.ts";
@@ -28,9 +29,10 @@ export interface TaskPoller {
    * whichever comes first: a synchronous create answers once its task has
    * ended. A run here is awaited; a task another instance took (its sweep
    * may lease a new task before the instance that made it) is read from the
-   * store every `watchMs`.
+   * store every `watchMs`. Gives the ended task as last read, so the create
+   * need not read it again; undefined when it did not end (or cannot be read).
    */
-  ended(ref: TaskRef, withinMs: number): Promise<void>;
+  ended(ref: TaskRef, withinMs: number): Promise<Task | undefined>;
   /** One sweep now (tests; the timer runs them otherwise). */
   sweep(): Promise<void>;
   /** Resolves when no task runs here (tests). */
@@ -117,9 +119,11 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
         }
         const task = await store.get(ref.organizationId, ref.id).catch(() => undefined);
         // Gone, ended, or a store that cannot answer (the create's own read of it then tells).
-        if (!task || isFinished(task.status)) return;
-        await within(new Promise<void>(() => undefined), Math.min(options.watchMs, left));
+        if (!task) return undefined;
+        if (isFinished(task.status)) return task;
+        await sleep(Math.min(options.watchMs, left));
       }
+      return undefined;
     },
     sweep,
     async idle() {

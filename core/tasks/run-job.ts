@@ -190,7 +190,8 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
 
 /** An output's bytes: given inline, or fetched from its URL (with the provider's credentials where it needs them). */
 async function bytesOf(output: JobOutput, signal: AbortSignal, timeoutMs: number): Promise<{ bytes: Buffer; mediaType: string }> {
-  if ("bytes" in output) return { bytes: Buffer.from(output.bytes), mediaType: output.mediaType };
+  // A Buffer given (Vertex's, OpenAI's) is used as it is: a video is not copied once more.
+  if ("bytes" in output) return { bytes: Buffer.isBuffer(output.bytes) ? output.bytes : Buffer.from(output.bytes.buffer, output.bytes.byteOffset, output.bytes.byteLength), mediaType: output.mediaType };
   const fetched = await downloadMedia(output.url, { headers: output.headers, signal, timeoutMs });
   return { bytes: fetched.bytes, mediaType: fetched.mediaType || output.mediaType || "" };
 }

@@ -82,7 +82,6 @@ const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** How often each instance removes the assets of tasks past their retention. */
 const ASSET_SWEEP_MS = 10 * 60_000;
 
-export { taskNotFound } from "./task-not-found.ts";
 
 export function createTasks(deps: TasksDeps): Tasks {
   const imageLimits = { ...(deps.inputImageLimits ?? INPUT_IMAGE_LIMITS), allowPrivateAddresses: deps.config.fetch_private_urls, logger: deps.logger };
@@ -213,7 +212,7 @@ export function createTasks(deps: TasksDeps): Tasks {
         const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits, imagesChecked: replayed });
         const task = await start(request, caller, {
           provider: plan.route.provider.id,
-          holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.n)),
+          holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.image.n)),
           lowerHint: "lower n or the size",
           // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
           digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
@@ -226,8 +225,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       const task = made!.task;
       if (!task.synchronous) return task;
       // A synchronous provider's answer is the create's: wait for its run (here or on another instance), as long as the provider may take.
-      await poller.ended(task, made!.waitMs);
-      return (await fromStore(store.get(task.organizationId, task.id))) ?? task;
+      return (await poller.ended(task, made!.waitMs)) ?? (await fromStore(store.get(task.organizationId, task.id))) ?? task;
     },
     async createVideo(request) {
       const caller = await checkCaller(request);

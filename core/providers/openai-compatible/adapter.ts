@@ -2,6 +2,7 @@
 // configured as `openai-compatible` (their differences are quirk flags).
 import type { ProviderConfig } from "../../config/schema.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
+import { baseUrlOf } from "../base-url.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter } from "../types.ts";
@@ -24,7 +25,7 @@ export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter
     url({ provider }) {
       let url = urls.get(provider);
       if (!url) {
-        url = new URL("chat/completions", provider.base_url!.endsWith("/") ? provider.base_url : provider.base_url + "/");
+        url = new URL(`${baseUrlOf(provider)}/chat/completions`);
         urls.set(provider, url);
       }
       return url;

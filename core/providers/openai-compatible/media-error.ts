@@ -35,7 +35,7 @@ function readOpenAiError(status: number, text: string): OpenAiErrorAnswer {
   };
 }
 
-export const isModeration = (code: string | null | undefined) => MODERATION_CODES.has(code ?? "");
+const isModeration = (code: string | null | undefined) => MODERATION_CODES.has(code ?? "");
 
 /** A job the provider refused or failed, with its words: moderation of the request, of the output, or any other failure. */
 export function failedState(answer: Pick<OpenAiErrorAnswer, "code" | "message" | "moderationStage">, requestStage = false): JobState {

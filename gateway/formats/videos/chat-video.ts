@@ -7,9 +7,7 @@
 import type { Context } from "koa";
 import { parseModelReference } from "../../../core/routing/model-id.ts";
 import type { CoreClient } from "../../core-client.ts";
-import { decodeVideoRequest } from "./decode-request.ts";
-import { encodeTask } from "./encode-task.ts";
-import { originOf } from "../origin.ts";
+import { answerVideoCreate } from "./create-video.ts";
 import { unlessNotFound } from "./unless-not-found.ts";
 
 /** True when the body was a video request, now answered. */
@@ -20,8 +18,7 @@ export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: st
   if (typeof model !== "string" || model === "") return false;
   const found = await modelOf(core, model);
   if (!found?.model?.architecture?.outputModalities.includes("video")) return false;
-  const { task } = await core.tasks.createVideo(decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), originOf(ctx)));
-  ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+  await answerVideoCreate(ctx, core, apiKey, body);
   return true;
 }
 

@@ -3,14 +3,14 @@
 // format's /api/v1/assets route. docs/tasks.md.
 import { z } from "zod";
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
-import { Code, ConnectError, invalidParameter } from "../../../core/errors.ts";
-import { taskOfKind } from "../../../core/tasks/task-not-found.ts";
+import { invalidParameter } from "../../../core/errors.ts";
+import { taskNotFound, taskOfKind } from "../../../core/tasks/task-not-found.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 import type { CoreClient } from "../../core-client.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
-import { decodeVideoRequest } from "./decode-request.ts";
+import { answerVideoCreate } from "./create-video.ts";
 import { encodeTask } from "./encode-task.ts";
 import { videoBodyOfForm } from "./form-body.ts";
 import { originOf } from "../origin.ts";
@@ -27,9 +27,7 @@ function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
     async (ctx) => {
       const apiKey = bearerKey(ctx.headers);
       const body: unknown = ctx.request.body instanceof FormData ? videoBodyOfForm(ctx.request.body) : ctx.request.body;
-      const request = decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
-      const { task } = await core.tasks.createVideo(request);
-      ctx.body = await encodeTask(task!, originOf(ctx), core, apiKey);
+      await answerVideoCreate(ctx, core, apiKey, body);
     },
     { form: true },
   );
@@ -60,15 +58,12 @@ async function findTask(core: CoreClient, apiKey: string, taskId: string, model:
   const caller = { apiKey };
   if (taskId.includes(":")) return (await core.tasks.getTask({ caller, id: taskId })).task!;
   if (model === undefined) throw invalidParameter("model", "model is required with a taskId that has no provider prefix (<provider>:<id>).");
-  try {
-    return (await core.tasks.getTask({ caller, id: taskId })).task!;
-  } catch (error) {
-    if (!(error instanceof ConnectError) || error.code !== Code.NotFound) throw error;
-    const { providerData } = await unlessNotFound(core.catalogue.getModel({ id: model }), { providerData: [] });
-    for (const provider of new Set(providerData.map((entry) => entry.providerId))) {
-      const found = await unlessNotFound(core.tasks.getTask({ caller, id: `${provider}:${taskId}` }), undefined);
-      if (found?.task) return found.task;
-    }
-    throw error;
+  const direct = await unlessNotFound(core.tasks.getTask({ caller, id: taskId }), undefined);
+  if (direct?.task) return direct.task;
+  const { providerData } = await unlessNotFound(core.catalogue.getModel({ id: model }), { providerData: [] });
+  for (const provider of new Set(providerData.map((entry) => entry.providerId))) {
+    const found = await unlessNotFound(core.tasks.getTask({ caller, id: `${provider}:${taskId}` }), undefined);
+    if (found?.task) return found.task;
   }
+  throw taskNotFound(taskId);
 }

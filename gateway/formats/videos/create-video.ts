@@ -1,0 +1,13 @@
+// Creates a video task from a video request body and answers it: the one path
+// of POST /api/v1/videos and of a video body sent to the chat route.
+import type { Context } from "koa";
+import type { CoreClient } from "../../core-client.ts";
+import { originOf } from "../origin.ts";
+import { decodeVideoRequest } from "./decode-request.ts";
+import { encodeTask } from "./encode-task.ts";
+
+export async function answerVideoCreate(ctx: Context, core: CoreClient, apiKey: string, body: unknown): Promise<void> {
+  const origin = originOf(ctx);
+  const { task } = await core.tasks.createVideo(decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), origin));
+  ctx.body = await encodeTask(task!, origin, core, apiKey);
+}
