@@ -14,8 +14,8 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentCliMissing, CLAUDE_CLI } from "../support/agent-clis.ts";
 import { signatureOfTurn } from "../support/conversation-model.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { claudeCodeConfig, MODEL_ID, UPSTREAM_MODEL } from "../support/claude-code-catalogue.ts";
@@ -28,7 +28,9 @@ type Json = Record<string, any>;
 /** What the file Claude Code reads in the real tool round says. */
 const FILE_LINE = "Paris: 21 degrees and sunny";
 
-describe("Claude Code on the gateway", () => {
+const claudeMissing = agentCliMissing("Claude Code", CLAUDE_CLI);
+
+describe.skipIf(claudeMissing)(`Claude Code on the gateway${claudeMissing ? ` (${claudeMissing})` : ""}`, () => {
   let upstreams: Record<Protocol, FakeUpstream>;
   let gateway: Gateway;
   let home: string;
@@ -207,13 +209,12 @@ function toolResultsOf(protocol: Protocol, sent: Json): string[] {
   return (sent.contents.at(-1).parts as Json[]).filter((part) => part.functionResponse).map((part) => JSON.stringify(part.functionResponse.response));
 }
 
-const CLAUDE = fileURLToPath(new URL("../../node_modules/@anthropic-ai/claude-code/bin/claude.exe", import.meta.url));
 const BOUND_MS = 60_000;
 
 /** Runs claude with stdin closed; killed (and failed) if it outlives the bound. */
 function runClaude(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(CLAUDE_CLI, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -8,11 +8,11 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Agent, OpenAIProvider, Runner, tool } from "@openai/agents";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { agentCliMissing, CODEX_CLI } from "../support/agent-clis.ts";
 import { signatureOfTurn } from "../support/conversation-model.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { parseConfig } from "../../core/config/load.ts";
@@ -25,6 +25,7 @@ type Json = Record<string, any>;
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent" };
 const TOOL_OUTPUT = "21 degrees and sunny";
 const KNOWN_TO_CODEX = "openai/gpt-5.5";
+const codexMissing = agentCliMissing("Codex CLI", CODEX_CLI);
 
 describe("real agents through the Responses API", () => {
   let upstreams: Record<Protocol, FakeUpstream>;
@@ -123,12 +124,12 @@ describe("real agents through the Responses API", () => {
     });
   });
 
-  describe.each([
+  describe.skipIf(codexMissing).each([
     { protocol: "anthropic" as const, model: "agents/anthropic", effort: undefined, label: "its defaults" },
     { protocol: "gemini" as const, model: "agents/gemini", effort: undefined, label: "its defaults" },
     { protocol: "anthropic" as const, model: "agents/anthropic", effort: "high", label: "model_reasoning_effort high" },
     { protocol: "anthropic" as const, model: KNOWN_TO_CODEX, effort: undefined, label: `a model it knows (${KNOWN_TO_CODEX})` },
-  ])("Codex CLI on $protocol with $label", ({ protocol, model, effort }) => {
+  ])(`Codex CLI on $protocol with $label${codexMissing ? ` (${codexMissing})` : ""}`, ({ protocol, model, effort }) => {
     let home: string;
 
     beforeAll(async () => {
@@ -201,12 +202,11 @@ function toolResultCount(protocol: "anthropic" | "gemini", sent: Json): number {
   return sent.contents.at(-1).parts.filter((part: Json) => part.functionResponse).length;
 }
 
-const CODEX = fileURLToPath(new URL("../../node_modules/@openai/codex/bin/codex.js", import.meta.url));
 
 /** Runs the codex launcher with stdin closed; killed (and failed) if it outlives the bound. */
 function runCodex(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CODEX, ...args], { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CODEX_CLI, ...args], { ...options, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

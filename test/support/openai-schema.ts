@@ -1,4 +1,4 @@
-// Validation against OpenAI's own OpenAPI document (../shared/specs/openai-openapi.yaml):
+// Validation against OpenAI's own OpenAPI document (vendor/openai-openapi/openapi.yaml):
 // the chat and Responses schemas compiled with Ajv, shared by the wire-compatibility tests.
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import { expect } from "vitest";
 import { parse } from "yaml";
 
-const SPEC_PATH = fileURLToPath(new URL("../../../shared/specs/openai-openapi.yaml", import.meta.url));
+const SPEC_PATH = fileURLToPath(new URL("../../vendor/openai-openapi/openapi.yaml", import.meta.url));
 /** The id the document's components are registered under; `#/components/...` refs resolve against it. */
 const SPEC_ID = "https://api.openai.com/openapi.json";
 
