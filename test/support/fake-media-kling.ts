@@ -50,7 +50,7 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
   const secret = new TextEncoder().encode(options.secretKey ?? KLING_SECRET_KEY);
   const now = options.now ?? Date.now;
   const jobs = new JobBook(options);
-  const cdn = new AssetHost(options.assetTtlMs ?? 30 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now);
+  const cdn = new AssetHost(options.assetTtlMs ?? 30 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now, options.resultFile);
   let requestCount = 0;
 
   const upstream = await startRecordingServer(

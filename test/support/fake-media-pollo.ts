@@ -39,7 +39,7 @@ export async function startFakePollo(options: PolloOptions = {}): Promise<FakeMe
   const answer = (res: http.ServerResponse, data: unknown) => sendJson(res, 200, envelope ? { code: "SUCCESS", message: "success", data } : data);
   const now = options.now ?? Date.now;
   const jobs = new JobBook(options);
-  const cdn = new AssetHost(options.assetTtlMs ?? 14 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now);
+  const cdn = new AssetHost(options.assetTtlMs ?? 14 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now, options.resultFile);
 
   const upstream = await startRecordingServer(
     "/api/platform",
