@@ -31,6 +31,8 @@ export const KLING_ASPECT_RATIOS = ["16:9", "9:16", "1:1"];
 export interface KlingOptions extends MediaFakeOptions {
   accessKey?: string;
   secretKey?: string;
+  /** The length Kling reports for a clip of the asked seconds (default: a little over them, "5.042" for "5"). */
+  measuredSeconds?: (asked: number) => number;
 }
 
 /** A token as Kling's documentation builds it: HS256, iss the access key, exp now + 30 min, nbf now - 5 s. */
@@ -124,7 +126,7 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
     if (status === "succeed") {
       const videoId = `${job.id}-video-0`;
       // Kling reports the clip's measured length, a little over the asked seconds ("5.042" for "5").
-      const duration = (Number(job.details.duration) + 0.042).toFixed(3);
+      const duration = (options.measuredSeconds?.(Number(job.details.duration)) ?? Number(job.details.duration) + 0.042).toFixed(3);
       data.task_result = { videos: [{ id: videoId, url: cdn.publish(`${videoId}.mp4`, TINY_MP4, "video/mp4"), duration }] };
     }
     return data;
