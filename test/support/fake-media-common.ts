@@ -226,6 +226,33 @@ export function safely(answer: (request: RecordedRequest, res: http.ServerRespon
   };
 }
 
+/**
+ * The first field of a JSON object that its API does not take, as a path
+ * (`input.lenght`); undefined when every field is known. `known` lists an
+ * object's fields, and for a field holding an object (or a list of objects)
+ * the fields of that object: a renamed field is refused as the provider would,
+ * not silently ignored.
+ */
+export type KnownFields = { [field: string]: KnownFields | true };
+
+export function unknownField(value: unknown, known: KnownFields, path = ""): string | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const objects = Array.isArray(value) ? value.map((item, index) => [item, `${path}[${index}]`] as const) : [[value, path] as const];
+  for (const [object, at] of objects) {
+    if (object === null || typeof object !== "object") continue;
+    for (const [field, inner] of Object.entries(object)) {
+      const rule = known[field];
+      const fieldPath = at ? `${at}.${field}` : field;
+      if (!rule) return fieldPath;
+      if (rule !== true) {
+        const found = unknownField(inner, rule, fieldPath);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The path without its query, and the query. */
 export function splitPath(path: string): { pathname: string; query: URLSearchParams } {
   const url = new URL(path, "http://fake");

@@ -17,7 +17,21 @@
 // STALL_PROMPT stays processing.
 import type http from "node:http";
 import { errors, jwtVerify, SignJWT } from "jose";
-import { AssetHost, CDN_NOT_FOUND, JobBook, type FakeJob, type FakeMediaUpstream, type JobPhase, type MediaFakeOptions, safely, sendJson, splitPath, TINY_MP4 } from "./fake-media-common.ts";
+import {
+  AssetHost,
+  CDN_NOT_FOUND,
+  JobBook,
+  type FakeJob,
+  type FakeMediaUpstream,
+  type JobPhase,
+  type KnownFields,
+  type MediaFakeOptions,
+  safely,
+  sendJson,
+  splitPath,
+  TINY_MP4,
+  unknownField,
+} from "./fake-media-common.ts";
 import { startRecordingServer, type RecordedRequest } from "./recording-server.ts";
 
 export const KLING_ACCESS_KEY = "kling-access-key";
@@ -39,6 +53,16 @@ export interface KlingOptions extends MediaFakeOptions {
 export function klingToken(accessKey = KLING_ACCESS_KEY, secretKey = KLING_SECRET_KEY, nowMs = Date.now()): Promise<string> {
   const now = Math.floor(nowMs / 1000);
   return new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(accessKey).setExpirationTime(now + 1800).setNotBefore(now - 5).sign(new TextEncoder().encode(secretKey));
+}
+
+/** The body fields Kling's API reference lists for each kind of create. */
+const KLING_FIELDS: Record<string, KnownFields> = {
+  text2video: fields("model_name prompt negative_prompt cfg_scale mode camera_control aspect_ratio duration sound callback_url external_task_id"),
+  image2video: fields("model_name image image_tail prompt negative_prompt cfg_scale mode static_mask dynamic_masks camera_control duration sound callback_url external_task_id"),
+};
+
+function fields(names: string): KnownFields {
+  return Object.fromEntries(names.split(" ").map((name) => [name, true]));
 }
 
 interface KlingRefusal {
@@ -91,6 +115,8 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
   }
 
   function createTask(kind: string, body: Record<string, any>, res: http.ServerResponse, requestId: string, refuse: (refusal: KlingRefusal) => void) {
+    const unknown = unknownField(body, KLING_FIELDS[kind]);
+    if (unknown) return refuse({ status: 400, code: 1201, message: `Unknown parameter: ${unknown}` });
     const prompt = typeof body.prompt === "string" ? body.prompt : "";
     if (kind === "text2video" && prompt === "") return refuse({ status: 400, code: 1201, message: "prompt is required" });
     if (kind === "image2video" && typeof body.image !== "string" && typeof body.image_tail !== "string") return refuse({ status: 400, code: 1201, message: "image is required" });
