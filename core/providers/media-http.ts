@@ -1,7 +1,7 @@
 // The few HTTP calls of asynchronous media protocols (submit, poll, download):
 // low volume, so plain fetch with a timeout, each failure an UpstreamError
 // (retryable or not, as for chat: isRetryableStatus).
-import { ERROR_TEXT_BYTES, MOST_ANSWER_BYTES, MOST_DOWNLOAD_BYTES, readResponseBytes } from "./answer-limits.ts";
+import { ERROR_TEXT_BYTES, MOST_ANSWER_BYTES, MOST_DOWNLOAD_BYTES, readResponseBytes, streamResponseBytes } from "./answer-limits.ts";
 import { parseUpstreamJson } from "./http-exchange.ts";
 import { readTextPrefix } from "./read-capped.ts";
 import { UpstreamError, upstreamHttpError } from "./types.ts";
@@ -30,15 +30,22 @@ export async function mediaJson(url: string, request: MediaRequest, describe: (s
   return parseUpstreamJson(new TextDecoder().decode(await readResponseBytes(response, MOST_ANSWER_BYTES)));
 }
 
-/** The bytes at a result URL and their type (the header's, else the caller's guess). */
-export async function downloadMedia(url: string, options: { headers?: Record<string, string>; signal: AbortSignal; timeoutMs: number }): Promise<{ bytes: Buffer; mediaType: string }> {
+/**
+ * The bytes at a result URL as they arrive (a video of hundreds of megabytes
+ * is never held whole; past MOST_DOWNLOAD_BYTES they are refused), and the type the
+ * header claims. Leaving the loop that reads them cancels the rest.
+ */
+export async function downloadMedia(
+  url: string,
+  options: { headers?: Record<string, string>; signal: AbortSignal; timeoutMs: number },
+): Promise<{ chunks: AsyncGenerator<Uint8Array>; mediaType: string }> {
   const response = await send(url, { headers: options.headers, signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) });
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     throw upstreamHttpError(response.status, `the result URL answered ${response.status}`);
   }
-  const bytes = await readResponseBytes(response, MOST_DOWNLOAD_BYTES);
-  return { bytes, mediaType: (response.headers.get("content-type") ?? "").split(";")[0].trim() };
+  const chunks = await streamResponseBytes(response, MOST_DOWNLOAD_BYTES);
+  return { chunks, mediaType: (response.headers.get("content-type") ?? "").split(";")[0].trim() };
 }
 
 async function send(url: string, init: RequestInit): Promise<Response> {

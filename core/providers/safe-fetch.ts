@@ -71,7 +71,16 @@ function embeddedIpv4(address: string): string {
   return [last[0] >> 8, last[0] & 255, last[1] >> 8, last[1] & 255].join(".");
 }
 
-/** Why a caller's URL was not fetched; the message is for the log, never for the caller. */
+/**
+ * A URL as the log may show it: its origin and path, without the query (a
+ * signed URL's signature, a token) or the user and password.
+ */
+export function loggableUrl(url: string): string {
+  const parsed = URL.parse(url);
+  return parsed ? parsed.origin + parsed.pathname : "(not a URL)";
+}
+
+/** Why a caller's URL was not fetched; the message is for the log, never for the caller (its URLs are loggableUrl's). */
 export class CallerUrlError extends Error {
   readonly failure: "private_address" | "redirect" | "status" | "too_large" | "network" | "timeout";
   readonly status: number | undefined;
@@ -164,15 +173,15 @@ export async function readCallerUrl(url: string, options: CallerReadOptions, eno
   const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), AbortSignal.timeout(options.timeoutMs)]);
   try {
     const response = await follow(url, options, signal);
-    const tooLarge = () => new CallerUrlError("too_large", `${response.url} is larger than ${options.maxBytes} bytes`);
+    const tooLarge = () => new CallerUrlError("too_large", `${loggableUrl(response.url)} is larger than ${options.maxBytes} bytes`);
     return await readCapped(response, options.maxBytes, tooLarge, enough);
   } catch (error) {
     if (options.signal?.aborted) throw error;
     if (error instanceof CallerUrlError) throw error;
     // The detail stays in the cause: a logger (pino's err serializer) appends every cause's message itself.
-    if (isPrivateAddressRefusal(error)) throw new CallerUrlError("private_address", `${url}: not fetched`, undefined, { cause: error });
+    if (isPrivateAddressRefusal(error)) throw new CallerUrlError("private_address", `${loggableUrl(url)}: not fetched`, undefined, { cause: error });
     const timedOut = signal.aborted;
-    throw new CallerUrlError(timedOut ? "timeout" : "network", `${url}: ${timedOut ? `no answer within ${options.timeoutMs} ms` : "not fetched"}`, undefined, { cause: error });
+    throw new CallerUrlError(timedOut ? "timeout" : "network", `${loggableUrl(url)}: ${timedOut ? `no answer within ${options.timeoutMs} ms` : "not fetched"}`, undefined, { cause: error });
   }
 }
 
@@ -184,14 +193,16 @@ async function follow(url: string, options: CallerReadOptions, signal: AbortSign
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel().catch(() => undefined);
       const next = URL.parse(location, current);
-      if (hop >= MOST_REDIRECTS) throw new CallerUrlError("redirect", `${url}: more than ${MOST_REDIRECTS} redirects`);
-      if (next?.protocol !== "http:" && next?.protocol !== "https:") throw new CallerUrlError("redirect", `${current} redirects to ${location}, not http or https`);
+      if (hop >= MOST_REDIRECTS) throw new CallerUrlError("redirect", `${loggableUrl(url)}: more than ${MOST_REDIRECTS} redirects`);
+      if (next?.protocol !== "http:" && next?.protocol !== "https:") {
+        throw new CallerUrlError("redirect", `${loggableUrl(current)} redirects to a URL that is not http or https (${next?.protocol ?? "not a URL"})`);
+      }
       current = next.href;
       continue;
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw new CallerUrlError("status", `${current} answered ${response.status}`, response.status);
+      throw new CallerUrlError("status", `${loggableUrl(current)} answered ${response.status}`, response.status);
     }
     return response;
   }

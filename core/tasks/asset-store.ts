@@ -2,11 +2,14 @@
 // interface, so that an object store (S3) can replace the local directory for
 // deployments of several instances on several machines. Names are chosen by
 // the task service (`<task id>/<index>`); the media type lives in the task.
-// Reads are streams: a video of tens of megabytes is never held whole.
-import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
+// Writes and reads are streams: a video of hundreds of megabytes is never held whole.
+import { randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 
 /** Bytes from `offset` (`length` of them, or to the end), or the last `suffix` bytes. */
 export type AssetRange = { offset: number; length?: number } | { suffix: number };
@@ -23,7 +26,8 @@ export interface AssetStream {
 }
 
 export interface AssetStore {
-  put(name: string, bytes: Buffer): Promise<void>;
+  /** Stores the bytes as they come (a Buffer is one chunk); a failed source stores nothing under the name. */
+  put(name: string, bytes: AsyncIterable<Uint8Array> | Uint8Array): Promise<void>;
   /** A read of the range (the whole asset when absent); undefined when there is no such asset. */
   stream(name: string, range?: AssetRange): Promise<AssetStream | undefined>;
   /** The task folders held (`<organisation>/<task id>`, the first two parts of asset names), for the sweep of expired ones. */
@@ -69,7 +73,15 @@ export function createDirectoryAssetStore(directory: string = join(tmpdir(), "ro
     async put(name, bytes) {
       const path = pathOf(name);
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, bytes);
+      // Written aside, then renamed: a reader never sees half an asset, and a failed source leaves none.
+      const partial = `${path}.${randomUUID()}.partial`;
+      try {
+        await pipeline(chunksFrom(bytes), createWriteStream(partial));
+        await rename(partial, path);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
     },
     async stream(name, range) {
       let handle;
@@ -106,6 +118,9 @@ export function createDirectoryAssetStore(directory: string = join(tmpdir(), "ro
     },
   };
 }
+
+/** A put's bytes as a stream of chunks. */
+export const chunksFrom = (bytes: AsyncIterable<Uint8Array> | Uint8Array): AsyncIterable<Uint8Array> => (bytes instanceof Uint8Array ? Readable.from([bytes]) : bytes);
 
 async function subdirectories(directory: string): Promise<string[]> {
   try {

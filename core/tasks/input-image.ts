@@ -8,7 +8,7 @@
 import { imageSize } from "image-size";
 import { invalidParameter } from "../errors.ts";
 import { imageTypeBySignature } from "../providers/image-signature.ts";
-import { readCallerUrl, type CallerUrlError, type CallerUrlPolicy } from "../providers/safe-fetch.ts";
+import { loggableUrl, readCallerUrl, type CallerUrlError, type CallerUrlPolicy } from "../providers/safe-fetch.ts";
 
 /** How input images are fetched: the cap, the timeout, and tasks.fetch_private_urls (absent: public addresses only). */
 export interface InputImageLimits extends CallerUrlPolicy {
@@ -42,7 +42,7 @@ export async function checkInputImage(url: string, limits: InputImageLimits = IN
     bytes = await readCallerUrl(parsed.href, limits, (prefix) => (header = headerOf(prefix, false)) !== undefined);
   } catch (error) {
     const failure = error as CallerUrlError;
-    limits.logger?.warn({ err: failure, failure: failure.failure, url: parsed.origin + parsed.pathname }, "input image not fetched");
+    limits.logger?.warn({ err: failure, failure: failure.failure, url: loggableUrl(parsed.href) }, "input image not fetched");
     throw refused(IMAGE_FETCH_FAILED);
   }
   // The whole body read without a header found: decided on all of it.

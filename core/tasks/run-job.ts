@@ -6,7 +6,6 @@
 // where this one stopped.
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { imageSize } from "image-size";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   RouterAssetsSchema,
@@ -23,12 +22,12 @@ import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
 import { formatMoney, parseMoney, type Money } from "../billing/money.ts";
 import { moneyFromNanos } from "../accounts/ledger-units.ts";
 import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
-import { downloadMedia } from "../providers/media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
 import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
 import type { TaskStore } from "./store.ts";
+import { storeOutput } from "./store-output.ts";
 import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
 
@@ -141,30 +140,39 @@ const isTooLarge = (error: unknown): error is UpstreamError => error instanceof 
 const isRefusal = (error: unknown) =>
   error instanceof UpstreamError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 
-/** Fetches every output at once (provider URLs expire), stores it, settles, and saves the task succeeded. */
+/**
+ * Fetches every output at once (provider URLs expire), streams it to the store,
+ * settles, and saves the task succeeded. An output that is not the media asked
+ * for is left out and not charged; when none is left, the task fails.
+ */
 async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {
   const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
-  const stored = [];
+  const stored: TaskOutput[] = [];
   const pixels: (number | undefined)[] = [];
-  for (const [index, output] of outputs.entries()) {
-    const { bytes, mediaType } = await bytesOf(output, signal, timeoutMs);
-    const dimensions = task.kind === TaskKind.VIDEO ? undefined : dimensionsOf(bytes);
-    if (task.kind !== TaskKind.VIDEO) pixels.push(dimensions && dimensions.width * dimensions.height);
-    const name = assetName(task, index);
-    await deps.assets.put(name, bytes);
+  const refusals: string[] = [];
+  for (const output of outputs) {
+    const name = assetName(task, stored.length);
+    const result = await storeOutput(output, name, { kind: task.kind, assets: deps.assets, signal, timeoutMs });
+    if ("refused" in result) {
+      deps.logger?.warn({ taskId: task.id, reason: result.refused }, "a media result is not the media asked for; not stored");
+      refusals.push(result.refused);
+      continue;
+    }
+    if (task.kind !== TaskKind.VIDEO) pixels.push(result.width && result.height ? result.width * result.height : undefined);
     stored.push(
       create(TaskOutputSchema, {
         url: "url" in output ? output.url : "",
-        mediaType: mediaType || "application/octet-stream",
+        mediaType: result.mediaType,
         assetName: name,
-        sizeBytes: BigInt(bytes.length),
+        sizeBytes: BigInt(result.sizeBytes),
         upstreamId: output.upstreamId ?? "",
         durationSeconds: output.durationSeconds ?? 0,
-        width: dimensions?.width ?? 0,
-        height: dimensions?.height ?? 0,
+        width: result.width ?? 0,
+        height: result.height ?? 0,
       }),
     );
   }
+  if (stored.length === 0) return end(task, deps, save, { code: "upstream_error", message: refusals[0] ?? "The provider delivered no result." });
   const nowMs = deps.now().getTime();
   const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);
   const finished = await save({
@@ -186,14 +194,6 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
     usageDetails(task, deps, "ok"),
   );
   deps.webhooks?.send(finished);
-}
-
-/** An output's bytes: given inline, or fetched from its URL (with the provider's credentials where it needs them). */
-async function bytesOf(output: JobOutput, signal: AbortSignal, timeoutMs: number): Promise<{ bytes: Buffer; mediaType: string }> {
-  // A Buffer given (Vertex's, OpenAI's) is used as it is: a video is not copied once more.
-  if ("bytes" in output) return { bytes: Buffer.isBuffer(output.bytes) ? output.bytes : Buffer.from(output.bytes.buffer, output.bytes.byteOffset, output.bytes.byteLength), mediaType: output.mediaType };
-  const fetched = await downloadMedia(output.url, { headers: output.headers, signal, timeoutMs });
-  return { bytes: fetched.bytes, mediaType: fetched.mediaType || output.mediaType || "" };
 }
 
 /** Ends the task failed: nothing delivered, so its hold goes back. */
@@ -237,16 +237,6 @@ function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number 
   const cost = pixels.reduce<Money>((sum, each) => sum + imageCost(prices, each ?? held, inputPixels), 0n);
   const most = moneyFromNanos(task.holdNanos);
   return { usage: { images: pixels.length }, cost: cost < most ? cost : most };
-}
-
-/** An image's width and height, read from its bytes (charged by, and reported as its size); undefined when they are not an image image-size reads. */
-function dimensionsOf(bytes: Buffer): { width: number; height: number } | undefined {
-  try {
-    const { width, height } = imageSize(bytes);
-    return width && height ? { width, height } : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

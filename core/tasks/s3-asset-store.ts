@@ -2,6 +2,9 @@
 // instance of a deployment reads what any of them stored, with no shared disk.
 // Each asset is one object, `<key prefix><organisation>/<task id>/<index>`.
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -9,14 +12,21 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import type { Environment } from "../catalogue/catalogue.ts";
 import type { S3AssetsConfig } from "../config/schema.ts";
 import { Readable, Transform, pipeline } from "node:stream";
-import { servedRange, type AssetStore } from "./asset-store.ts";
+import { chunksFrom, servedRange, type AssetStore } from "./asset-store.ts";
 
 /** S3's largest page of a listing, and the most keys one DeleteObjects takes. */
 const S3_PAGE_MAX = 1000;
+/**
+ * The parts an asset larger than one is uploaded in (S3's multipart upload:
+ * at least 5 MiB each but the last, at most 10,000 of them): a put holds two
+ * parts at most, and 10,000 of them pass the download ceiling (1 GiB) many times.
+ */
+const UPLOAD_PART_BYTES = 8 * 1024 * 1024;
 
 export interface S3AssetStoreOptions {
   client: S3Client;
@@ -25,6 +35,8 @@ export interface S3AssetStoreOptions {
   keyPrefix?: string;
   /** Keys per listing page and per DeleteObjects batch (tests make it small to cross pages). */
   pageSize?: number;
+  /** Bytes per part of a multipart upload (default UPLOAD_PART_BYTES). */
+  partBytes?: number;
 }
 
 export interface S3AssetStore extends AssetStore {
@@ -84,7 +96,36 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
 
   return {
     async put(name, bytes) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(name), Body: bytes, ContentLength: bytes.length }));
+      const Key = keyOf(name);
+      const parts = partsOf(chunksFrom(bytes), options.partBytes ?? UPLOAD_PART_BYTES);
+      try {
+        // The next part is read before the current one is sent: an asset of one part is one PutObject.
+        let part = (await parts.next()).value!;
+        let next = await parts.next();
+        if (next.done) {
+          await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: part, ContentLength: part.length }));
+          return;
+        }
+        const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key }));
+        try {
+          const sent = [];
+          for (let PartNumber = 1; ; PartNumber += 1) {
+            const { ETag } = await client.send(new UploadPartCommand({ Bucket: bucket, Key, UploadId, PartNumber, Body: part, ContentLength: part.length }));
+            sent.push({ ETag, PartNumber });
+            if (next.done) break;
+            part = next.value;
+            next = await parts.next();
+          }
+          await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: sent } }));
+        } catch (error) {
+          // The parts sent are let go, not left to be billed as an unfinished upload.
+          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
+          throw error;
+        }
+      } finally {
+        // A failed upload stops the source's read too.
+        await parts.return(undefined);
+      }
     },
     async stream(name, range) {
       const key = keyOf(name);
@@ -166,6 +207,30 @@ function sliceOf(source: Readable, skip: number, length: number): Readable {
     },
   });
   return pipeline(source, slice, () => {});
+}
+
+/** The bytes in parts of exactly `size` bytes, the last shorter; always one part at least (an empty asset is one empty part). */
+async function* partsOf(source: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Buffer> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let given = 0;
+  for await (const chunk of source) {
+    let rest = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    while (heldBytes + rest.length >= size) {
+      const take = size - heldBytes;
+      held.push(rest.subarray(0, take));
+      rest = rest.subarray(take);
+      yield Buffer.concat(held, size);
+      given += 1;
+      held = [];
+      heldBytes = 0;
+    }
+    if (rest.length > 0) {
+      held.push(rest);
+      heldBytes += rest.length;
+    }
+  }
+  if (heldBytes > 0 || given === 0) yield Buffer.concat(held, heldBytes);
 }
 
 /** Asset names are the service's own; one with an empty, `.` or `..` part would not name the same object everywhere (and reaches outside a directory). */

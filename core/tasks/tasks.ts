@@ -65,6 +65,8 @@ export interface Tasks {
   readonly store: JobDeps["store"];
   readonly assets: AssetStore;
   readonly poller: TaskPoller;
+  /** The deliveries of finished tasks; undefined where webhooks are not configured. */
+  readonly webhooks: JobDeps["webhooks"];
   createImage(request: CreateImageRequest): Promise<Task>;
   createVideo(request: CreateVideoRequest): Promise<Task>;
   get(caller: Caller | undefined, id: string): Promise<Task>;
@@ -205,6 +207,7 @@ export function createTasks(deps: TasksDeps): Tasks {
     store,
     assets,
     poller,
+    webhooks: deps.webhooks,
     async createImage(request) {
       const caller = await checkCaller(request);
       // As for videos: a replay's input images were checked when its task was made.

@@ -101,6 +101,26 @@ describe.each([
     await vi.waitFor(() => expect(store.open).toBe(0));
   });
 
+  it("takes Range positions of any length: a start past the end is 416, an end or a suffix past it reaches the end", async () => {
+    const SMALL = LARGE.subarray(0, 1000);
+    const { url } = await hostedAsset(gateway, store, SMALL);
+    const nines = "9".repeat(400);
+    // Past int64 (the core's positions) and past a double's range (Infinity).
+    for (const huge of [nines, "99999999999999999999", String(2n ** 63n)]) {
+      const past = await download(url, `bytes=${huge}-`);
+      expect([past.status, past.headers.get("content-range"), past.bytes.length], huge).toEqual([416, `bytes */${SMALL.length}`, 0]);
+      const to = await download(url, `bytes=5-${huge}`);
+      expect([to.status, to.headers.get("content-range")], huge).toEqual([206, `bytes 5-${SMALL.length - 1}/${SMALL.length}`]);
+      expect(to.bytes.equals(SMALL.subarray(5))).toBe(true);
+      const suffix = await download(url, `bytes=-${huge}`);
+      expect([suffix.status, suffix.headers.get("content-range")], huge).toEqual([206, `bytes 0-${SMALL.length - 1}/${SMALL.length}`]);
+      expect(suffix.bytes.equals(SMALL)).toBe(true);
+      const both = await download(url, `bytes=${huge}-${huge}`);
+      expect(both.status, huge).toBe(416);
+    }
+    await vi.waitFor(() => expect(store.open).toBe(0));
+  });
+
   it("stops the read in the store when the client goes away mid-download", async () => {
     const { url } = await hostedAsset(gateway, store, HUGE);
     const opened = store.reads.length;

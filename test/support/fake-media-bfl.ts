@@ -90,7 +90,7 @@ function invalidBody(model: string, body: Record<string, any>): string | undefin
 export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaUpstream> {
   const key = options.key ?? BFL_KEY;
   const jobs = new JobBook(options);
-  const cdn = new AssetHost(options.assetTtlMs ?? 10 * 60_000, AZURE_SAS_EXPIRED, options.now);
+  const cdn = new AssetHost(options.assetTtlMs ?? 10 * 60_000, AZURE_SAS_EXPIRED, options.now, options.resultFile);
   let origin = "";
 
   const upstream = await startRecordingServer(

@@ -35,6 +35,16 @@ export interface MediaFakeOptions {
   assetTtlMs?: number;
   /** The fake's clock, in ms since the epoch (default Date.now); a test moves it to expire URLs. */
   now?: () => number;
+  /** What every result URL serves instead of the media made (a CDN answering an HTML page, say). */
+  resultFile?: ResultFile;
+}
+
+/** A result URL's body and Content-Type; `body` may write it in steps. */
+export interface ResultFile {
+  contentType: string;
+  bytes?: Buffer;
+  /** Writes the body itself (and ends it), instead of `bytes`. */
+  write?(res: http.ServerResponse): void;
 }
 
 export type JobOutcome = "succeeded" | "failed" | "moderated" | "refused" | "stalled";
@@ -138,7 +148,10 @@ export class AssetHost {
   private readonly ttlMs: number;
   private readonly expired: ExpiredAnswer;
 
-  constructor(ttlMs: number, expired: ExpiredAnswer, now: (() => number) | undefined) {
+  private readonly resultFile: ResultFile | undefined;
+
+  constructor(ttlMs: number, expired: ExpiredAnswer, now: (() => number) | undefined, resultFile?: ResultFile) {
+    this.resultFile = resultFile;
     this.ttlMs = ttlMs;
     this.expired = expired;
     this.now = now ?? Date.now;
@@ -171,8 +184,14 @@ export class AssetHost {
       send(res, this.expired.status, this.expired.body, this.expired.contentType);
       return true;
     }
-    res.writeHead(200, { "content-type": asset.contentType, "content-length": asset.bytes.length });
-    res.end(asset.bytes);
+    if (this.resultFile?.write) {
+      res.writeHead(200, { "content-type": this.resultFile.contentType });
+      this.resultFile.write(res);
+      return true;
+    }
+    const { bytes, contentType } = this.resultFile?.bytes ? { bytes: this.resultFile.bytes, contentType: this.resultFile.contentType } : asset;
+    res.writeHead(200, { "content-type": contentType, "content-length": bytes.length });
+    res.end(bytes);
     return true;
   }
 }
@@ -205,6 +224,33 @@ export function safely(answer: (request: RecordedRequest, res: http.ServerRespon
         else res.end();
       });
   };
+}
+
+/**
+ * The first field of a JSON object that its API does not take, as a path
+ * (`input.lenght`); undefined when every field is known. `known` lists an
+ * object's fields, and for a field holding an object (or a list of objects)
+ * the fields of that object: a renamed field is refused as the provider would,
+ * not silently ignored.
+ */
+export type KnownFields = { [field: string]: KnownFields | true };
+
+export function unknownField(value: unknown, known: KnownFields, path = ""): string | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const objects = Array.isArray(value) ? value.map((item, index) => [item, `${path}[${index}]`] as const) : [[value, path] as const];
+  for (const [object, at] of objects) {
+    if (object === null || typeof object !== "object") continue;
+    for (const [field, inner] of Object.entries(object)) {
+      const rule = known[field];
+      const fieldPath = at ? `${at}.${field}` : field;
+      if (!rule) return fieldPath;
+      if (rule !== true) {
+        const found = unknownField(inner, rule, fieldPath);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The path without its query, and the query. */

@@ -17,7 +17,21 @@
 // STALL_PROMPT stays processing.
 import type http from "node:http";
 import { errors, jwtVerify, SignJWT } from "jose";
-import { AssetHost, CDN_NOT_FOUND, JobBook, type FakeJob, type FakeMediaUpstream, type JobPhase, type MediaFakeOptions, safely, sendJson, splitPath, TINY_MP4 } from "./fake-media-common.ts";
+import {
+  AssetHost,
+  CDN_NOT_FOUND,
+  JobBook,
+  type FakeJob,
+  type FakeMediaUpstream,
+  type JobPhase,
+  type KnownFields,
+  type MediaFakeOptions,
+  safely,
+  sendJson,
+  splitPath,
+  TINY_MP4,
+  unknownField,
+} from "./fake-media-common.ts";
 import { startRecordingServer, type RecordedRequest } from "./recording-server.ts";
 
 export const KLING_ACCESS_KEY = "kling-access-key";
@@ -31,12 +45,24 @@ export const KLING_ASPECT_RATIOS = ["16:9", "9:16", "1:1"];
 export interface KlingOptions extends MediaFakeOptions {
   accessKey?: string;
   secretKey?: string;
+  /** The length Kling reports for a clip of the asked seconds (default: a little over them, "5.042" for "5"). */
+  measuredSeconds?: (asked: number) => number;
 }
 
 /** A token as Kling's documentation builds it: HS256, iss the access key, exp now + 30 min, nbf now - 5 s. */
 export function klingToken(accessKey = KLING_ACCESS_KEY, secretKey = KLING_SECRET_KEY, nowMs = Date.now()): Promise<string> {
   const now = Math.floor(nowMs / 1000);
   return new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(accessKey).setExpirationTime(now + 1800).setNotBefore(now - 5).sign(new TextEncoder().encode(secretKey));
+}
+
+/** The body fields Kling's API reference lists for each kind of create. */
+const KLING_FIELDS: Record<string, KnownFields> = {
+  text2video: fields("model_name prompt negative_prompt cfg_scale mode camera_control aspect_ratio duration sound callback_url external_task_id"),
+  image2video: fields("model_name image image_tail prompt negative_prompt cfg_scale mode static_mask dynamic_masks camera_control duration sound callback_url external_task_id"),
+};
+
+function fields(names: string): KnownFields {
+  return Object.fromEntries(names.split(" ").map((name) => [name, true]));
 }
 
 interface KlingRefusal {
@@ -50,7 +76,7 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
   const secret = new TextEncoder().encode(options.secretKey ?? KLING_SECRET_KEY);
   const now = options.now ?? Date.now;
   const jobs = new JobBook(options);
-  const cdn = new AssetHost(options.assetTtlMs ?? 30 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now);
+  const cdn = new AssetHost(options.assetTtlMs ?? 30 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now, options.resultFile);
   let requestCount = 0;
 
   const upstream = await startRecordingServer(
@@ -89,6 +115,8 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
   }
 
   function createTask(kind: string, body: Record<string, any>, res: http.ServerResponse, requestId: string, refuse: (refusal: KlingRefusal) => void) {
+    const unknown = unknownField(body, KLING_FIELDS[kind]);
+    if (unknown) return refuse({ status: 400, code: 1201, message: `Unknown parameter: ${unknown}` });
     const prompt = typeof body.prompt === "string" ? body.prompt : "";
     if (kind === "text2video" && prompt === "") return refuse({ status: 400, code: 1201, message: "prompt is required" });
     if (kind === "image2video" && typeof body.image !== "string" && typeof body.image_tail !== "string") return refuse({ status: 400, code: 1201, message: "image is required" });
@@ -124,7 +152,7 @@ export async function startFakeKling(options: KlingOptions = {}): Promise<FakeMe
     if (status === "succeed") {
       const videoId = `${job.id}-video-0`;
       // Kling reports the clip's measured length, a little over the asked seconds ("5.042" for "5").
-      const duration = (Number(job.details.duration) + 0.042).toFixed(3);
+      const duration = (options.measuredSeconds?.(Number(job.details.duration)) ?? Number(job.details.duration) + 0.042).toFixed(3);
       data.task_result = { videos: [{ id: videoId, url: cdn.publish(`${videoId}.mp4`, TINY_MP4, "video/mp4"), duration }] };
     }
     return data;

@@ -69,7 +69,7 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
   const now = options.now ?? Date.now;
   const videoTtlMs = options.videoTtlMs ?? 60 * 60_000;
   const jobs = new JobBook(options);
-  const cdn = new AssetHost(options.assetTtlMs ?? 60 * 60_000, AZURE_SAS_EXPIRED, options.now);
+  const cdn = new AssetHost(options.assetTtlMs ?? 60 * 60_000, AZURE_SAS_EXPIRED, options.now, options.resultFile);
   let imageCount = 0;
   const oneOffAnswers: { method: string; path: RegExp; status: number; body: unknown }[] = [];
 

@@ -9,15 +9,35 @@
 //        updatedDate}]}, status waiting, processing, then succeed (url set) or failed
 //        (failMsg set). The url answers 404 after assetTtlMs (default 14 days: Pollo
 //        keeps files "up to 14 days").
-// A missing or wrong key is a 401 {message, code: "UNAUTHORIZED"}; an unknown task a
+// A body field Pollo does not take (outside {input: {prompt, image, imageTail, length,
+// resolution, aspectRatio, mode, seed, generateAudio, negativePrompt}, webhookUrl}) is
+// its zod 400 `unrecognized_keys`. A missing or wrong key is a 401 {message, code: "UNAUTHORIZED"}; an unknown task a
 // 404 {message, code: "NOT_FOUND"}. Prompts pick failures (fake-media-common.ts):
 // FAIL_PROMPT and MODERATE_PROMPT end failed with their failMsg, STALL_PROMPT stays
 // processing.
 import type http from "node:http";
-import { AssetHost, CDN_NOT_FOUND, JobBook, type FakeMediaUpstream, type MediaFakeOptions, safely, sendJson, splitPath, TINY_MP4 } from "./fake-media-common.ts";
+import {
+  AssetHost,
+  CDN_NOT_FOUND,
+  JobBook,
+  type FakeMediaUpstream,
+  type KnownFields,
+  type MediaFakeOptions,
+  safely,
+  sendJson,
+  splitPath,
+  TINY_MP4,
+  unknownField,
+} from "./fake-media-common.ts";
 import { startRecordingServer } from "./recording-server.ts";
 
 export const POLLO_KEY = "pollo-test-key";
+
+/** The create body's fields, as Pollo's video models take them. */
+const POLLO_FIELDS: KnownFields = {
+  input: Object.fromEntries("prompt image imageTail length resolution aspectRatio mode seed generateAudio negativePrompt".split(" ").map((name) => [name, true])),
+  webhookUrl: true,
+};
 export const POLLO_FAILURE_MESSAGE = "Generation failed, credits have been refunded.";
 export const POLLO_MODERATION_MESSAGE = "The content may violate our community guidelines, please modify and try again.";
 /** Credits the fake says it charged at submission. */
@@ -39,7 +59,7 @@ export async function startFakePollo(options: PolloOptions = {}): Promise<FakeMe
   const answer = (res: http.ServerResponse, data: unknown) => sendJson(res, 200, envelope ? { code: "SUCCESS", message: "success", data } : data);
   const now = options.now ?? Date.now;
   const jobs = new JobBook(options);
-  const cdn = new AssetHost(options.assetTtlMs ?? 14 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now);
+  const cdn = new AssetHost(options.assetTtlMs ?? 14 * 24 * 60 * 60_000, CDN_NOT_FOUND, options.now, options.resultFile);
 
   const upstream = await startRecordingServer(
     "/api/platform",
@@ -62,6 +82,12 @@ export async function startFakePollo(options: PolloOptions = {}): Promise<FakeMe
     const prompt = body.input?.prompt;
     if (typeof prompt !== "string") {
       return sendJson(res, 400, { message: "Input validation failed", code: "BAD_REQUEST", issues: [{ code: "invalid_type", expected: "string", received: typeof prompt, path: ["input", "prompt"], message: "Required" }] });
+    }
+    const unknown = unknownField(body, POLLO_FIELDS);
+    if (unknown) {
+      const path = unknown.split(".");
+      const issue = { code: "unrecognized_keys", keys: [path.at(-1)], path: path.slice(0, -1), message: `Unrecognized key(s) in object: '${path.at(-1)}'` };
+      return sendJson(res, 400, { message: "Input validation failed", code: "BAD_REQUEST", issues: [issue] });
     }
     const taskId = `pollo-task-${String(jobs.jobs.size + 1).padStart(4, "0")}`;
     jobs.create(taskId, model, prompt, { generationId: `pollo-gen-${jobs.jobs.size + 1}` });

@@ -15,7 +15,7 @@
 // ends with error {code: 13}, MODERATE_PROMPT and REFUSE_PROMPT with no videos and
 // raiMediaFilteredCount 1 (reasons in raiMediaFilteredReasons), STALL_PROMPT never ends.
 import type http from "node:http";
-import { JobBook, type FakeJob, type FakeMediaUpstream, type MediaFakeOptions, safely, sendJson, splitPath, TINY_MP4 } from "./fake-media-common.ts";
+import { JobBook, type FakeJob, type FakeMediaUpstream, type KnownFields, type MediaFakeOptions, safely, sendJson, splitPath, TINY_MP4, unknownField } from "./fake-media-common.ts";
 import { startRecordingServer, type RecordedRequest } from "./recording-server.ts";
 
 export const VERTEX_TOKEN = "ya29.fake-access-token";
@@ -32,6 +32,15 @@ export interface VertexOptions extends MediaFakeOptions {
   /** The video answered inline for a job's prompt (default TINY_MP4). */
   videoOf?: (prompt: string) => Buffer;
 }
+
+const names = (list: string) => Object.fromEntries(list.split(" ").map((name) => [name, true as const]));
+const IMAGE_FIELDS = names("bytesBase64Encoded gcsUri mimeType");
+/** The request fields of Veo's predictLongRunning and fetchPredictOperation, as Google's reference lists them. */
+const PREDICT_FIELDS: KnownFields = {
+  instances: { prompt: true, image: IMAGE_FIELDS, lastFrame: IMAGE_FIELDS, video: true, referenceImages: true },
+  parameters: names("aspectRatio compressionQuality durationSeconds enhancePrompt generateAudio negativePrompt personGeneration resolution sampleCount seed storageUri"),
+};
+const FETCH_FIELDS: KnownFields = { operationName: true };
 
 function googleError(res: http.ServerResponse, code: number, status: string, message: string) {
   sendJson(res, code, { error: { code, message, status } });
@@ -52,6 +61,9 @@ export async function startFakeVertex(options: VertexOptions = {}): Promise<Fake
       const call = new RegExp(`^${basePath}/publishers/google/models/([^/:]+):(predictLongRunning|fetchPredictOperation)$`).exec(pathname);
       if (request.method !== "POST" || !call) return googleError(res, 404, "NOT_FOUND", `The requested URL ${pathname} was not found on this server.`);
       const [, model, method] = call;
+      // Google's JSON mapping refuses a field the message does not have.
+      const unknown = unknownField(request.body, method === "predictLongRunning" ? PREDICT_FIELDS : FETCH_FIELDS);
+      if (unknown) return googleError(res, 400, "INVALID_ARGUMENT", `Invalid JSON payload received. Unknown name "${unknown.split(".").at(-1)}" at '${unknown.split(".").slice(0, -1).join(".")}': Cannot find field.`);
       if (method === "predictLongRunning") return predictLongRunning(model, request.body, res);
       fetchPredictOperation(model, request.body, res);
     }),

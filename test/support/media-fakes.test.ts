@@ -338,6 +338,13 @@ describe("the fake Pollo upstream", () => {
     const invalid = await call(`${upstream.url}/generation/kling-ai/kling-v2-1`, { headers: KEY, body: { prompt: "not inside input" } });
     expect([invalid.status, invalid.json.code, invalid.json.issues[0].path]).toEqual([400, "BAD_REQUEST", ["input", "prompt"]]);
   });
+
+  it("refuses a body field Pollo does not take, as its validation does (a renamed field is not ignored)", async () => {
+    const renamed = await call(`${upstream.url}/generation/kling-ai/kling-v2-1`, { headers: KEY, body: { input: { prompt: "a cat", lenght: 5 } } });
+    expect([renamed.status, renamed.json.code, renamed.json.issues[0]]).toEqual([400, "BAD_REQUEST", expect.objectContaining({ code: "unrecognized_keys", keys: ["lenght"], path: ["input"] })]);
+    const outside = await call(`${upstream.url}/generation/kling-ai/kling-v2-1`, { headers: KEY, body: { input: { prompt: "a cat" }, webhook_url: "https://example.com" } });
+    expect([outside.status, outside.json.issues[0].keys]).toEqual([400, ["webhook_url"]]);
+  });
 });
 
 describe("the fake Kling upstream", () => {
@@ -411,6 +418,13 @@ describe("the fake Kling upstream", () => {
     expect((await create("x", "image2video")).json.code).toBe(1201);
     expect((await create("x", "image2video", { image: "https://example.com/a.png" })).json.data.task_status).toBe("submitted");
   });
+
+  it("refuses a body field Kling does not take for the kind (a renamed field is not ignored)", async () => {
+    expect((await create("x", "text2video", { durations: "5" })).json).toMatchObject({ code: 1201, message: "Unknown parameter: durations" });
+    // image2video has no aspect_ratio, text2video no image.
+    expect((await create("x", "image2video", { image: "https://example.com/a.png", aspect_ratio: "16:9" })).json.code).toBe(1201);
+    expect((await create("x", "text2video", { image: "https://example.com/a.png" })).json.code).toBe(1201);
+  });
 });
 
 describe("the fake Vertex (Veo) upstream", () => {
@@ -425,6 +439,16 @@ describe("the fake Vertex (Veo) upstream", () => {
   const predict = (prompt: string, parameters: Json = {}, headers: Record<string, string> = KEY) =>
     call(`${upstream.url}/publishers/google/models/${MODEL}:predictLongRunning`, { headers, body: { instances: [{ prompt }], parameters: { durationSeconds: 8, sampleCount: 1, ...parameters } } });
   const fetchOperation = (operationName: string, model = MODEL) => call(`${upstream.url}/publishers/google/models/${model}:fetchPredictOperation`, { headers: KEY, body: { operationName } });
+
+  it("refuses a field Veo's messages do not have, as Google's JSON mapping does (a renamed field is not ignored)", async () => {
+    const parameter = await predict("a cat", { durationSecond: 8 });
+    expect([parameter.status, parameter.json.error.status, parameter.json.error.message]).toEqual([400, "INVALID_ARGUMENT", `Invalid JSON payload received. Unknown name "durationSecond" at 'parameters': Cannot find field.`]);
+    const url = `${upstream.url}/publishers/google/models/${MODEL}:predictLongRunning`;
+    const image = await call(url, { headers: KEY, body: { instances: [{ prompt: "a cat", image: { bytesBase64: "AAAA", mimeType: "image/png" } }] } });
+    expect(image.json.error.message).toBe(`Invalid JSON payload received. Unknown name "bytesBase64" at 'instances[0].image': Cannot find field.`);
+    const operation = await call(`${upstream.url}/publishers/google/models/${MODEL}:fetchPredictOperation`, { headers: KEY, body: { operation: "x" } });
+    expect([operation.status, operation.json.error.status]).toEqual([400, "INVALID_ARGUMENT"]);
+  });
 
   it("refuses a request without the bearer token or with another (401 UNAUTHENTICATED)", async () => {
     const none = await predict("a cat", {}, {});

@@ -5,6 +5,7 @@
 // about one chunk of an asset at a time, however large.
 import type { Context } from "koa";
 import type { CoreClient } from "../../core-client.ts";
+import { HOSTED_MEDIA_TYPES } from "../../../core/providers/image-signature.ts";
 import { openAsset } from "./open-asset.ts";
 
 type ByteRange = { start: number; end?: number } | { suffix: number };
@@ -18,6 +19,9 @@ export async function serveAsset(ctx: Context, core: CoreClient, apiKey: string,
   const start = Number(head.offset);
   const length = Number(head.length);
   ctx.set("accept-ranges", "bytes");
+  // Served from the gateway's own origin: never anything a browser would run or guess the type of.
+  ctx.set("x-content-type-options", "nosniff");
+  ctx.set("content-security-policy", "default-src 'none'; sandbox");
   if (range && (start >= total || ("suffix" in range && range.suffix === 0))) {
     body.destroy();
     ctx.status = 416;
@@ -29,7 +33,10 @@ export async function serveAsset(ctx: Context, core: CoreClient, apiKey: string,
     ctx.status = 206;
     ctx.set("content-range", `bytes ${start}-${start + length - 1}/${total}`);
   }
-  ctx.type = head.mediaType;
+  // Only a media type from the allow-list; anything else (an asset stored before its type was checked) is a download.
+  const media = HOSTED_MEDIA_TYPES.has(head.mediaType);
+  ctx.type = media ? head.mediaType : "application/octet-stream";
+  ctx.set("content-disposition", media ? "inline" : "attachment");
   ctx.body = body;
   // After the body: Koa drops a Content-Length set before a stream.
   ctx.length = length;
@@ -46,9 +53,20 @@ function rangeRequest(range: ByteRange | undefined) {
 function parseRange(header: string): ByteRange | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === "" && match[2] === "")) return undefined;
-  if (match[1] === "") return { suffix: Number(match[2]) };
-  const start = Number(match[1]);
+  if (match[1] === "") return { suffix: bytePosition(match[2]) };
+  const start = bytePosition(match[1]);
   if (match[2] === "") return { start };
-  const end = Number(match[2]);
+  const end = bytePosition(match[2]);
   return end < start ? undefined : { start, end };
+}
+
+/**
+ * A position of any number of digits, saturated at 2^53-1: no asset is that
+ * large, so a start past it is past the end (416), and an end or a suffix past
+ * it reaches the end (RFC 9110, 14.1.2), as the real number would; and it stays
+ * an exact number and an int64 on the way to the core.
+ */
+function bytePosition(digits: string): number {
+  const value = Number(digits);
+  return value <= Number.MAX_SAFE_INTEGER ? value : Number.MAX_SAFE_INTEGER;
 }

@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { readResponseBytes } from "../../../core/providers/answer-limits.ts";
+import { readResponseBytes, streamResponseBytes } from "../../../core/providers/answer-limits.ts";
 import { mediaJson } from "../../../core/providers/media-http.ts";
 import { UpstreamError } from "../../../core/providers/types.ts";
 
@@ -74,6 +74,32 @@ describe("readResponseBytes", () => {
     // The connection is let go rather than drained: the endless answer stops being written.
     await vi.waitFor(() => expect(closed.has("/endless")).toBe(true));
     expect(written.get("/endless")).toBeLessThan(64 * LIMIT);
+  });
+});
+
+describe("streamResponseBytes (a result file, streamed to the asset store)", () => {
+  it("gives an answer of exactly the limit as it comes, in several chunks", async () => {
+    const chunks = [];
+    for await (const chunk of await streamResponseBytes(await fetch(`${base}/at-limit`), LIMIT)) chunks.push(chunk);
+    expect(chunks.reduce((sum, chunk) => sum + chunk.length, 0)).toBe(LIMIT);
+  });
+
+  it("refuses by Content-Length before any chunk is given", async () => {
+    const error = await refusal(streamResponseBytes(await fetch(`${base}/declared-over`), LIMIT));
+    expect((error as UpstreamError).reason).toBe("answer_too_large");
+  });
+
+  it("refuses an answer without a length at the chunk that passes the limit, after giving those before, and stops reading it", async () => {
+    let given = 0;
+    const error = await refusal(
+      (async () => {
+        for await (const chunk of await streamResponseBytes(await fetch(`${base}/endless-stream`), LIMIT)) given += chunk.length;
+      })(),
+    );
+    expect((error as UpstreamError).reason).toBe("answer_too_large");
+    expect(given).toBeGreaterThan(0);
+    expect(given).toBeLessThanOrEqual(LIMIT);
+    await vi.waitFor(() => expect(closed.has("/endless-stream")).toBe(true));
   });
 });
 

@@ -42,7 +42,8 @@ const subjects: [string, (name: string) => Subject][] = [
     "s3",
     (name) => {
       // Pages of two keys: the listing and the removal cross several pages.
-      const store = createS3AssetStore({ client: s3Client(), bucket: s3.bucket, keyPrefix: `contract/${name}`, pageSize: 2 });
+      // Upload parts of 5 MiB, S3's smallest: a stream of 11 MiB is three parts.
+      const store = createS3AssetStore({ client: s3Client(), bucket: s3.bucket, keyPrefix: `contract/${name}`, pageSize: 2, partBytes: 5 * MiB });
       return { store, close: () => store.close() };
     },
   ],
@@ -103,6 +104,22 @@ describe.each(subjects)("%s asset store", (kind, open) => {
     expect(await store.stream("org%20a/task1/0", { suffix: 0 })).toMatchObject({ size: 10, offset: 10, length: 0 });
     expect(await store.stream("org%20a/task1/0", { offset: 12 })).toMatchObject({ size: 10, offset: 10, length: 0 });
     expect(await store.stream("org%20a/task1/5", { suffix: 3 })).toBeUndefined();
+  });
+
+  it("stores a stream of chunks as they come (several upload parts), and nothing when the stream fails midway", async () => {
+    const large = randomBytes(11 * MiB + 3);
+    const CHUNK = 256 * 1024;
+    async function* chunks(failAt = Infinity) {
+      for (let at = 0; at < large.length; at += CHUNK) {
+        if (at >= failAt) throw new Error("download cut");
+        yield large.subarray(at, at + CHUNK);
+      }
+    }
+    await store.put("org%20a/task4/0", chunks());
+    expect((await readAsset(store, "org%20a/task4/0"))!.bytes.equals(large)).toBe(true);
+    await expect(store.put("org%20a/task4/1", chunks(7 * MiB))).rejects.toThrow("download cut");
+    expect(await store.stream("org%20a/task4/1")).toBeUndefined();
+    await store.remove("org%20a/task4");
   });
 
   it("lets go of a read destroyed before its end", async () => {

@@ -80,9 +80,12 @@ describe("checkInputImage and private addresses", () => {
     "http://10.0.0.1/png/100x100",
     "http://169.254.169.254/latest/meta-data/",
     "http://[fd00::1]/png/100x100",
+    // NAT64 (64:ff9b::/96) judged by the IPv4 address it embeds: loopback, and the cloud metadata address.
+    "http://[64:ff9b::7f00:1]/png/100x100",
+    "http://[64:ff9b::169.254.169.254]/latest/meta-data/",
   ];
 
-  it("refuses loopback, 10.x, link-local (169.254.169.254), unique-local and ::1 with the generic 400, connecting to none, when tasks.fetch_private_urls is off", async () => {
+  it("refuses loopback, 10.x, link-local (169.254.169.254), unique-local, NAT64 of those and ::1 with the generic 400, connecting to none, when tasks.fetch_private_urls is off", async () => {
     const seenBefore = v4.seen.length + v6.seen.length;
     const logger = { warn: vi.fn() };
     for (const url of privateUrls()) {
@@ -129,6 +132,30 @@ describe("checkInputImage and private addresses", () => {
     expect(logger.warn.mock.calls.map(([details]) => details.failure)).toEqual(["status", "too_large"]);
     // A type that is not JPEG or PNG is about the image, not the host: said as it is.
     expect(await refusal(checkInputImage(`http://127.0.0.1:${v4.port}/gif`, limits))).toEqual({ param: "image", message: "image is not a JPEG or PNG." });
+  });
+});
+
+describe("checkInputImage's log lines", () => {
+  it("never carry a URL's query, whatever the failure (docs/tasks.md: the URL without its query)", async () => {
+    const logger = { warn: vi.fn() };
+    const limits = { ...PRIVATE_ALLOWED, logger };
+    const secret = "?sig=SECRET-TOKEN&user=SECRET-USER";
+    const base = `http://127.0.0.1:${v4.port}`;
+    const hop = (to: string) => `${base}/redirect?to=${encodeURIComponent(to)}&sig=SECRET-TOKEN`;
+    await refusal(checkInputImage(`${base}/missing${secret}`, limits));
+    await refusal(checkInputImage(`${base}/png/400x400${secret}`, { ...limits, maxBytes: 64 }));
+    await refusal(checkInputImage(hop(hop(hop(hop(`${base}/png/100x100${secret}`)))), limits));
+    await refusal(checkInputImage(hop(`ftp://files.example/image.png${secret}`), limits));
+    await refusal(checkInputImage(`http://127.0.0.1:1/png/100x100${secret}`, limits));
+    await refusal(checkInputImage(`http://10.0.0.1/png/100x100${secret}`, { ...PUBLIC_ONLY, logger }));
+    expect(logger.warn.mock.calls.map(([details]) => details.failure)).toEqual(["status", "too_large", "redirect", "redirect", "network", "private_address"]);
+    for (const [details, message] of logger.warn.mock.calls) {
+      // The line as pino writes it: the error serialized with its message, stack and causes.
+      const line = JSON.stringify({ ...details, err: stdSerializers.err(details.err), msg: message });
+      expect(line).not.toMatch(/SECRET/);
+      // Still enough to tell which URL: its origin and path.
+      expect(details.url).toMatch(/^http:\/\/[^?]+\/(missing|png\/\d+x\d+|redirect)$/);
+    }
   });
 });
 

@@ -55,6 +55,12 @@ describe("namesPrivateHost (the check of a webhook_url at creation)", () => {
     ["http://[::ffff:7f00:1]/hooks", true],
     ["http://[fe80::1]/hooks", true],
     ["http://0.0.0.0/hooks", true],
+    // NAT64 (64:ff9b::/96) of a private IPv4 address is that address; of a public one, public.
+    ["http://[64:ff9b::7f00:1]/hooks", true],
+    ["http://[64:ff9b::a9fe:a9fe]/latest/meta-data", true],
+    ["http://[64:ff9b::10.1.2.3]/hooks", true],
+    ["http://[64:ff9b::]/hooks", true],
+    ["https://[64:ff9b::808:808]/hooks", false],
     ["http://[::]/hooks", true],
     ["https://localhost/hooks", true],
     ["http://api.localhost/h", true],
