@@ -96,6 +96,15 @@ describe("a background answer that breaks off is stored failed and charged nothi
     await expectFailedAndFree(queued.id, before, "upstream_error");
   });
 
+  it("malformed data from the upstream after the first words", async () => {
+    const before = await balance(gateway);
+    const queued = await client.responses.create({ model: "test/ok", input: "Garble me", background: true });
+    const answer = await upstream.nextAnswer();
+    await vi.waitFor(async () => expect(await statusOf(client, queued.id)).toBe("in_progress"));
+    answer.garble();
+    await expectFailedAndFree(queued.id, before, "upstream_error");
+  });
+
   it("while a cancelled one is charged what the provider had produced (the caller stopped it)", async () => {
     const before = await balance(gateway);
     const queued = await client.responses.create({ model: "test/ok", input: "Stop me", background: true });

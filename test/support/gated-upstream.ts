@@ -1,6 +1,7 @@
 // An OpenAI-compatible upstream whose streamed answers end when the test says:
 // each request gets its first words at once, then waits until the test calls
-// finish() (the rest, FAKE_USAGE, [DONE]) or cut() (the connection destroyed).
+// finish() (the rest, FAKE_USAGE, [DONE]), cut() (the connection destroyed) or
+// garble() (a chunk that is not JSON, then the end).
 // A test can so change the world (stop Redis, delete the response) while an
 // answer is in progress, with no clock. Like the other fakes it first refuses
 // what the real API refuses (openai-request-rules.ts).
@@ -14,6 +15,7 @@ export const GATED_LAST_WORDS = "from the gate";
 export interface GatedAnswer {
   finish(): void;
   cut(): void;
+  garble(): void;
 }
 
 export interface GatedUpstream extends FakeUpstream {
@@ -46,6 +48,7 @@ export async function startGatedUpstream(): Promise<GatedUpstream> {
         res.end("data: [DONE]\n\n");
       },
       cut: () => res.socket?.destroy(),
+      garble: () => res.end("data: {not json\n\n"),
     };
     const waiter = waiters.shift();
     if (waiter) waiter(answer);
