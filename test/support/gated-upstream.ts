@@ -5,7 +5,7 @@
 // A test can so change the world (stop Redis, delete the response) while an
 // answer is in progress, with no clock. Like the other fakes it first refuses
 // what the real API refuses (openai-request-rules.ts).
-import { authRefusal, bodyRefusal } from "./openai-request-rules.ts";
+import { authRefusal, bodyRefusal, requestValidator } from "./openai-request-rules.ts";
 import { FAKE_USAGE } from "./fake-openai-upstream.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
@@ -24,6 +24,8 @@ export interface GatedUpstream extends FakeUpstream {
 }
 
 export async function startGatedUpstream(): Promise<GatedUpstream> {
+  // Compiled now rather than on the first request.
+  requestValidator();
   const answers: GatedAnswer[] = [];
   const waiters: ((answer: GatedAnswer) => void)[] = [];
   const upstream = await startRecordingServer("/v1", ({ path, headers, body }, res, onAbort) => {
