@@ -17,11 +17,11 @@
 // is stored failed with no output, and is charged nothing, as a non-streamed
 // answer that broke off; a cancelled or deleted one is charged what the
 // provider had produced (the caller stopped it).
+import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { TurnErrorSchema, TurnStatus, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import type { GenerateRequest } from "../../gen/router/v1/inference_pb.js";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fromStore } from "../accounts/refusals.ts";
 import { createRetryBackoff } from "../accounts/retry-backoff.ts";
 import { StoreUnavailableError } from "../accounts/store-errors.ts";
