@@ -189,6 +189,8 @@ export function createMemoryAccountStores(): AccountStores {
     usage: {
       append: async (records) => {
         for (const record of records) {
+          // Once per id, as on Redis.
+          if (usageById.has(record.id)) continue;
           usageById.set(record.id, record);
           const list = usageByOrg.get(record.organizationId) ?? [];
           list.push(record);

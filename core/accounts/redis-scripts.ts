@@ -254,6 +254,23 @@ redis.call('HSET', name, 'disabled', request.disabled)
 return cjson.encode(redis.call('HGETALL', name))
 `;
 
+// Appends usage records, each once: a record id already stored is skipped, so
+// a batch retried after a reply was lost (Redis frozen past the command
+// timeout, the first write ran later) adds nothing twice. Each new id goes on
+// its organisation's list, and the lists touched are trimmed to \`kept\`.
+const APPEND_USAGE = `${PRELUDE}
+local payload = cjson.decode(ARGV[2])
+local touched = {}
+for _, record in ipairs(payload.records) do
+  if redis.call('SET', usageRecord(record.id), record.json, 'EX', payload.ttlSeconds, 'NX') then
+    redis.call('LPUSH', usageList(record.organizationId), record.id)
+    touched[record.organizationId] = true
+  end
+end
+for organizationId in pairs(touched) do redis.call('LTRIM', usageList(organizationId), 0, payload.kept - 1) end
+return 1
+`;
+
 // INCRBY answers a Redis integer, which the client would turn into a JS
 // number (a double): answer the exact string instead.
 const TOP_UP = `
@@ -314,6 +331,14 @@ export interface SettlePayload {
   windowTtlMs: string;
 }
 
+export interface AppendUsagePayload {
+  /** Each record's id, organisation and JSON. */
+  records: { id: string; organizationId: string; json: string }[];
+  ttlSeconds: number;
+  /** The most record ids an organisation's list keeps. */
+  kept: number;
+}
+
 export interface PutKeyPayload {
   mode: "create" | "seed";
   digest: string;
@@ -352,6 +377,7 @@ export const accountScripts = {
   settle: jsonScript<SettlePayload[], void>(SETTLE, () => undefined),
   /** How many abandoned requests were released (at most `limit`). */
   releaseAbandoned: jsonScript<{ now: string; limit: number }, number>(RELEASE_ABANDONED, (reply) => Number(reply)),
+  appendUsage: jsonScript<AppendUsagePayload, void>(APPEND_USAGE, () => undefined),
   /** true when written, false when create found the key id taken. */
   putKey: jsonScript<PutKeyPayload, boolean>(PUT_KEY, (reply) => reply === 1),
   /** The updated record's flat field/value list, or null without such a key. */

@@ -221,16 +221,9 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
       append: (records) =>
         guarded("usage append", async () => {
           if (records.length === 0) return;
-          // One transaction for the batch: records, then each organisation's list, trimmed.
-          const batch = client.multi();
-          const organizations = new Set<string>();
-          for (const record of records) {
-            batch.set(keys.usageRecord(record.id), JSON.stringify(record), { expiration: { type: "EX", value: USAGE_RECORD_KEPT_SECONDS } });
-            batch.lPush(keys.usageList(record.organizationId), record.id);
-            organizations.add(record.organizationId);
-          }
-          for (const organizationId of organizations) batch.lTrim(keys.usageList(organizationId), 0, USAGE_RECORDS_KEPT - 1);
-          await batch.exec();
+          // One script for the batch, each record once (idempotent per id, as settling is): a retry adds nothing twice.
+          const payload = records.map((record) => ({ id: record.id, organizationId: record.organizationId, json: JSON.stringify(record) }));
+          await client.appendUsage(keys.prefix, { records: payload, ttlSeconds: USAGE_RECORD_KEPT_SECONDS, kept: USAGE_RECORDS_KEPT });
         }),
       get: (organizationId, id) =>
         guarded("usage get", async () => {

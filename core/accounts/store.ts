@@ -189,6 +189,7 @@ export interface UsageRecord {
 }
 
 export interface UsageStore {
+  /** Keeps each record once per id: a record whose id is already kept is skipped, so a retried batch adds nothing twice. */
   append(records: UsageRecord[]): Promise<void>;
   /** One record, only to its own organisation. */
   get(organizationId: string, id: string): Promise<UsageRecord | undefined>;

@@ -7,12 +7,24 @@
 // an answer whose instance died is never in progress forever. A cancellation
 // requested on any instance is seen here at the next renewal (or at once when
 // the answer runs here) and stops the upstream call; the meter then settles
-// what was produced and releases the rest of the hold.
+// what was produced and releases the rest of the hold. A delete sticks: every
+// save after the first only updates a turn still stored, so the run notices a
+// delete made on any instance at its next save or renewal, and stops.
+//
+// The stored turn and the charge agree. The final save is retried while the
+// store is away, as settlements are, so an answer charged in full is stored as
+// it finished. An answer that broke off (upstream cut or malformed, shutdown)
+// is stored failed with no output, and is charged nothing, as a non-streamed
+// answer that broke off; a cancelled or deleted one is charged what the
+// provider had produced (the caller stopped it).
+import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { TurnErrorSchema, TurnStatus, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import type { GenerateRequest } from "../../gen/router/v1/inference_pb.js";
 import { fromStore } from "../accounts/refusals.ts";
+import { createRetryBackoff } from "../accounts/retry-backoff.ts";
+import { StoreUnavailableError } from "../accounts/store-errors.ts";
 import type { Conversations } from "../conversations/conversations.ts";
 import { ConnectError, errorDetailOf } from "../errors.ts";
 import { prepareInference, releasePrepared, runInference, type InferenceDeps } from "../routing/run-inference.ts";
@@ -29,19 +41,32 @@ export interface BackgroundAnswers {
   start(request: GenerateRequest): Promise<Turn>;
   /** Stops the answer at once if it runs on this instance (the store's mark reaches the others). */
   cancelHere(organizationId: string, id: string): void;
+  /** Stops the answer at once if it runs on this instance, storing nothing more (it was deleted). */
+  deletedHere(organizationId: string, id: string): void;
+  /** Renews every answer running here now, as its timer does every third of the lease (tests). */
+  renewNow(): Promise<void>;
   /** Resolves when every answer started here has ended and its last save is done (tests). */
   idle(): Promise<void>;
-  /** Stops every answer running here; each is stored as failed. */
+  /** Stops every answer running here; each is stored as failed (once: a store that is away is not waited for). */
   close(): Promise<void>;
+}
+
+interface Running {
+  controller: AbortController;
+  renew: () => Promise<void>;
+  done: Promise<void>;
 }
 
 export function createBackgroundAnswers(options: BackgroundAnswersOptions): BackgroundAnswers {
   const deps = options.inference;
   const { conversations, now } = deps;
   const { store } = conversations;
-  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  const running = new Map<string, Running>();
   const keyOf = (organizationId: string, id: string) => `${organizationId}\u0000${id}`;
   const leaseEnd = () => timestampFromMs(now().getTime() + options.leaseMs);
+  const renewEveryMs = Math.max(1, Math.floor(options.leaseMs / 3));
+  // Wakes the final saves waiting to retry when the instance shuts down: they give up then.
+  const closing = new AbortController();
 
   async function start(received: GenerateRequest): Promise<Turn> {
     // Read as a stream (the same events either way) and always stored.
@@ -58,26 +83,60 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
     }
 
     const controller = new AbortController();
+    const stopped = (reason: Error) => controller.signal.aborted && controller.signal.reason === reason;
+    const deleted = () => {
+      if (!controller.signal.aborted) controller.abort(DELETED);
+    };
+    /** One save after the first: an update, so a deleted turn stays deleted (and its run stops). */
+    const update = async (next: Turn) => {
+      if (stopped(DELETED)) return;
+      if (!(await store.update(next))) deleted();
+    };
     // Saves in order, so a renewal never lands after the final save.
     let saves = Promise.resolve();
     const save = (next: Turn) => {
       turn = next;
-      saves = saves.then(() => store.save(next)).catch((error: unknown) => options.logger?.error({ err: error, requestId: next.id }, "could not store a background answer's progress"));
+      saves = saves.then(() => update(next)).catch((error: unknown) => options.logger?.error({ err: error, requestId: next.id }, "could not store a background answer's progress"));
+      return saves;
     };
     let ended = false;
     const renew = async () => {
-      const stored = await store.get(organizationId, turn.id).catch(() => undefined);
+      const read = await store.get(organizationId, turn.id).then(
+        (stored) => ({ stored }),
+        () => undefined, // the store is away: the lease is renewed if it can be
+      );
       if (ended) return;
-      if (stored?.status === TurnStatus.CANCELLED) controller.abort();
-      else save({ ...turn, leaseExpiresAt: leaseEnd() });
+      if (read && !read.stored) deleted();
+      else if (read?.stored?.status === TurnStatus.CANCELLED) controller.abort();
+      else await save({ ...turn, leaseExpiresAt: leaseEnd() });
     };
-    const renewal = setInterval(() => void renew(), Math.max(1, Math.floor(options.leaseMs / 3)));
+    const renewal = setInterval(() => void renew(), renewEveryMs);
     renewal.unref();
+
+    /** The last save, retried while the store is away (as settlements are) until it lands or the instance shuts down. */
+    const storeLast = async (last: Turn) => {
+      turn = last;
+      await saves;
+      const backoff = createRetryBackoff({ maxMs: renewEveryMs });
+      for (;;) {
+        try {
+          return await update(last);
+        } catch (error) {
+          if (!(error instanceof StoreUnavailableError) || closing.signal.aborted) {
+            options.logger?.error({ err: error, requestId: last.id }, "could not store a background answer's end");
+            return;
+          }
+          await sleep(backoff.next(), undefined, { signal: closing.signal, ref: false }).catch(() => {});
+        }
+      }
+    };
 
     const run = async () => {
       let last: Turn;
+      // A broken answer is stored with no output: it is charged nothing (as a non-streamed one). A caller's stop is charged what was produced.
+      const chargesCutAnswer = () => controller.signal.aborted && !stopped(SHUTTING_DOWN);
       try {
-        for await (const event of runInference(request, controller.signal, deps, prepared)) {
+        for await (const event of runInference(request, controller.signal, deps, prepared, { chargesCutAnswer })) {
           if (event.event.case === "start") save({ ...turn, status: TurnStatus.IN_PROGRESS, modelId: event.event.value.modelId, provider: event.event.value.provider });
         }
         // An answer that ended without its finish (no turn recorded) did not complete.
@@ -86,7 +145,7 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
           : { ...turn, status: TurnStatus.FAILED, leaseExpiresAt: undefined, completedAt: timestampFromMs(now().getTime()), error: create(TurnErrorSchema, { code: "upstream_error", message: "The answer ended before it was complete." }) };
       } catch (error) {
         const end = timestampFromMs(now().getTime());
-        const cancelled = controller.signal.aborted && controller.signal.reason !== SHUTTING_DOWN;
+        const cancelled = controller.signal.aborted && !stopped(SHUTTING_DOWN);
         last = cancelled
           ? { ...turn, status: TurnStatus.CANCELLED, leaseExpiresAt: undefined, completedAt: end }
           : { ...turn, status: TurnStatus.FAILED, leaseExpiresAt: undefined, completedAt: end, error: turnErrorOf(error, controller.signal) };
@@ -95,12 +154,11 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
         ended = true;
         clearInterval(renewal);
       }
-      save(last);
-      await saves;
+      await storeLast(last);
     };
     const key = keyOf(organizationId, turn.id);
     const done = run().finally(() => running.delete(key));
-    running.set(key, { controller, done });
+    running.set(key, { controller, renew, done });
     return turn;
   }
 
@@ -109,10 +167,17 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
     cancelHere(organizationId, id) {
       running.get(keyOf(organizationId, id))?.controller.abort();
     },
+    deletedHere(organizationId, id) {
+      running.get(keyOf(organizationId, id))?.controller.abort(DELETED);
+    },
+    async renewNow() {
+      await Promise.all([...running.values()].map((answer) => answer.renew()));
+    },
     async idle() {
       while (running.size > 0) await Promise.all([...running.values()].map((answer) => answer.done));
     },
     async close() {
+      closing.abort();
       for (const answer of running.values()) answer.controller.abort(SHUTTING_DOWN);
       await this.idle();
     },
@@ -121,6 +186,8 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
 
 /** The abort reason of an answer stopped because its instance shuts down (failed, not cancelled). */
 const SHUTTING_DOWN = new Error("The instance running this response shut down before it finished.");
+/** The abort reason of an answer whose turn was deleted: it stops, and nothing more is stored. */
+const DELETED = new Error("The response was deleted.");
 
 function turnErrorOf(error: unknown, signal: AbortSignal) {
   if (signal.reason === SHUTTING_DOWN) return create(TurnErrorSchema, { code: "instance_stopped", message: SHUTTING_DOWN.message });

@@ -61,22 +61,31 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
     for (const [key, entry] of entries) if (expired(entry.turn, at)) remove(key);
   };
 
+  const save = (turn: Turn) => {
+    const at = now();
+    if (at >= nextSweep) {
+      sweep(at);
+      nextSweep = at + MEMORY_SWEEP_MS;
+    }
+    const key = keyOf(turn.organizationId, turn.id);
+    const cancelRequested = entries.get(key)?.cancelRequested ?? false;
+    remove(key);
+    // A copy: the caller's messages may change after saving; what is returned is read-only.
+    const binary = toBinary(TurnSchema, turn);
+    const entry = { turn: fromBinary(TurnSchema, binary), bytes: binary.length, cancelRequested };
+    entries.set(key, entry);
+    bytes += entry.bytes;
+    while (entries.size > maxTurns || (bytes > maxBytes && entries.size > 1)) remove(entries.keys().next().value!);
+  };
+
   return {
     async save(turn) {
-      const at = now();
-      if (at >= nextSweep) {
-        sweep(at);
-        nextSweep = at + MEMORY_SWEEP_MS;
-      }
-      const key = keyOf(turn.organizationId, turn.id);
-      const cancelRequested = entries.get(key)?.cancelRequested ?? false;
-      remove(key);
-      // A copy: the caller's messages may change after saving; what is returned is read-only.
-      const binary = toBinary(TurnSchema, turn);
-      const entry = { turn: fromBinary(TurnSchema, binary), bytes: binary.length, cancelRequested };
-      entries.set(key, entry);
-      bytes += entry.bytes;
-      while (entries.size > maxTurns || (bytes > maxBytes && entries.size > 1)) remove(entries.keys().next().value!);
+      save(turn);
+    },
+    async update(turn) {
+      if (!read(turn.organizationId, turn.id)) return false;
+      save(turn);
+      return true;
     },
     async get(organizationId, id) {
       const turn = read(organizationId, id);

@@ -69,10 +69,27 @@ const requestCancelScript = defineScript({
   transformReply: (reply: unknown) => reply as number,
 });
 
+// KEYS[1]: the turn's hash; ARGV: the turn's JSON, the previous turn's id, the
+// TTL in ms ('0': none). Writes the turn as save does, only while the hash
+// exists (1), else 0: a deleted turn is not brought back by a later save.
+const updateScript = defineScript({
+  SCRIPT: `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[1], 'expires')
+redis.call('HSET', KEYS[1], 'turn', ARGV[1], 'previous', ARGV[2])
+if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`,
+  NUMBER_OF_KEYS: 1,
+  parseCommand(parser: CommandParser, name: string, json: string, previous: string, ttlMs: number) {
+    parser.pushKey(name);
+    parser.push(json, previous, String(ttlMs));
+  },
+  transformReply: (reply: unknown) => reply as number,
+});
+
 export async function createRedisConversationStore(options: RedisConversationStoreOptions): Promise<ConversationStore> {
   const keys = conversationRedisKeys(options.prefix);
   const now = options.now ?? Date.now;
-  const client = await connectRedisStore({ url: options.url, store: "conversation store", scripts: { chain: chainScript, requestCancel: requestCancelScript }, logger: options.logger });
+  const client = await connectRedisStore({ url: options.url, store: "conversation store", scripts: { chain: chainScript, requestCancel: requestCancelScript, update: updateScript }, logger: options.logger });
 
   const guarded = createRedisGuard("conversation store", options.commandTimeoutMs ?? 2_000);
 
@@ -94,6 +111,12 @@ export async function createRedisConversationStore(options: RedisConversationSto
         const batch = client.multi().hDel(name, "expires").hSet(name, { turn: toJsonString(TurnSchema, turn), previous: turn.previousId });
         if (turn.expiresAt) batch.pExpire(name, ttlMs);
         await batch.exec();
+      }),
+    update: (turn) =>
+      guarded("update", async () => {
+        const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
+        if (turn.expiresAt && ttlMs <= 0) return false;
+        return (await client.update(keys.turn(turn.organizationId, turn.id), toJsonString(TurnSchema, turn), turn.previousId, ttlMs)) === 1;
       }),
     get: (organizationId, id) =>
       guarded("get", async () => {

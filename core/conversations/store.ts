@@ -10,6 +10,12 @@ export interface ConversationStore {
   /** Keeps the turn until its `expiresAt`; a turn saved again under the same id replaces it. */
   save(turn: Turn): Promise<void>;
   /**
+   * Saves the turn again only while it is still stored: false, and nothing
+   * written, once it was deleted or has expired. A background answer's later
+   * saves use it, so a delete sticks (its run notices and stops).
+   */
+  update(turn: Turn): Promise<boolean>;
+  /**
    * One turn, only to its own organisation; undefined once expired or deleted.
    * A queued or in-progress turn whose cancellation was requested reads as
    * cancelled.

@@ -65,12 +65,13 @@ export interface Answering {
  * did, and the meter releases. A complete answer has its real usage (also when
  * the caller left after the usage event). A stream cut before its usage (the
  * provider failed, or the caller left) has an estimate of what was relayed.
- * Nothing reached the caller when no answer started, or when a non-streamed
- * answer did not complete (it gets an error, not a part of the answer).
+ * Nothing reached the caller when no answer started, or when an answer that
+ * did not complete is not charged as cut (`chargesCut` false: a non-streamed
+ * answer gets an error, not a part of it; a failed background answer keeps none).
  */
-export function deliveredUsage(answering: Answering | undefined, streamed: boolean): MeteredUsage | undefined {
+export function deliveredUsage(answering: Answering | undefined, chargesCut: boolean): MeteredUsage | undefined {
   if (answering?.served) return answering.served;
-  if (!answering || !streamed) return undefined;
+  if (!answering || !chargesCut) return undefined;
   const estimate = cutStreamEstimate(answering.attempt.route, answering.promptBytes, answering.outputCharacters);
   return { tokens: estimate.usage, cost: estimate.cost, estimated: true };
 }

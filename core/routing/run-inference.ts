@@ -78,8 +78,23 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   return { id, request, plan, admitted, recorder, started };
 }
 
+export interface RunOptions {
+  /**
+   * Asked when the answer ended before its usage: whether what it produced is
+   * charged (an estimate). Default: when streamed, as the caller saw it. A
+   * background answer keeps nothing of a broken answer, so it says no then.
+   */
+  chargesCutAnswer?: () => boolean;
+}
+
 /** Runs one inference; `prepared` when the request was already prepared (background answers). */
-export async function* runInference(request: GenerateRequest, signal: AbortSignal, deps: InferenceDeps, prepared?: PreparedInference): AsyncGenerator<GenerateResponse> {
+export async function* runInference(
+  request: GenerateRequest,
+  signal: AbortSignal,
+  deps: InferenceDeps,
+  prepared?: PreparedInference,
+  options: RunOptions = {},
+): AsyncGenerator<GenerateResponse> {
   prepared ??= await prepareInference(request, deps);
   const { id, recorder, started } = prepared;
   const { admission } = prepared.admitted;
@@ -124,7 +139,8 @@ export async function* runInference(request: GenerateRequest, signal: AbortSigna
     outcome = error instanceof ConnectError ? (errorDetailOf(error)?.reason ?? Code[error.code]) : "internal_error";
     throw error;
   } finally {
-    finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed: stream, latencyMs: performance.now() - started, now: deps.now().getTime() });
+    const chargesCut = options.chargesCutAnswer?.() ?? stream;
+    finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed: stream, chargesCut, latencyMs: performance.now() - started, now: deps.now().getTime() });
   }
 }
 
@@ -208,6 +224,7 @@ export function releasePrepared(prepared: PreparedInference, outcome: string, de
     outcome,
     requestTags: request.requestTags,
     streamed: request.stream,
+    chargesCut: false,
     latencyMs: performance.now() - started,
     now: deps.now().getTime(),
   });
@@ -221,12 +238,14 @@ interface FinishedRequest {
   outcome: string;
   requestTags: GenerateRequest["requestTags"];
   streamed: boolean;
+  /** An answer cut before its usage is charged the estimate of what it produced. */
+  chargesCut: boolean;
   latencyMs: number;
   now: number;
 }
 
 /** Hands the outcome to the meter, which settles the charge and records the usage in the background (docs/accounts.md, "Credits"). */
-function finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed, latencyMs, now }: FinishedRequest) {
+function finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed, chargesCut, latencyMs, now }: FinishedRequest) {
   const details = {
     model: answering?.attempt.model.config.id ?? unansweredModelId,
     provider: answering?.attempt.route.provider.id ?? "",
@@ -236,7 +255,7 @@ function finishRequest({ admission, answering, unansweredModelId, outcome, reque
     streamed,
     now,
   };
-  const usage = deliveredUsage(answering, streamed);
+  const usage = deliveredUsage(answering, chargesCut);
   if (usage) admission.settle(usage, details);
   else admission.release(details);
 }

@@ -93,6 +93,8 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
       const organizationId = await organizationOf(request.caller);
       const deleted = request.id !== "" && (await fromStore(store.delete(organizationId, request.id)));
       if (!deleted) throw notFound(request.id);
+      // A background answer running here stops now; one running elsewhere at its next save.
+      deps.background.deletedHere(organizationId, request.id);
       return { id: request.id, deleted: true };
     },
   };

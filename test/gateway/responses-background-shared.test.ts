@@ -1,7 +1,8 @@
 // Background responses on two instances sharing one Redis (REDIS_URL), as a
 // deployment runs them: created on one, polled and cancelled on the other.
-// The lease is short so that a cancellation asked of the other instance is
-// seen at the running one's next renewal, without waiting on a clock.
+// A cancellation asked of the other instance is seen at the running one's next
+// renewal; the test runs that renewal itself (renewNow), so nothing waits on
+// the lease's timer (30 s, far longer than the test).
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai-upstream.ts";
@@ -19,8 +20,7 @@ describe("background responses across two instances on one Redis", () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     upstream = await startFakeUpstream();
-    const base = testConfig(upstream.url);
-    const config = { ...base, conversations: { ...base.conversations, background_lease_seconds: 0.3 } };
+    const config = testConfig(upstream.url);
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: "background-shared:" };
     first = await startGateway(config, { env });
     second = await startGateway(config, { env, split: true });
@@ -51,6 +51,7 @@ describe("background responses across two instances on one Redis", () => {
     const cancelled = await onSecond.responses.cancel(queued.id);
     expect(cancelled.status).toBe("cancelled");
     // The first instance sees the mark at its next renewal and cuts the upstream request.
+    await first.core.background.renewNow();
     await aborted;
     await first.core.background.idle();
     expect((await onFirst.responses.retrieve(queued.id)).status).toBe("cancelled");

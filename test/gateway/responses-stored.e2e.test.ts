@@ -128,6 +128,32 @@ describe.each([{ split: false }, { split: true }])("stored responses through the
     expect(((await rest.json()) as { data: { type: string }[] }).data.map((item) => item.type)).toEqual(["function_call_output", "message"]);
   });
 
+  it("sets has_more exactly at the page-size edges, in both orders and after an item", async () => {
+    const created = await stored(
+      client.responses.create({ model: "simulator/echo", input: ["One", "Two", "Three"].map((text) => ({ role: "user" as const, content: text })) }),
+    );
+    const list = async (query: string) => {
+      const response = await fetch(`${gateway.apiUrl}/responses/${created.id}/input_items?${query}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      const page = (await response.json()) as { data: { id: string; content: { text: string }[] }[]; has_more: boolean };
+      return { texts: page.data.map((item) => item.content[0].text), hasMore: page.has_more, lastId: page.data.at(-1)?.id ?? "" };
+    };
+    // Three items: a page of exactly three has no more; of two (one less) it has.
+    expect(await list("limit=3")).toMatchObject({ texts: ["Three", "Two", "One"], hasMore: false });
+    expect(await list("limit=4")).toMatchObject({ texts: ["Three", "Two", "One"], hasMore: false });
+    const first = await list("limit=2");
+    expect(first).toMatchObject({ texts: ["Three", "Two"], hasMore: true });
+    // After the first item two are left: a page of two has no more, a page of one has.
+    const afterNewest = (await list("limit=1")).lastId;
+    expect(await list(`limit=2&after=${afterNewest}`)).toMatchObject({ texts: ["Two", "One"], hasMore: false });
+    expect(await list(`limit=1&after=${afterNewest}`)).toMatchObject({ texts: ["Two"], hasMore: true });
+    expect(await list(`limit=1&after=${first.lastId}`)).toMatchObject({ texts: ["One"], hasMore: false });
+    const ascending = await list("order=asc&limit=2");
+    expect(ascending).toMatchObject({ texts: ["One", "Two"], hasMore: true });
+    expect(await list(`order=asc&limit=1&after=${ascending.lastId}`)).toMatchObject({ texts: ["Three"], hasMore: false });
+    // The last item: nothing after it.
+    expect(await list(`order=asc&after=${(await list("order=asc&limit=3")).lastId}`)).toMatchObject({ texts: [], hasMore: false });
+  });
+
   it("pages through an earlier answer sent back (one stored message, several items) with the SDK's auto-paging, in both orders", async () => {
     const created = await stored(
       client.responses.create({

@@ -113,8 +113,8 @@ export const TEST_ENV = { CHEAP_KEY: "cheap-secret", DEAR_KEY: "dear-secret", TE
 
 export interface GatewayOptions {
   split?: boolean;
-  /** Core dependencies to swap: the clock, router/free's draw, the account stores, the asset store. */
-  core?: Pick<CoreDeps, "now" | "random" | "stores" | "assetStore" | "taskStore">;
+  /** Core dependencies to swap: the clock, router/free's draw, the account stores, the conversation store, the asset store. */
+  core?: Pick<CoreDeps, "now" | "random" | "stores" | "conversationStore" | "assetStore" | "taskStore">;
   /** Extra environment (REDIS_URL, ROUTER_ADMIN_TOKEN). */
   env?: Record<string, string>;
 }

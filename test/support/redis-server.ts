@@ -11,8 +11,12 @@ export interface RedisServer {
   /** redis://127.0.0.1:<port> */
   url: string;
   port: number;
-  /** Shuts the server down (its data is lost) and waits for the process to exit. */
-  stop(): Promise<void>;
+  /**
+   * Shuts the server down and waits for the process to exit. Its data is lost,
+   * unless `keepData`: then it is saved first and the next start() loads it
+   * (an outage of a Redis that persists, as a deployment's does).
+   */
+  stop(options?: { keepData?: boolean }): Promise<void>;
   /** Starts it again on the same port and waits until it answers. */
   start(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open and nothing answers. */
@@ -104,15 +108,21 @@ export async function startRedisServer(options: { env?: NodeJS.ProcessEnv } = {}
     }
   };
 
-  const stop = async () => {
+  const stop = async ({ keepData = false } = {}) => {
     const child = running;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, "exit");
-    child.kill("SIGTERM");
+    // SHUTDOWN SAVE writes dump.rdb into the server's directory, which start() loads.
+    if (keepData) {
+      const socket = net.connect(port, "127.0.0.1", () => socket.end("SHUTDOWN SAVE\r\n"));
+      socket.on("error", () => {}); // the server closes it as it exits
+    } else {
+      child.kill("SIGTERM");
+    }
     const timer = setTimeout(() => child.kill("SIGKILL"), EXIT_WAIT_MS);
     await exited;
     clearTimeout(timer);
-    await rm(directory, { recursive: true, force: true });
+    if (!keepData) await rm(directory, { recursive: true, force: true });
   };
 
   await start();

@@ -137,6 +137,23 @@ describe.each(implementations)("conversation store contract: %s", (_name, create
       expect(await store.delete("org-a", "t1")).toBe(false);
     }));
 
+  it("updates a turn only while it is stored: a deleted or expired one is not brought back", () =>
+    withStore(async (store) => {
+      expect(await store.update(turn("t1"))).toBe(false);
+      expect(await store.get("org-a", "t1")).toBeUndefined();
+      await store.save(turn("t1", { background: true, status: TurnStatus.IN_PROGRESS }));
+      await store.requestCancel("org-a", "t1");
+      expect(await store.update(turn("t1", { background: true, status: TurnStatus.IN_PROGRESS, metadata: { topic: "updated" } }))).toBe(true);
+      // The update keeps the cancellation mark, as a save does.
+      expect(await store.get("org-a", "t1")).toMatchObject({ status: TurnStatus.CANCELLED, metadata: { topic: "updated" } });
+      await store.delete("org-a", "t1");
+      expect(await store.update(turn("t1", { background: true, status: TurnStatus.COMPLETED }))).toBe(false);
+      expect(await store.get("org-a", "t1")).toBeUndefined();
+      await store.save(turn("t2"));
+      clock = T0 + HOUR;
+      expect(await store.update(turn("t2"))).toBe(false);
+    }));
+
   it("replaces a turn saved again under its id", () =>
     withStore(async (store) => {
       await store.save(turn("t1"));

@@ -3,10 +3,14 @@
 // chunk in order, the socket paused while the reader lags, an abort or an early
 // exit that ends the upstream request, a cut connection or a silent upstream
 // that fails the read, and errors before the answer that reject the call.
+// Each step waits on an explicit signal (the upstream got the request, the
+// socket was paused, a chunk was read), never on a sleep.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Agent, type Dispatcher } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHttpClient } from "../../../core/providers/http-client.ts";
+import { dispatchStreamed } from "../../../core/providers/streamed-response.ts";
 import { UpstreamError } from "../../../core/providers/types.ts";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -34,7 +38,37 @@ async function upstream(handle: Handler) {
   const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`);
   const stream = (signal = new AbortController().signal, timeouts = { headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 }) =>
     client.stream(url, {}, "{}", { signal, ...timeouts });
-  return { state, stream };
+  return { state, stream, url };
+}
+
+/**
+ * A dispatcher that sends through `agent` and logs each pause() and resume()
+ * the request's handler calls on its controller: how a test sees the socket
+ * paused without timing it.
+ */
+function pauseWatching(agent: Agent, log: string[]): Dispatcher {
+  const watched = (controller: Dispatcher.DispatchController) =>
+    new Proxy(controller, {
+      get(target, property) {
+        if (property === "pause" || property === "resume") {
+          return () => {
+            log.push(property);
+            target[property]();
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const watching = (handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler =>
+    new Proxy(handler, {
+      get(target, property) {
+        if (property === "onRequestStart") return (controller: Dispatcher.DispatchController, context: unknown) => target.onRequestStart?.(watched(controller), context);
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) => agent.dispatch(options, watching(handler)) } as unknown as Dispatcher;
 }
 
 const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString("utf8");
@@ -61,15 +95,21 @@ describe("HttpClient.stream", () => {
 
   it("reads a body nobody reads at once: the socket pauses and resumes, nothing is lost", async () => {
     const big = "x".repeat(64 * 1024);
-    const { stream } = await upstream((_req, res) => {
+    const { url } = await upstream((_req, res) => {
       res.writeHead(200);
       for (let i = 0; i < 64; i++) res.write(big);
       res.end("end");
     });
-    const response = await stream();
-    // Let the upstream write everything before reading: chunks queue, then the socket pauses.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const agent = new Agent();
+    cleanups.push(() => agent.close());
+    const calls: string[] = [];
+    const request = { origin: url.origin, path: url.pathname, method: "POST" as const, body: "{}" };
+    const response = await dispatchStreamed(pauseWatching(agent, calls), request, new AbortController().signal);
+    // Nobody reads: chunks queue until the socket is paused.
+    await vi.waitFor(() => expect(calls).toEqual(["pause"]));
     expect(await response.body.text()).toBe(big.repeat(64) + "end");
+    // Reading caught up: the socket went on (as often as it filled up again).
+    expect(calls[1]).toBe("resume");
   });
 
   it("ends the upstream request when the reader leaves early", async () => {
@@ -102,23 +142,33 @@ describe("HttpClient.stream", () => {
   });
 
   it("rejects with the caller's abort before the answer starts", async () => {
+    let received!: () => void;
+    const requestReceived = new Promise<void>((resolve) => (received = resolve));
     const { stream } = await upstream(() => {
       // Holds the request: no answer.
+      received();
     });
     const controller = new AbortController();
     const pending = stream(controller.signal);
-    setTimeout(() => controller.abort(new Error("caller left")), 20);
+    await requestReceived;
+    controller.abort(new Error("caller left"));
     await expect(pending).rejects.toThrow("caller left");
   });
 
   it("fails the read when the connection is cut mid-body", async () => {
+    let cut!: () => void;
     const { stream } = await upstream((_req, res) => {
       res.writeHead(200);
-      res.write("first", () => setTimeout(() => res.socket?.destroy(), 20));
+      res.write("first");
+      cut = () => res.socket?.destroy();
     });
     const response = await stream();
+    const iterator = response.body[Symbol.asyncIterator]();
+    expect(Buffer.from((await iterator.next()).value!).toString()).toBe("first");
+    const pending = iterator.next();
+    cut();
     // undici's own error: the exchange maps it, as it did the body stream's.
-    await expect(response.body.text()).rejects.toThrow();
+    await expect(pending).rejects.toThrow();
   });
 
   it("refuses a body held whole past its limit, and ends the upstream request", async () => {
