@@ -49,16 +49,23 @@ function messageOf(issue: z.core.$ZodIssue, source: Source): string {
     const node = walk(source, issue.path).value;
     if (isScalar(node) && typeof node.value === "number" && node.range) {
       const written = source.text.slice(node.range[0], node.range[1]);
-      return `expected a string, got the number ${written}: put it in quotes, as "${plainDecimal(written)}"`;
+      const decimal = plainDecimal(written);
+      return `expected a string, got the number ${written}: put it in quotes` + (decimal === undefined ? "" : `, as "${decimal}"`);
     }
   }
   return issue.message;
 }
 
-/** A number as written, its exponent (1e-7, 2.5E-6) spelt out: the plain decimals prices take. */
-function plainDecimal(written: string): string {
+/**
+ * A number as written, as the plain decimal prices take: 0.0000025 as it is,
+ * .5 as 0.5, an exponent (1e-7, 2.5E-6) spelt out. Undefined for other forms
+ * (negative, hexadecimal, infinite), which no price takes.
+ */
+function plainDecimal(written: string): string | undefined {
+  if (/^\d+(\.\d+)?$/.test(written)) return written;
+  if (/^\.\d+$/.test(written)) return "0" + written;
   const parts = /^(\d*)(?:\.(\d*))?[eE]([+-]?\d{1,3})$/.exec(written);
-  if (!parts) return written;
+  if (!parts || !/\d/.test(parts[1] + (parts[2] ?? ""))) return undefined;
   const [, whole, fraction = "", exponent] = parts;
   const digits = whole + fraction;
   const point = whole.length + Number(exponent);
@@ -126,7 +133,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
  * The known key nearest to a mistyped one, when it is near enough to be what
  * was meant: a few letters off (organisations, base-url), or cut short (api_key).
  */
-export function closest(key: string, known: string[]): string | undefined {
+function closest(key: string, known: string[]): string | undefined {
   const typed = key.toLowerCase().replaceAll("-", "_");
   const limit = Math.max(1, Math.floor(typed.length / 3));
   let best: { key: string; distance: number } | undefined;

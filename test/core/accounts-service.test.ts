@@ -606,6 +606,15 @@ describe("the admin CLI (npm run admin)", () => {
     expect(JSON.parse(result.stdout)).toEqual({ balance: "2" });
   });
 
+  it("a core that does not answer on GRPC_PORT: the line asks whether GRPC_PORT is right", async () => {
+    const port = String(await freePort());
+    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: cannot reach the core at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*, and is GRPC_PORT \\(or CORE_URL\\) right\\?\n$`),
+    );
+  });
+
   it.each(["0", "http", "70000"])("refuses GRPC_PORT=%s when CORE_URL is unset", async (port) => {
     const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port });
     expect(result).toEqual({

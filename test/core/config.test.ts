@@ -99,6 +99,20 @@ describe("parseConfig", () => {
     expect(problems).toEqual([expect.stringMatching(/^models\.1\.providers\.0\.pricing\.completion: /)]);
   });
 
+  it.each([
+    ["0.0000025", ', as "0.0000025"'],
+    [".5", ', as "0.5"'],
+    ["1e-7", ', as "0.0000001"'],
+    ["2.5E+2", ', as "250"'],
+    ["-1", ""],
+    ["0x10", ""],
+  ])("says to quote the number %s where a decimal string is expected, spelt as a price takes it", (written, suggestion) => {
+    const text = `providers: [{id: s, label: S, protocol: simulator}]\nmodels: []\norganizations: [{id: o, name: O, credits: ${written}}]\n`;
+    expect(() => parseConfig(text)).toThrow(
+      expect.objectContaining({ problems: [`organizations.0.credits: expected a string, got the number ${written}: put it in quotes${suggestion} (line 3)`] }),
+    );
+  });
+
   it("rejects a model route without a price", () => {
     const problems = problemsOf((c) => delete (c.models[1].providers[0].pricing as Partial<{ prompt: string }>).prompt);
     expect(problems).toEqual([expect.stringMatching(/^models\.1\.providers\.0\.pricing\.prompt: /)]);
