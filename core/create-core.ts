@@ -33,6 +33,8 @@ export interface CoreDeps {
   config: RouterConfig;
   /** Where provider API keys, development keys, REDIS_URL and ROUTER_ADMIN_TOKEN are read from. */
   env: Environment;
+  /** Variables of `env` whose keys startup made up (ROUTER_DEV_KEY unset): they never replace a stored key. */
+  generatedKeys?: readonly string[];
   now?: () => Date;
   random?: () => number;
   http?: HttpClient;
@@ -69,7 +71,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   // First: a misconfigured store fails the start before anything is opened.
   checkSharedAssets(deps);
   const assets = deps.assetStore ?? (await openAssetStore(deps.config.tasks, deps.env));
-  const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, stores: deps.stores, logger: deps.logger, now });
+  const accounts = await createAccounts({ organizations: deps.config.organizations, env: deps.env, generatedKeys: deps.generatedKeys, stores: deps.stores, logger: deps.logger, now });
   let conversationStore: ConversationStore;
   let taskStore: TaskStore;
   try {

@@ -17,6 +17,8 @@ export interface Startup {
   port: number;
   grpcPort: number;
   logger: Logger;
+  /** Variables of `env` this start made up (ROUTER_DEV_KEY when unset): printed once the store has them (announceDevKey). */
+  generatedKeys: string[];
 }
 
 export const DEV_KEY_ENV = "ROUTER_DEV_KEY";
@@ -85,17 +87,23 @@ function readSettings(env: Record<string, string | undefined>): Startup {
     port: portFrom(env.PORT, 8080, "PORT"),
     grpcPort: portFrom(env.GRPC_PORT, 50051, "GRPC_PORT"),
     logger,
+    generatedKeys: [],
   };
 }
 
-/** Makes up (and prints once) the development key and the admin token the operator did not set. */
+/**
+ * Makes up the development key and the admin token the operator did not set.
+ * The token is printed at once; the key once the account store has taken it
+ * (announceDevKey), since a store shared with another instance keeps that
+ * instance's key.
+ */
 function withCredentials(settings: Startup, options: StartupOptions): Startup {
   let env = settings.env;
-  const usesDevKey = settings.config.organizations.some((org) => org.keys.some((key) => key.env === DEV_KEY_ENV));
+  const generatedKeys: string[] = [];
   const servesCore = options.devKey ?? true;
-  if (servesCore && usesDevKey && !env[DEV_KEY_ENV]) {
+  if (servesCore && devKeyIds(settings.config).length > 0 && !env[DEV_KEY_ENV]) {
     env = { ...env, [DEV_KEY_ENV]: "sk-rtr-dev-" + randomBytes(18).toString("base64url") };
-    process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${env[DEV_KEY_ENV]}\n`);
+    generatedKeys.push(DEV_KEY_ENV);
   }
   // A fresh token each start, like the development key: the account service
   // is usable out of the box, and never with a token anyone could know.
@@ -103,7 +111,34 @@ function withCredentials(settings: Startup, options: StartupOptions): Startup {
     env = { ...env, [ADMIN_TOKEN_ENV]: "rtr-admin-" + randomBytes(24).toString("base64url") };
     process.stdout.write(`Admin token for the account service (set ${ADMIN_TOKEN_ENV} to choose your own): ${env[ADMIN_TOKEN_ENV]}\n`);
   }
-  return { ...settings, env };
+  return { ...settings, env, generatedKeys };
+}
+
+/** The configured key ids whose key is ROUTER_DEV_KEY. */
+function devKeyIds(config: RouterConfig): string[] {
+  return config.organizations.flatMap((org) => org.keys.filter((key) => key.env === DEV_KEY_ENV).map((key) => key.id));
+}
+
+/**
+ * Prints the development key this start made up, once the account store has
+ * it; or, where the store kept the key an id already had (another instance on
+ * the same Redis, or an earlier start), says so rather than print a key that
+ * would be refused.
+ */
+export function announceDevKey(settings: Pick<Startup, "config" | "env" | "generatedKeys">, keptKeyIds: readonly string[]): void {
+  if (!settings.generatedKeys.includes(DEV_KEY_ENV)) return;
+  const ids = devKeyIds(settings.config);
+  const kept = ids.filter((id) => keptKeyIds.includes(id));
+  if (kept.length < ids.length) {
+    process.stdout.write(`Development API key (set ${DEV_KEY_ENV} to choose your own): ${settings.env[DEV_KEY_ENV]}\n`);
+  }
+  if (kept.length > 0) {
+    const names = kept.join(", ");
+    process.stdout.write(
+      `Development API key not made: ${names} already has a key in the shared account store (REDIS_URL), printed by the instance that set it, and a generated key never replaces it. ` +
+        `Set ${DEV_KEY_ENV} to the key that instance printed, or to a key of your own to replace it.\n`,
+    );
+  }
 }
 
 /** A problem the operator must fix before starting: one line on stderr, exit 1, no stack trace. */

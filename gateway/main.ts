@@ -5,7 +5,7 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCoreServer } from "../core/server.ts";
-import { closeOnSignals, createCoreOrExit, exitWithError, listenOrExit, startupToListen } from "../core/startup.ts";
+import { announceDevKey, closeOnSignals, createCoreOrExit, exitWithError, listenOrExit, startupToListen } from "../core/startup.ts";
 import { createApp } from "./app.ts";
 import { coreUrlProblem, createInProcessCoreClient, createRemoteCoreClient, type CoreClient } from "./core-client.ts";
 import { listenGateway } from "./http-server.ts";
@@ -15,16 +15,18 @@ if (split) {
   const problem = coreUrlProblem(process.env.CORE_URL);
   if (problem) exitWithError(problem);
 }
-const { config, env, host, port, grpcPort, logger } = await startupToListen(process.env, {
+const settings = await startupToListen(process.env, {
   devKey: !split,
   listensOn: split ? ["PORT"] : ["PORT", "GRPC_PORT"],
 });
+const { config, env, host, port, grpcPort, logger, generatedKeys } = settings;
 const closers: (() => Promise<void>)[] = [];
 let core: CoreClient;
 if (split) {
   core = createRemoteCoreClient(env.CORE_URL!);
 } else {
-  const local = await createCoreOrExit({ config, env, logger });
+  const local = await createCoreOrExit({ config, env, logger, generatedKeys });
+  announceDevKey(settings, local.accounts.keptKeyIds);
   const coreServer = await listenOrExit({ host, port: grpcPort, variable: "GRPC_PORT" }, () => createCoreServer(local, { host, port: grpcPort, logger }));
   logger.info({ url: coreServer.url }, "core listening (Connect, gRPC, gRPC-Web over HTTP/2)");
   closers.push(() => coreServer.close(), () => local.close());

@@ -2,8 +2,9 @@
 //
 //   npm run -s admin -- <command> [flags]      (--help lists the commands)
 //
-// It is a plain Connect client of the core at CORE_URL, authenticated with
-// ROUTER_ADMIN_TOKEN: everything it does, any gRPC or Connect client can do.
+// It is a plain Connect client of the core at CORE_URL (default: this machine's
+// GRPC_PORT), authenticated with ROUTER_ADMIN_TOKEN: everything it does, any
+// gRPC or Connect client can do.
 import { parseArgs } from "node:util";
 import { toJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ConnectError, createClient, type Client } from "@connectrpc/connect";
@@ -12,15 +13,16 @@ import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { errorDetailOf } from "../core/errors.ts";
 import { coreUrlProblem } from "../gateway/core-client.ts";
 
-const DEFAULT_CORE_URL = "http://127.0.0.1:50051";
+const DEFAULT_GRPC_PORT = "50051";
 
 const USAGE = `Usage: npm run -s admin -- <command> [flags]
 
 Manages API keys, credits and usage through the core's AccountService at
-CORE_URL (default ${DEFAULT_CORE_URL}), authenticated with ROUTER_ADMIN_TOKEN.
-Money is decimal USD (1 credit = 1 USD).
+CORE_URL (default http://127.0.0.1:<GRPC_PORT>, GRPC_PORT default ${DEFAULT_GRPC_PORT}),
+authenticated with ROUTER_ADMIN_TOKEN. Money is decimal USD (1 credit = 1 USD).
 
 Commands:
+  list-orgs                                (every organisation: id, name, balance, limits)
   create-key   --org ORG [--name NAME] [--rpm N] [--tpm N] [--model ID ...]
                A new key; its secret (sk-rtr-...) is shown this once only.
   list-keys    --org ORG
@@ -30,7 +32,9 @@ Commands:
   balance      --org ORG
   usage        --org ORG [--limit N]      (latest records, default 50, max 1000)
 
-Results are printed as JSON on stdout; errors go to stderr with exit code 1.
+An organisation that does not exist is an error for list-keys, balance and
+usage; top-up and create-key make it. Results are printed as JSON on stdout;
+errors go to stderr with exit code 1.
 `;
 
 type Flags = {
@@ -60,6 +64,11 @@ const methods = AccountService.method;
 const json = <S extends DescMessage>(schema: S, message: MessageShape<S>) => toJson(schema, message, { alwaysEmitImplicit: true });
 
 const COMMANDS: Record<string, Command> = {
+  "list-orgs": {
+    flags: [],
+    required: [],
+    run: async (client) => json(methods.listOrganizations.output, await client.listOrganizations({})),
+  },
   "create-key": {
     flags: ["org", "name", "rpm", "tpm", "model"],
     required: ["org"],
@@ -160,9 +169,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!token) {
     throw new SetupError("ROUTER_ADMIN_TOKEN is not set: use the token the core printed when it started, or the one you gave it.");
   }
-  const coreUrl = env.CORE_URL || DEFAULT_CORE_URL;
-  const urlProblem = coreUrlProblem(coreUrl);
-  if (urlProblem) throw new SetupError(urlProblem);
+  const coreUrl = coreUrlOf(env);
   const transport = createConnectTransport({
     baseUrl: coreUrl,
     httpVersion: "2",
@@ -181,7 +188,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     // Without our ErrorDetail the core did not answer: refused, reset, not the core at that address.
     if (error instanceof ConnectError && !errorDetailOf(error)) {
       throw new SetupError(
-        `cannot reach the core at ${coreUrl}: ${error.rawMessage}. Is the core running (npm start or npm run start:core), and is CORE_URL right?`,
+        `cannot reach the core at ${coreUrl}: ${error.rawMessage}. Is the core running (npm start or npm run start:core), and is ${env.CORE_URL ? "CORE_URL" : "GRPC_PORT (or CORE_URL)"} right?`,
       );
     }
     throw error;
@@ -191,12 +198,32 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return 0;
 }
 
+/** CORE_URL, else the core of `npm start` on this machine: the port it listens on is GRPC_PORT there too. */
+function coreUrlOf(env: NodeJS.ProcessEnv): string {
+  if (env.CORE_URL) {
+    const problem = coreUrlProblem(env.CORE_URL);
+    if (problem) throw new SetupError(problem);
+    return env.CORE_URL;
+  }
+  const port = env.GRPC_PORT || DEFAULT_GRPC_PORT;
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new SetupError(`GRPC_PORT must be the core's port number (1 to 65535), got ${JSON.stringify(port)}; or set CORE_URL`);
+  }
+  return `http://127.0.0.1:${Number(port)}`;
+}
+
+/** What to do next, for a refusal that has an obvious next step. */
+const HINTS: Record<string, string> = {
+  organization_not_found: "list-orgs lists the organisations there are",
+};
+
 function describeError(error: unknown): string {
   if (error instanceof UsageError) return `${error.message} (see --help)`;
   if (error instanceof ConnectError) {
     const detail = errorDetailOf(error);
     const extra = [detail?.reason && `reason: ${detail.reason}`, detail?.param && `param: ${detail.param}`].filter(Boolean);
-    return error.message + (extra.length ? ` (${extra.join(", ")})` : "");
+    const hint = detail?.reason && Object.hasOwn(HINTS, detail.reason) ? `; ${HINTS[detail.reason]}` : "";
+    return error.message + (extra.length ? ` (${extra.join(", ")})` : "") + hint;
   }
   // parseArgs refuses unknown flags and missing values with a TypeError carrying a code.
   if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {

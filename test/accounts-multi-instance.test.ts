@@ -115,6 +115,7 @@ function recordingFailures(stores: AccountStores, failures: StoreFailure[]): Acc
     Object.fromEntries(Object.entries(methods).map(([key, method]) => [key, record(`${name}.${key}`, method)])) as G;
   return {
     keys: group("keys", stores.keys),
+    organizations: group("organizations", stores.organizations),
     credits: group("credits", stores.credits),
     admission: group("admission", stores.admission),
     usage: group("usage", stores.usage),

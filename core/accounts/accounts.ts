@@ -13,6 +13,8 @@ export interface Accounts {
   stores: AccountStores;
   settlements: SettlementQueue;
   usage: UsageLog;
+  /** Ids of keys made up at start whose store kept the digest it had (another instance's key). */
+  keptKeyIds: string[];
   /** Resolves when every settlement is done and the usage log is written (tests, shutdown). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -21,6 +23,8 @@ export interface Accounts {
 export interface AccountsOptions {
   organizations: OrganizationConfig[];
   env: Environment;
+  /** Variables of `env` whose keys were made up at start (seedsFromConfig). */
+  generatedKeys?: readonly string[];
   /** Given stores (tests); otherwise Redis when REDIS_URL is set, else memory. */
   stores?: AccountStores;
   logger?: Logger;
@@ -32,7 +36,7 @@ const ABANDONED_SWEEP_MS = 60_000;
 
 export async function createAccounts(options: AccountsOptions): Promise<Accounts> {
   const stores = options.stores ?? (await storesFor(options.env, options.logger));
-  await stores.seed(seedsFromConfig(options.organizations, options.env));
+  const { keptKeyIds } = await stores.seed(seedsFromConfig(options.organizations, options.env, options.generatedKeys));
   const logger = options.logger;
   // An outage is logged when it starts and when it ends, not per request or batch.
   const settlements = createSettlementQueue(stores.admission, {
@@ -68,6 +72,7 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
     stores,
     settlements,
     usage,
+    keptKeyIds,
     async idle() {
       await settlements.idle();
       await usage.flush();

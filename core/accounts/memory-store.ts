@@ -38,7 +38,11 @@ interface AdmittedRequest {
 export function createMemoryAccountStores(): AccountStores {
   const keysByDigest = new Map<string, KeyRecord>();
   const digestByKeyId = new Map<string, string>();
-  const organizations = new Map<string, OrganizationLimits>();
+  /** Every known organisation: configured, topped up or given a key. */
+  const organizations = new Map<string, OrganizationLimits & { name: string }>();
+  const know = (organizationId: string) => {
+    if (!organizations.has(organizationId)) organizations.set(organizationId, { organizationId, name: "" });
+  };
   const balances = new Map<string, bigint>();
   const windows = new Map<string, Window>();
   /** `org|model` -> today's count. */
@@ -82,7 +86,11 @@ export function createMemoryAccountStores(): AccountStores {
     digestByKeyId.set(fields.keyId, digest);
     return { ...record };
   };
-  const createKey = (key: NewKey): KeyRecord | undefined => (digestByKeyId.has(key.keyId) ? undefined : putKey(key, false));
+  const createKey = (key: NewKey): KeyRecord | undefined => {
+    if (digestByKeyId.has(key.keyId)) return undefined;
+    know(key.organizationId);
+    return putKey(key, false);
+  };
 
   function admit(request: AdmissionRequest): Admission {
     const refuse = (refusal: Refusal): Admission => ({ admitted: false, refusal });
@@ -94,7 +102,7 @@ export function createMemoryAccountStores(): AccountStores {
     if (forbidden) return refuse({ reason: "model_not_allowed", modelId: forbidden });
     if (inFlight.has(request.requestId)) return refuse({ reason: "duplicate_request" });
 
-    const organization = organizations.get(key.organizationId) ?? { organizationId: key.organizationId };
+    const organization: OrganizationLimits = organizations.get(key.organizationId) ?? { organizationId: key.organizationId };
     const scopes = [
       { scope: "key" as const, window: windowOf(`key:${key.keyId}`, request.now), rpm: key.rpm, tpm: key.tpm },
       { scope: "organization" as const, window: windowOf(`org:${key.organizationId}`, request.now), rpm: organization.rpm, tpm: organization.tpm },
@@ -168,8 +176,16 @@ export function createMemoryAccountStores(): AccountStores {
         return { ...key };
       },
     },
+    organizations: {
+      exists: async (organizationId) => organizations.has(organizationId),
+      list: async () =>
+        [...organizations.values()]
+          .sort((a, b) => a.organizationId.localeCompare(b.organizationId))
+          .map((organization) => ({ ...organization, balanceNanos: balances.get(organization.organizationId) ?? 0n })),
+    },
     credits: {
       topUp: async (organizationId, nanos) => {
+        know(organizationId);
         const balance = (balances.get(organizationId) ?? 0n) + nanos;
         balances.set(organizationId, balance);
         return balance;
@@ -205,15 +221,21 @@ export function createMemoryAccountStores(): AccountStores {
       list: async (organizationId, limit) => (limit > 0 ? (usageByOrg.get(organizationId) ?? []).slice(-limit).reverse() : []),
     },
     seed: async (seeds) => {
+      const keptKeyIds: string[] = [];
       for (const seed of seeds) {
-        organizations.set(seed.organizationId, { organizationId: seed.organizationId, rpm: seed.rpm, tpm: seed.tpm });
+        organizations.set(seed.organizationId, { organizationId: seed.organizationId, name: seed.name ?? "", rpm: seed.rpm, tpm: seed.tpm });
         if (!balances.has(seed.organizationId)) balances.set(seed.organizationId, seed.initialCreditsNanos);
-        for (const { disabled, ...key } of seed.keys) {
+        for (const { disabled, keepStoredDigest, ...key } of seed.keys) {
           // Configuration owns the key's settings; an operator's disable and the creation time stand.
-          const existing = keysByDigest.get(digestByKeyId.get(key.keyId) ?? "");
-          putKey(key, disabled || (existing?.disabled ?? false), existing?.createdAt);
+          const storedDigest = digestByKeyId.get(key.keyId);
+          const existing = keysByDigest.get(storedDigest ?? "");
+          // A key made up at start never replaces one the id has.
+          const keep = keepStoredDigest && storedDigest !== undefined && storedDigest !== key.digest;
+          if (keep) keptKeyIds.push(key.keyId);
+          putKey({ ...key, digest: keep ? storedDigest : key.digest }, disabled || (existing?.disabled ?? false), existing?.createdAt);
         }
       }
+      return { keptKeyIds };
     },
     close: async () => {},
   };

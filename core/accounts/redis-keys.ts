@@ -19,6 +19,8 @@ const TEMPLATES = {
   organizationKeys: "org:<organizationId>:keys",
   /** Hash: the organisation's rpm/tpm (absent field: no limit). */
   organizationLimits: "org:<organizationId>:limits",
+  /** Hash: every known organisation's id to its configured name ("" for one made by a top-up or a new key). */
+  organizations: "organizations",
   /** String: integer nano-dollars, spendable (holds already taken off). */
   balance: "balance:<organizationId>",
   /** Hash: an admitted request awaiting settlement (organisation, key, hold, free counter). */
@@ -48,6 +50,7 @@ export interface RedisKeys {
   keyDigest(keyId: string): string;
   organizationKeys(organizationId: string): string;
   organizationLimits(organizationId: string): string;
+  organizations(): string;
   balance(organizationId: string): string;
   admittedRequest(requestId: string): string;
   admittedDeadlines(): string;
@@ -73,6 +76,7 @@ export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
     keyDigest: build("keyDigest"),
     organizationKeys: build("organizationKeys"),
     organizationLimits: build("organizationLimits"),
+    organizations: build("organizations"),
     balance: build("balance"),
     admittedRequest: build("admittedRequest"),
     admittedDeadlines: build("admittedDeadlines"),

@@ -221,7 +221,9 @@ return #ids
 
 // create refuses a taken key id; seed updates it, keeping the creation time
 // and an operator's disable (configuration can disable, never re-enable), and
-// moves it when its digest or organisation changed.
+// moves it when its digest or organisation changed, except that a key made up
+// at start (keep) never replaces a digest the id has. Answers the digest the
+// key id has now (0: create found it taken). The organisation becomes known.
 const PUT_KEY = `${PRELUDE}
 local key = cjson.decode(ARGV[2])
 local digestName = keyDigest(key.keyId)
@@ -229,6 +231,7 @@ local oldDigest = redis.call('GET', digestName)
 local disabled, createdAt = key.disabled, key.createdAt
 if oldDigest then
   if key.mode == 'create' then return 0 end
+  if key.keep then key.digest = oldDigest end
   local oldName = keyRecord(oldDigest)
   local kept = redis.call('HMGET', oldName, 'disabled', 'createdAt', 'organizationId')
   if kept[1] == '1' then disabled = '1' end
@@ -241,7 +244,8 @@ redis.call('DEL', name)
 redis.call('HSET', name, 'disabled', disabled, 'createdAt', createdAt, unpack(key.fields))
 redis.call('SET', digestName, key.digest)
 redis.call('SADD', organizationKeys(key.organizationId), key.keyId)
-return 1
+redis.call('HSETNX', organizations(), key.organizationId, '')
+return key.digest
 `;
 
 const SET_DISABLED = `${PRELUDE}
@@ -272,9 +276,11 @@ return 1
 `;
 
 // INCRBY answers a Redis integer, which the client would turn into a JS
-// number (a double): answer the exact string instead.
+// number (a double): answer the exact string instead. The organisation
+// (ARGV[2]) becomes known in the KEYS[2] hash.
 const TOP_UP = `
 redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('HSETNX', KEYS[2], ARGV[2], '')
 return redis.call('GET', KEYS[1])
 `;
 
@@ -341,6 +347,8 @@ export interface AppendUsagePayload {
 
 export interface PutKeyPayload {
   mode: "create" | "seed";
+  /** Seed only: a digest the key id already has is kept (a key made up at start). */
+  keep?: boolean;
   digest: string;
   keyId: string;
   organizationId: string;
@@ -378,17 +386,18 @@ export const accountScripts = {
   /** How many abandoned requests were released (at most `limit`). */
   releaseAbandoned: jsonScript<{ now: string; limit: number }, number>(RELEASE_ABANDONED, (reply) => Number(reply)),
   appendUsage: jsonScript<AppendUsagePayload, void>(APPEND_USAGE, () => undefined),
-  /** true when written, false when create found the key id taken. */
-  putKey: jsonScript<PutKeyPayload, boolean>(PUT_KEY, (reply) => reply === 1),
+  /** The digest the key id has now, or undefined when create found the id taken. */
+  putKey: jsonScript<PutKeyPayload, string | undefined>(PUT_KEY, (reply) => (typeof reply === "string" ? reply : undefined)),
   /** The updated record's flat field/value list, or null without such a key. */
   setDisabled: jsonScript<SetDisabledPayload, string[] | null>(SET_DISABLED, (reply) => (reply === null ? null : parseJson<string[]>()(reply))),
   /** Adds nanos (an integer string) to a balance, answering the new balance as a string. */
   topUp: defineScript({
     SCRIPT: TOP_UP,
-    NUMBER_OF_KEYS: 1,
-    parseCommand(parser: CommandParser, balanceKey: string, nanos: string) {
+    NUMBER_OF_KEYS: 2,
+    parseCommand(parser: CommandParser, balanceKey: string, organizationsKey: string, nanos: string, organizationId: string) {
       parser.pushKey(balanceKey);
-      parser.push(nanos);
+      parser.pushKey(organizationsKey);
+      parser.push(nanos, organizationId);
     },
     transformReply: (reply: unknown) => String(reply),
   }),

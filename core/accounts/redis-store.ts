@@ -11,9 +11,9 @@ import { connectRedisStore } from "./redis-connect.ts";
 import { USAGE_RECORDS_KEPT } from "./memory-store.ts";
 import { createRedisGuard } from "./redis-guard.ts";
 import { redisKeys } from "./redis-keys.ts";
-import { accountScripts, type AdmitPayload, type AdmitReply, type ScriptRefusal, type ScriptWindow } from "./redis-scripts.ts";
+import { accountScripts, type AdmitPayload, type AdmitReply, type PutKeyPayload, type ScriptRefusal, type ScriptWindow } from "./redis-scripts.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
-import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord, type NewKey, type RateLimitSnapshot, type Refusal, type SeedOrganization, type Settlement, type UsageRecord, type WindowState } from "./store.ts";
+import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord, type NewKey, type RateLimitSnapshot, type Refusal, type SeedOrganization, type SeedResult, type Settlement, type UsageRecord, type WindowState } from "./store.ts";
 import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
@@ -60,10 +60,14 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
   let seeded: SeedOrganization[] | undefined;
   let reseeding: Promise<boolean> | undefined;
 
-  async function writeSeed(organizations: SeedOrganization[]) {
+  /** Writes the seed; answers it as written (a kept digest in place of the one asked for) and what was kept. */
+  async function writeSeed(organizations: SeedOrganization[]): Promise<{ written: SeedOrganization[]; result: SeedResult }> {
+    const keptKeyIds: string[] = [];
+    const written: SeedOrganization[] = [];
     for (const organization of organizations) {
-      // One transaction per organisation: limits, starting balance (once), keys.
+      // One transaction per organisation: its name, limits, starting balance (once), keys.
       const batch = client.multi();
+      batch.hSet(keys.organizations(), organization.organizationId, organization.name ?? "");
       const limitsName = keys.organizationLimits(organization.organizationId);
       batch.del(limitsName);
       const limits: Record<string, string> = {};
@@ -71,11 +75,20 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
       if (organization.tpm !== undefined) limits.tpm = String(organization.tpm);
       if (Object.keys(limits).length > 0) batch.hSet(limitsName, limits);
       batch.set(keys.balance(organization.organizationId), organization.initialCreditsNanos.toString(), { condition: "NX" });
-      for (const key of organization.keys) batch.putKey(keys.prefix, putKey("seed", key, key.disabled));
-      await batch.exec();
+      for (const key of organization.keys) batch.putKey(keys.prefix, putKey("seed", key, key.disabled, key.keepStoredDigest));
+      const replies = await batch.exec();
+      // Each key's script answers the digest its id has now.
+      const digests = replies.slice(replies.length - organization.keys.length).map(String);
+      const seededKeys = organization.keys.map((key, index) => {
+        if (digests[index] === key.digest) return key;
+        keptKeyIds.push(key.keyId);
+        return { ...key, digest: digests[index] };
+      });
+      written.push({ ...organization, keys: seededKeys });
     }
     // Last: a seed cut short leaves no marker, so it is done again.
     await client.set(keys.seedMarker(), "1");
+    return { written, result: { keptKeyIds } };
   }
 
   /**
@@ -106,12 +119,12 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
     return Object.keys(hash).length === 0 ? undefined : keyFromHash(hash);
   };
 
-  const putKey = (mode: "create" | "seed", key: NewKey, disabled: boolean) => {
+  const putKey = (mode: "create" | "seed", key: NewKey, disabled: boolean, keep = false): PutKeyPayload => {
     const { digest, keyId, organizationId, name, rpm, tpm, allowedModels, createdAt } = key;
     const fields = ["keyId", keyId, "organizationId", organizationId, "name", name, "allowedModels", JSON.stringify(allowedModels)];
     if (rpm !== undefined) fields.push("rpm", String(rpm));
     if (tpm !== undefined) fields.push("tpm", String(tpm));
-    return { mode, digest, keyId, organizationId, disabled: disabled ? ("1" as const) : ("0" as const), createdAt: String(createdAt), fields };
+    return { mode, ...(keep && { keep }), digest, keyId, organizationId, disabled: disabled ? "1" : "0", createdAt: String(createdAt), fields };
   };
 
   /** One script call for the batch. */
@@ -162,8 +175,27 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
         }),
     },
 
+    organizations: {
+      exists: (organizationId) => guarded("organization exists", async () => (await client.hExists(keys.organizations(), organizationId)) === 1),
+      list: () =>
+        guarded("organization list", async () => {
+          const names = Object.entries(await client.hGetAll(keys.organizations())).sort(([a], [b]) => a.localeCompare(b));
+          if (names.length === 0) return [];
+          const balances = await client.mGet(names.map(([organizationId]) => keys.balance(organizationId)));
+          const limits = await Promise.all(names.map(([organizationId]) => client.hGetAll(keys.organizationLimits(organizationId))));
+          return names.map(([organizationId, name], index) => ({
+            organizationId,
+            name,
+            ...(limits[index].rpm !== undefined && { rpm: Number(limits[index].rpm) }),
+            ...(limits[index].tpm !== undefined && { tpm: Number(limits[index].tpm) }),
+            balanceNanos: BigInt(balances[index] ?? "0"),
+          }));
+        }),
+    },
+
     credits: {
-      topUp: (organizationId, nanos) => guarded("topUp", async () => BigInt(await client.topUp(keys.balance(organizationId), nanos.toString()))),
+      topUp: (organizationId, nanos) =>
+        guarded("topUp", async () => BigInt(await client.topUp(keys.balance(organizationId), keys.organizations(), nanos.toString(), organizationId))),
       balance: (organizationId) => guarded("balance", async () => BigInt((await client.get(keys.balance(organizationId))) ?? "0")),
     },
 
@@ -247,8 +279,10 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
 
     seed: (organizations) =>
       guarded("seed", async () => {
-        await writeSeed(organizations);
-        seeded = organizations;
+        const { written, result } = await writeSeed(organizations);
+        // A kept digest is what this instance writes again after a loss, not the key it made up.
+        seeded = written;
+        return result;
       }),
 
     close: async () => {

@@ -10,9 +10,15 @@ import type { SeedOrganization } from "./store.ts";
 /** Configuration keys carry no creation time of their own. */
 const CONFIGURED_AT = 0;
 
-export function seedsFromConfig(organizations: OrganizationConfig[], env: Environment): SeedOrganization[] {
+/**
+ * `generated` names the variables whose keys were made up at start (no
+ * ROUTER_DEV_KEY): such a key never replaces a digest its id already has in
+ * the store, so another instance's printed key keeps working.
+ */
+export function seedsFromConfig(organizations: OrganizationConfig[], env: Environment, generated: readonly string[] = []): SeedOrganization[] {
   return organizations.map((org) => ({
     organizationId: org.id,
+    name: org.name,
     rpm: org.rpm,
     tpm: org.tpm,
     initialCreditsNanos: parseNanos(org.credits),
@@ -29,6 +35,7 @@ export function seedsFromConfig(organizations: OrganizationConfig[], env: Enviro
           tpm: key.tpm,
           allowedModels: key.allowed_models,
           disabled: key.disabled,
+          ...(key.env && generated.includes(key.env) && { keepStoredDigest: true }),
           createdAt: CONFIGURED_AT,
         },
       ];

@@ -36,17 +36,49 @@ export interface OrganizationLimits {
   tpm?: number;
 }
 
+/** A configured key as seeded. */
+export interface SeedKey extends NewKey {
+  /** A key disabled here is disabled; one enabled here keeps an operator's disable. */
+  disabled: boolean;
+  /**
+   * The key was made up at start (no ROUTER_DEV_KEY): when the store already
+   * has a digest for the key id (another instance's key, or an earlier
+   * start's), that digest stays and this one is dropped.
+   */
+  keepStoredDigest?: boolean;
+}
+
 /** What the configuration declares; seeding is idempotent and never re-enables a key an operator disabled. */
 export interface SeedOrganization extends OrganizationLimits {
+  /** The configuration's name for it. */
+  name?: string;
   /** Starting balance, applied once (when the organisation has none yet). */
   initialCreditsNanos: bigint;
-  /** A key disabled here is disabled; one enabled here keeps an operator's disable. */
-  keys: (NewKey & { disabled: boolean })[];
+  keys: SeedKey[];
+}
+
+/** What a seed did not write as asked. */
+export interface SeedResult {
+  /** Ids of keepStoredDigest keys whose stored digest was kept. */
+  keptKeyIds: string[];
+}
+
+/** An organisation the store knows: configured, topped up, or given a key. */
+export interface OrganizationRecord extends OrganizationLimits {
+  /** The configuration's name; empty for one made through the account service. */
+  name: string;
+  balanceNanos: bigint;
+}
+
+export interface OrganizationStore {
+  exists(organizationId: string): Promise<boolean>;
+  /** Every known organisation, by id. */
+  list(): Promise<OrganizationRecord[]>;
 }
 
 export interface KeyStore {
   findByDigest(digest: string): Promise<KeyRecord | undefined>;
-  /** Refuses (returns undefined) when the key id is taken. */
+  /** Refuses (returns undefined) when the key id is taken. Its organisation becomes known. */
   create(key: NewKey): Promise<KeyRecord | undefined>;
   list(organizationId: string): Promise<KeyRecord[]>;
   /** Returns the updated key, or undefined when there is no such key. */
@@ -54,7 +86,7 @@ export interface KeyStore {
 }
 
 export interface CreditStore {
-  /** Adds credits and returns the new balance. */
+  /** Adds credits and returns the new balance. The organisation becomes known. */
   topUp(organizationId: string, nanos: bigint): Promise<bigint>;
   /** The spendable balance (holds of requests in flight already taken off). */
   balance(organizationId: string): Promise<bigint>;
@@ -199,6 +231,7 @@ export interface UsageStore {
 
 export interface AccountStores {
   keys: KeyStore;
+  organizations: OrganizationStore;
   credits: CreditStore;
   admission: AdmissionStore;
   usage: UsageStore;
@@ -207,6 +240,6 @@ export interface AccountStores {
    * remembers them and writes them again whenever Redis turns out to have
    * lost them (docs/accounts.md, "Known limits").
    */
-  seed(organizations: SeedOrganization[]): Promise<void>;
+  seed(organizations: SeedOrganization[]): Promise<SeedResult>;
   close(): Promise<void>;
 }

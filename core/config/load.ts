@@ -1,7 +1,8 @@
 // Reads and validates the configuration file. Problems are reported all at once,
-// each with its path inside the file, so an operator can fix them in one go.
+// each with its path and line inside the file, so an operator can fix them in one go.
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
+import { schemaProblems, syntaxProblems, type Source } from "./problems.ts";
 import { routerConfigSchema, type RouterConfig } from "./schema.ts";
 
 export const DEFAULT_CONFIG_PATH = new URL("../../config/default.yaml", import.meta.url).pathname;
@@ -17,19 +18,20 @@ export class ConfigError extends Error {
 
 /** Parses configuration text (YAML is a superset of JSON, so both are accepted). */
 export function parseConfig(text: string, file = "<inline>"): RouterConfig {
+  const lines = new LineCounter();
+  // prettyErrors off: each problem is one line, its position given by syntaxProblems.
+  const source: Source = { text, lines, doc: parseDocument(text, { lineCounter: lines, prettyErrors: false }) };
+  const syntax = syntaxProblems(source);
+  if (syntax.length > 0) throw new ConfigError(file, syntax);
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = source.doc.toJS();
   } catch (error) {
+    // An alias bomb (too many expansions) and the like: nothing to point at.
     throw new ConfigError(file, [(error as Error).message]);
   }
   const result = routerConfigSchema.safeParse(raw);
-  if (!result.success) {
-    throw new ConfigError(
-      file,
-      result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`),
-    );
-  }
+  if (!result.success) throw new ConfigError(file, schemaProblems(result.error.issues, routerConfigSchema, source));
   return result.data;
 }
 

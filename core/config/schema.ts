@@ -5,6 +5,13 @@ import { z } from "zod";
 /** The name of an environment variable (where a secret is read from). */
 const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
 
+/** An http:// or https:// URL: anything else (ftp://, a host without a scheme) cannot reach an upstream. */
+const httpUrl = (example: string) =>
+  z.url({
+    protocol: /^https?$/,
+    error: (issue) => `must be an http:// or https:// URL (for example ${example}), got ${JSON.stringify(issue.input)}`,
+  });
+
 /** A price in USD per token (or per request), as an exact decimal string. */
 const decimalString = z
   .string()
@@ -41,7 +48,7 @@ export const providerSchema = z
     label: z.string().min(1),
     protocol: providerProtocolSchema,
     /** Base URL of the upstream API (required except for the simulator). */
-    base_url: z.url().optional(),
+    base_url: httpUrl("https://api.openai.com/v1").optional(),
     /** Environment variable holding the API key; when named, the provider is enabled only when it is set. */
     api_key_env: environmentVariable.optional(),
     /** Environment variable holding a second key the protocol signs with (Kling's secret key; required there); enabled only when set. */
@@ -207,7 +214,7 @@ export const s3AssetsSchema = z
     bucket: z.string().min(1),
     region: z.string().min(1).default("us-east-1"),
     /** The server's URL for an S3-compatible service other than AWS (MinIO, R2, ...); unset: AWS S3 of the region. */
-    endpoint: z.url({ protocol: /^https?$/ }).optional(),
+    endpoint: httpUrl("http://127.0.0.1:9000").optional(),
     /** Bucket in the path (`<endpoint>/<bucket>/<key>`) instead of the host name; most S3-compatible servers want it. */
     force_path_style: z.boolean().default(false),
     /** A folder of the bucket that holds the assets (`router-assets/`); empty: the bucket's root. */

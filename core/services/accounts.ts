@@ -34,6 +34,18 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
   const { stores, now } = deps;
   const authorize = adminGuard(deps.adminToken);
 
+  /**
+   * An organisation the store knows. Reading one that does not exist is an
+   * error, not an empty answer: a mistyped id must not look like a zero balance.
+   */
+  const knownOrganization = async (organizationId: string) => {
+    requireOrganization(organizationId);
+    if (!(await fromStore(stores.organizations.exists(organizationId)))) {
+      throw routerError(Code.NotFound, "organization_not_found", `No organization ${organizationId}.`, { param: "organization_id" });
+    }
+    return organizationId;
+  };
+
   const setDisabled = async (keyId: string, disabled: boolean) => {
     if (!keyId) throw invalidParameter("key_id", "key_id is required.");
     const key = await fromStore(stores.keys.setDisabled(keyId, disabled));
@@ -71,7 +83,7 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
 
     async listKeys(request, context) {
       authorize(context);
-      const keys = await fromStore(stores.keys.list(requireOrganization(request.organizationId)));
+      const keys = await fromStore(stores.keys.list(await knownOrganization(request.organizationId)));
       // Stores list in no particular order: oldest first makes the answer stable.
       keys.sort((a, b) => a.createdAt - b.createdAt || a.keyId.localeCompare(b.keyId));
       return { keys: keys.map(keyToProto) };
@@ -96,17 +108,25 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
 
     async getBalance(request, context) {
       authorize(context);
-      const organizationId = requireOrganization(request.organizationId);
+      const organizationId = await knownOrganization(request.organizationId);
       return { balance: formatNanos(await fromStore(stores.credits.balance(organizationId))) };
     },
 
     async getUsage(request, context) {
       authorize(context);
-      const organizationId = requireOrganization(request.organizationId);
+      const organizationId = await knownOrganization(request.organizationId);
       const limit = request.limit === 0 ? USAGE_LIMIT_DEFAULT : request.limit;
       if (limit < 1 || limit > USAGE_LIMIT_MAX) throw invalidParameter("limit", `limit must be between 1 and ${USAGE_LIMIT_MAX}.`);
       const records = await fromStore(stores.usage.list(organizationId, limit));
       return { records: records.map(usageRecordToProto), totals: totalsOf(records) };
+    },
+
+    async listOrganizations(_request, context) {
+      authorize(context);
+      const organizations = await fromStore(stores.organizations.list());
+      return {
+        organizations: organizations.map(({ organizationId, name, rpm, tpm, balanceNanos }) => ({ organizationId, name, rpm, tpm, balance: formatNanos(balanceNanos) })),
+      };
     },
   };
 }

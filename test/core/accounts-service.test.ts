@@ -110,6 +110,7 @@ describe("the admin token", () => {
     ["TopUp", (c, o) => c.topUp({ organizationId: "org-token", amount: "1" }, o)],
     ["GetBalance", (c, o) => c.getBalance({ organizationId: "org-token" }, o)],
     ["GetUsage", (c, o) => c.getUsage({ organizationId: "org-token" }, o)],
+    ["ListOrganizations", (c, o) => c.listOrganizations({}, o)],
   ];
 
   it.each(calls)("%s without a token is UNAUTHENTICATED invalid_admin_token", async (_name, call) => {
@@ -133,8 +134,9 @@ describe("the admin token", () => {
   });
 
   it("accepts the scheme in any case", async () => {
-    const balance = await client.getBalance({ organizationId: "org-token" }, { headers: { authorization: `bearer ${ADMIN_TOKEN}` } });
-    expect(balance.balance).toBe("0");
+    await client.topUp({ organizationId: "org-scheme", amount: "1" }, { headers: { authorization: `bearer ${ADMIN_TOKEN}` } });
+    const balance = await client.getBalance({ organizationId: "org-scheme" }, { headers: { authorization: `BEARER ${ADMIN_TOKEN}` } });
+    expect(balance.balance).toBe("1");
   });
 
   describe("when the core has no admin token", () => {
@@ -231,7 +233,7 @@ describe("keys", () => {
     expect(json).not.toContain(older.apiKey);
     expect(json).not.toContain(newer.apiKey);
     expect(json).not.toContain(sha256Hex(older.apiKey));
-    expect((await client.listKeys({ organizationId: "nobody" }, admin)).keys).toEqual([]);
+    await expectFailure(client.listKeys({ organizationId: "nobody" }, admin), Code.NotFound, "organization_not_found", "organization_id");
   });
 
   it("DisableKey disables the key in the store; EnableKey enables it again", async () => {
@@ -265,7 +267,8 @@ describe("credits", () => {
     expect((await client.topUp({ organizationId: "fine", amount: "1000000000" }, admin)).balance).toBe("1000000000.000000001");
   });
 
-  it("GetBalance of an organisation with nothing is 0", async () => {
+  it("GetBalance of a configured organisation with nothing is 0", async () => {
+    await stores.seed([{ organizationId: "empty-org", name: "Empty", initialCreditsNanos: 0n, keys: [] }]);
     expect((await client.getBalance({ organizationId: "empty-org" }, admin)).balance).toBe("0");
   });
 
@@ -306,6 +309,43 @@ describe("credits", () => {
   });
 });
 
+describe("organisations", () => {
+  it("GetBalance, GetUsage and ListKeys of an organisation that does not exist are NOT_FOUND organization_not_found", async () => {
+    for (const call of [
+      client.getBalance({ organizationId: "never-heard-of" }, admin),
+      client.getUsage({ organizationId: "never-heard-of" }, admin),
+      client.listKeys({ organizationId: "never-heard-of" }, admin),
+    ]) {
+      await expectFailure(call, Code.NotFound, "organization_not_found", "organization_id");
+    }
+  });
+
+  it("ListOrganizations lists the configured ones and those made by TopUp or CreateKey, by id, with balance and limits", async () => {
+    const own = createMemoryAccountStores();
+    await own.seed([
+      { organizationId: "org_b", name: "Beta", rpm: 60, tpm: 1000, initialCreditsNanos: 2_500_000_000n, keys: [] },
+      { organizationId: "org_a", name: "Alpha", initialCreditsNanos: 0n, keys: [] },
+    ]);
+    const server = await serve(createAccountService({ stores: own, adminToken: ADMIN_TOKEN, now: () => new Date(clock) }));
+    try {
+      const ownClient = createClient(AccountService, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
+      await ownClient.topUp({ organizationId: "org_c", amount: "0.5" }, admin);
+      await ownClient.createKey({ organizationId: "org_d" }, admin);
+      const { organizations } = await ownClient.listOrganizations({}, admin);
+      expect(organizations.map(({ organizationId, name, balance, rpm, tpm }) => ({ organizationId, name, balance, rpm, tpm }))).toEqual([
+        { organizationId: "org_a", name: "Alpha", balance: "0", rpm: undefined, tpm: undefined },
+        { organizationId: "org_b", name: "Beta", balance: "2.5", rpm: 60, tpm: 1000 },
+        { organizationId: "org_c", name: "", balance: "0.5", rpm: undefined, tpm: undefined },
+        { organizationId: "org_d", name: "", balance: "0", rpm: undefined, tpm: undefined },
+      ]);
+      // Made by a key, the organisation exists: its balance is 0, not an error.
+      expect((await ownClient.getBalance({ organizationId: "org_d" }, admin)).balance).toBe("0");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("usage", () => {
   const record = (id: string, organizationId: string, fields: Partial<UsageRecord> = {}): UsageRecord => ({
     id,
@@ -329,6 +369,7 @@ describe("usage", () => {
   });
 
   beforeAll(async () => {
+    await stores.seed(["usage-org", "busy-org", "quiet-org"].map((organizationId) => ({ organizationId, initialCreditsNanos: 0n, keys: [] })));
     await stores.usage.append([
       record("rtr_1", "usage-org", { createdAt: START + 1 }),
       record("rtr_other", "other-org"),
@@ -411,6 +452,7 @@ describe("an unavailable store", () => {
     const unavailable: AccountStores = {
       ...base,
       keys: { findByDigest: down, create: down, list: down, setDisabled: down },
+      organizations: { exists: down, list: down },
       credits: { topUp: down, balance: down },
       usage: { append: down, get: down, list: down },
     };
@@ -429,6 +471,7 @@ describe("an unavailable store", () => {
     ["TopUp", () => brokenClient.topUp({ organizationId: "acme", amount: "1" }, admin)],
     ["GetBalance", () => brokenClient.getBalance({ organizationId: "acme" }, admin)],
     ["GetUsage", () => brokenClient.getUsage({ organizationId: "acme" }, admin)],
+    ["ListOrganizations", () => brokenClient.listOrganizations({}, admin)],
   ])("makes %s UNAVAILABLE state_unavailable", async (_name, call) => {
     await expectFailure(call(), Code.Unavailable, "state_unavailable");
   });
@@ -533,6 +576,54 @@ describe("the admin CLI (npm run admin)", () => {
     expect(JSON.parse(result.stdout)).toEqual({ balance: "7.75" });
   });
 
+  it("list-orgs prints every organisation with its balance", async () => {
+    await client.topUp({ organizationId: "cli-listed", amount: "1.25" }, admin);
+    const result = await cli(["list-orgs"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    const { organizations } = JSON.parse(result.stdout);
+    expect(organizations).toContainEqual({ organizationId: "cli-listed", name: "", balance: "1.25" });
+    const ids = organizations.map((organization: { organizationId: string }) => organization.organizationId);
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  it.each([
+    ["balance", ["balance", "--org", "cli-nobody"]],
+    ["usage", ["usage", "--org", "cli-nobody"]],
+    ["list-keys", ["list-keys", "--org", "cli-nobody"]],
+  ])("%s of an organisation that does not exist is an error, exit 1, pointing to list-orgs", async (_name, args) => {
+    const result = await cli(args);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: [not_found] No organization cli-nobody. (reason: organization_not_found, param: organization_id); list-orgs lists the organisations there are\n",
+    });
+  });
+
+  it("reaches the core on GRPC_PORT when CORE_URL is unset", async () => {
+    await client.topUp({ organizationId: "cli-port", amount: "2" }, admin);
+    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: new URL(server.url).port });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(result.stdout)).toEqual({ balance: "2" });
+  });
+
+  it("a core that does not answer on GRPC_PORT: the line asks whether GRPC_PORT is right", async () => {
+    const port = String(await freePort());
+    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port });
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: cannot reach the core at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*, and is GRPC_PORT \\(or CORE_URL\\) right\\?\n$`),
+    );
+  });
+
+  it.each(["0", "http", "70000"])("refuses GRPC_PORT=%s when CORE_URL is unset", async (port) => {
+    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port });
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: GRPC_PORT must be the core's port number (1 to 65535), got "${port}"; or set CORE_URL\n`,
+    });
+  });
+
   it("reports a refused call on stderr with its reason and exit code 1", async () => {
     const wrong = await cli(["balance", "--org", "cli-org"], { ROUTER_ADMIN_TOKEN: "wrong" });
     expect(wrong).toMatchObject({ code: 1, stdout: "" });
@@ -585,7 +676,7 @@ describe("the admin CLI (npm run admin)", () => {
   it("--help prints the commands", async () => {
     const result = await cli(["--help"]);
     expect(result.code).toBe(0);
-    for (const command of ["create-key", "list-keys", "disable-key", "enable-key", "top-up", "balance", "usage"]) {
+    for (const command of ["list-orgs", "create-key", "list-keys", "disable-key", "enable-key", "top-up", "balance", "usage"]) {
       expect(result.stdout).toContain(command);
     }
   });

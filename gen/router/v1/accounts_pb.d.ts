@@ -401,6 +401,82 @@ export declare type UsageTotals = Message<"router.v1.UsageTotals"> & {
 export declare const UsageTotalsSchema: GenMessage<UsageTotals>;
 
 /**
+ * @generated from message router.v1.ListOrganizationsRequest
+ */
+export declare type ListOrganizationsRequest = Message<"router.v1.ListOrganizationsRequest"> & {
+};
+
+/**
+ * Describes the message router.v1.ListOrganizationsRequest.
+ * Use `create(ListOrganizationsRequestSchema)` to create a new message.
+ */
+export declare const ListOrganizationsRequestSchema: GenMessage<ListOrganizationsRequest>;
+
+/**
+ * @generated from message router.v1.ListOrganizationsResponse
+ */
+export declare type ListOrganizationsResponse = Message<"router.v1.ListOrganizationsResponse"> & {
+  /**
+   * By organization_id.
+   *
+   * @generated from field: repeated router.v1.Organization organizations = 1;
+   */
+  organizations: Organization[];
+};
+
+/**
+ * Describes the message router.v1.ListOrganizationsResponse.
+ * Use `create(ListOrganizationsResponseSchema)` to create a new message.
+ */
+export declare const ListOrganizationsResponseSchema: GenMessage<ListOrganizationsResponse>;
+
+/**
+ * Organization is what the router keeps about an organisation.
+ *
+ * @generated from message router.v1.Organization
+ */
+export declare type Organization = Message<"router.v1.Organization"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+
+  /**
+   * The configuration's name; empty for one made by TopUp or CreateKey.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Decimal USD, spendable (as GetBalance answers).
+   *
+   * @generated from field: string balance = 3;
+   */
+  balance: string;
+
+  /**
+   * Requests per minute across its keys; absent: no limit.
+   *
+   * @generated from field: optional int32 rpm = 4;
+   */
+  rpm?: number | undefined;
+
+  /**
+   * Tokens per minute across its keys; absent: no limit.
+   *
+   * @generated from field: optional int32 tpm = 5;
+   */
+  tpm?: number | undefined;
+};
+
+/**
+ * Describes the message router.v1.Organization.
+ * Use `create(OrganizationSchema)` to create a new message.
+ */
+export declare const OrganizationSchema: GenMessage<Organization>;
+
+/**
  * AccountService is the operators' view of the account state: API keys,
  * credit balances and the usage log. Every call needs the admin token, sent as
  * the header `authorization: Bearer <ROUTER_ADMIN_TOKEN>`.
@@ -482,6 +558,17 @@ export declare const AccountService: GenService<{
     methodKind: "unary";
     input: typeof GetUsageRequestSchema;
     output: typeof GetUsageResponseSchema;
+  },
+  /**
+   * ListOrganizations lists every organisation the router knows: those of
+   * the configuration and those made by TopUp or CreateKey.
+   *
+   * @generated from rpc router.v1.AccountService.ListOrganizations
+   */
+  listOrganizations: {
+    methodKind: "unary";
+    input: typeof ListOrganizationsRequestSchema;
+    output: typeof ListOrganizationsResponseSchema;
   },
 }>;
 

@@ -15,8 +15,8 @@ import {
   type Admission,
   type AdmissionRequest,
   type Charge,
-  type NewKey,
   type Refusal,
+  type SeedKey,
   type SeedOrganization,
   type Settlement,
   type UsageRecord,
@@ -47,7 +47,7 @@ const createRedis = (prefix = freshPrefix()) => createRedisAccountStores({ url: 
 const digestOf = (clearKey: string) => createHash("sha256").update(clearKey).digest("hex");
 
 /** A key as configuration declares it (`disabled` is for seeding; create ignores it). */
-function key(clearKey: string, fields: Partial<NewKey & { disabled: boolean }> = {}): NewKey & { disabled: boolean } {
+function key(clearKey: string, fields: Partial<SeedKey> = {}): SeedKey {
   return {
     keyId: `id-${clearKey}`,
     organizationId: "org-a",
@@ -487,11 +487,50 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       expect(refusalOf(await admit(request("sk-a")))).toEqual({ reason: "invalid_api_key" });
     });
 
+    it("keeps the digest a key id has when the seeded key was made up at start, and says so; a configured key replaces it", async () => {
+      const made = (clearKey: string) => key(clearKey, { keyId: "id-dev", keepStoredDigest: true });
+      // Nothing stored yet: the made-up key is written.
+      expect(await stores.seed([organization("org-a", { keys: [made("sk-first")] })])).toEqual({ keptKeyIds: [] });
+      // Another instance's made-up key: the first stays, the second is not written.
+      expect(await stores.seed([organization("org-a", { keys: [made("sk-second")] })])).toEqual({ keptKeyIds: ["id-dev"] });
+      expect((await admit(request("sk-first"))).admitted).toBe(true);
+      expect(refusalOf(await admit(request("sk-second")))).toEqual({ reason: "invalid_api_key" });
+      // The same key again is not "kept": it is the key asked for.
+      expect(await stores.seed([organization("org-a", { keys: [made("sk-first")] })])).toEqual({ keptKeyIds: [] });
+      // An operator's key (ROUTER_DEV_KEY set) replaces it.
+      expect(await stores.seed([organization("org-a", { keys: [key("sk-chosen", { keyId: "id-dev" })] })])).toEqual({ keptKeyIds: [] });
+      expect(refusalOf(await admit(request("sk-first")))).toEqual({ reason: "invalid_api_key" });
+      expect((await admit(request("sk-chosen"))).admitted).toBe(true);
+      expect(await stores.keys.list("org-a")).toHaveLength(1);
+    });
+
     it("moves a key to the organisation the configuration names", async () => {
       await stores.seed([organization("org-a", { keys: [key("sk-a")] })]);
       await stores.seed([organization("org-b", { keys: [key("sk-a", { organizationId: "org-b" })] })]);
       expect(await stores.keys.list("org-a")).toEqual([]);
       expect((await stores.keys.list("org-b")).map((record) => record.keyId)).toEqual(["id-sk-a"]);
+    });
+  });
+
+  describe("organisations", () => {
+    it("knows those configured, topped up or given a key, and lists them by id with name, limits and balance", async () => {
+      expect(await stores.organizations.list()).toEqual([]);
+      await stores.seed([organization("org-b", { name: "Beta", rpm: 5, tpm: 50, initialCreditsNanos: 1000n }), organization("org-a", { name: "Alpha" })]);
+      await stores.credits.topUp("org-c", 7n);
+      await stores.keys.create({ keyId: "id-new", organizationId: "org-d", name: "new", allowedModels: [], digest: digestOf("sk-new"), createdAt: T0 });
+      // A top-up of a configured organisation leaves its name.
+      await stores.credits.topUp("org-a", 3n);
+      expect(await stores.organizations.list()).toEqual([
+        { organizationId: "org-a", name: "Alpha", balanceNanos: 3n },
+        { organizationId: "org-b", name: "Beta", rpm: 5, tpm: 50, balanceNanos: 1000n },
+        { organizationId: "org-c", name: "", balanceNanos: 7n },
+        { organizationId: "org-d", name: "", balanceNanos: 0n },
+      ]);
+      for (const organizationId of ["org-a", "org-b", "org-c", "org-d"]) expect(await stores.organizations.exists(organizationId), organizationId).toBe(true);
+      // Reading a balance or usage makes nothing known.
+      await stores.credits.balance("org-e");
+      await stores.usage.list("org-e", 10);
+      expect(await stores.organizations.exists("org-e")).toBe(false);
     });
   });
 
@@ -538,7 +577,7 @@ describe("Redis account stores only", () => {
     const script = `local PREFIX = ARGV[1]\n${luaKeyBuilders()}\nreturn {
       keyRecord('d'), keyDigest('k'), organizationKeys('o'), organizationLimits('o'), balance('o'), admittedRequest('r'),
       keyWindow('k', '1762171200000'), organizationWindow('o', '1762171200000'), freeCounter('o', 'm/x', '2026-11-03'),
-      usageRecord('u'), usageList('o') }`;
+      usageRecord('u'), usageList('o'), organizations() }`;
     expect(await raw.eval(script, { arguments: ["p:"] })).toEqual([
       keys.keyRecord("d"),
       keys.keyDigest("k"),
@@ -551,9 +590,26 @@ describe("Redis account stores only", () => {
       keys.freeCounter("o", "m/x", "2026-11-03"),
       keys.usageRecord("u"),
       keys.usageList("o"),
+      keys.organizations(),
     ]);
     expect(redisKeys().keyWindow("k", 1762171200000)).toBe("rtr:rl:key:k:1762171200000");
     expect(redisKeys().freeCounter("org", "m/x", "2026-11-03")).toBe("rtr:free:org:m/x:2026-11-03");
+  });
+
+  it("seeds a kept digest again after a loss, so another instance's printed key still works", async () => {
+    const prefix = freshPrefix();
+    const [first, second] = [await createRedis(prefix), await createRedis(prefix)];
+    try {
+      const made = (clearKey: string) => organization("org-a", { keys: [key(clearKey, { keyId: "id-dev", keepStoredDigest: true })] });
+      await first.seed([made("sk-first")]);
+      expect(await second.seed([made("sk-second")])).toEqual({ keptKeyIds: ["id-dev"] });
+      // Redis loses everything; the second instance is the one that notices and seeds again.
+      await raw.del(await raw.keys(`${prefix}*`));
+      expect((await second.admission.admit(request("sk-first"))).admitted).toBe(true);
+      expect(refusalOf(await second.admission.admit(request("sk-second")))).toEqual({ reason: "invalid_api_key" });
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 
   it("lets what it writes expire: windows after their minute, free counters after midnight, admitted requests after a day", async () => {
