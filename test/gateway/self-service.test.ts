@@ -115,6 +115,10 @@ describe.each(cases)("self-service endpoints ($name)", ({ split, stores }) => {
     });
   });
 
+  it("GET /api/v1/auth/key, the older path, answers the same", async () => {
+    expect(await get("/auth/key", KEYS.main)).toEqual(await get("/key", KEYS.main));
+  });
+
   it("GET /api/v1/key: a key's own limits and allow-list, and only the free models it may use", async () => {
     const { json } = await get("/key", KEYS.limited);
     expect(json.data).toMatchObject({ label: "key_limited", rate_limit: { requests: 60, tokens: 10000, interval: "1m" }, allowed_models: ["sim/paid", "free/two"] });
@@ -161,7 +165,7 @@ describe.each(cases)("self-service endpoints ($name)", ({ split, stores }) => {
     expect((await get("/credits", KEYS.broke)).json).toEqual({ data: { total_credits: 0, total_usage: 0 } });
   });
 
-  it.each(["/key", "/credits"])("GET /api/v1%s needs a valid key: 401 in the spec's shape", async (path) => {
+  it.each(["/key", "/auth/key", "/credits"])("GET /api/v1%s needs a valid key: 401 in the spec's shape", async (path) => {
     expect((await get(path)).status).toBe(401);
     const wrong = await get(path, "sk-not-a-key");
     expect(wrong.status).toBe(401);

@@ -12,10 +12,13 @@ import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 export const selfService: GatewayFormat = { encodeError: specErrorBody, register: registerSelfServiceRoutes };
 
 function registerSelfServiceRoutes(router: FormatRoutes, { core }: FormatDeps) {
-  router.get("/api/v1/key", async (ctx) => {
-    const key = await core.inference.getKey({ caller: { apiKey: bearerKey(ctx.headers) } });
-    ctx.body = { data: encodeKey(key) };
-  });
+  // `/auth/key` is the older path of the same answer, which many OpenRouter clients still call.
+  for (const path of ["/api/v1/key", "/api/v1/auth/key"]) {
+    router.get(path, async (ctx) => {
+      const key = await core.inference.getKey({ caller: { apiKey: bearerKey(ctx.headers) } });
+      ctx.body = { data: encodeKey(key) };
+    });
+  }
 
   router.get("/api/v1/credits", async (ctx) => {
     const credits = await core.inference.getCredits({ caller: { apiKey: bearerKey(ctx.headers) } });
