@@ -54,7 +54,11 @@ export async function foldAnswer(ctx: Context, call: StartedCall): Promise<Folde
   }
 }
 
-/** An answer that broke off after the start event: its 502 carries the start's routing trace (metadata.attempts), as the headers do. */
+/**
+ * An answer that broke off after the start event: its 502 carries the routing trace
+ * (metadata.attempts, and so the trace header): the core's, which says the serving attempt
+ * failed, else the start's.
+ */
 function brokeOff(error: unknown, start: ResponseStart): unknown {
   if (!(error instanceof ConnectError)) return error;
   const detail = errorDetailOf(error);
@@ -62,7 +66,7 @@ function brokeOff(error: unknown, start: ResponseStart): unknown {
   const attempts = traceEntries(start);
   return routerError(error.code, "upstream_error", error.rawMessage, {
     retryAfterSeconds: detail.retryAfterSeconds,
-    metadata: { ...detail.metadata, attempts },
+    metadata: { attempts, ...detail.metadata },
     cause: error,
   });
 }

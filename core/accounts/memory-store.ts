@@ -44,6 +44,11 @@ export function createMemoryAccountStores(): AccountStores {
     if (!organizations.has(organizationId)) organizations.set(organizationId, { organizationId, name: "" });
   };
   const balances = new Map<string, bigint>();
+  /** What settlements charged: `org:<id>` and `key:<id>`. */
+  const spent = new Map<string, bigint>();
+  const addSpent = (scope: string, nanos: bigint) => {
+    if (nanos > 0n) spent.set(scope, (spent.get(scope) ?? 0n) + nanos);
+  };
   const windows = new Map<string, Window>();
   /** `org|model` -> today's count. */
   const freeUsed = new Map<string, { day: string; used: number }>();
@@ -149,13 +154,18 @@ export function createMemoryAccountStores(): AccountStores {
     if (!admitted) return;
     inFlight.delete(settlement.requestId);
     const balance = balances.get(admitted.organizationId) ?? 0n;
+    let taken = settlement.chargeNanos;
     if (settlement.chargeNanos <= admitted.holdNanos) {
       balances.set(admitted.organizationId, balance + admitted.holdNanos - settlement.chargeNanos);
     } else {
       // Beyond the hold only what the balance has is taken: it never goes below zero.
       const extra = settlement.chargeNanos - admitted.holdNanos;
-      balances.set(admitted.organizationId, balance - (extra < balance ? extra : balance > 0n ? balance : 0n));
+      const extraTaken = extra < balance ? extra : balance > 0n ? balance : 0n;
+      balances.set(admitted.organizationId, balance - extraTaken);
+      taken = admitted.holdNanos + extraTaken;
     }
+    addSpent(`org:${admitted.organizationId}`, taken);
+    addSpent(`key:${admitted.keyId}`, taken);
     if (settlement.refundFreeQuota && admitted.free) addFree(admitted.free.counter, admitted.free.day, -1);
     addTokens(`key:${admitted.keyId}`, settlement.now, settlement.tokens);
     addTokens(`org:${admitted.organizationId}`, settlement.now, settlement.tokens);
@@ -191,6 +201,7 @@ export function createMemoryAccountStores(): AccountStores {
         return balance;
       },
       balance: async (organizationId) => balances.get(organizationId) ?? 0n,
+      spent: async (organizationId, keyId) => ({ organizationNanos: spent.get(`org:${organizationId}`) ?? 0n, keyNanos: spent.get(`key:${keyId}`) ?? 0n }),
     },
     admission: {
       admit: async (request) => admit(request),
@@ -201,6 +212,7 @@ export function createMemoryAccountStores(): AccountStores {
         for (const requestId of abandoned) settle({ requestId, chargeNanos: 0n, tokens: 0, refundFreeQuota: true, now });
         return abandoned.length;
       },
+      freeUsed: async (organizationId, modelIds, now) => modelIds.map((modelId) => freeCountOf(`${organizationId}|${modelId}`, utcDay(now))),
     },
     usage: {
       append: async (records) => {

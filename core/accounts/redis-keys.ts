@@ -23,6 +23,10 @@ const TEMPLATES = {
   organizations: "organizations",
   /** String: integer nano-dollars, spendable (holds already taken off). */
   balance: "balance:<organizationId>",
+  /** String: integer nano-dollars settlements have charged to the organisation. */
+  organizationSpent: "spent:org:<organizationId>",
+  /** String: integer nano-dollars settlements have charged to the key. */
+  keySpent: "spent:key:<keyId>",
   /** Hash: an admitted request awaiting settlement (organisation, key, hold, free counter). */
   admittedRequest: "req:<requestId>",
   /** Sorted set: admitted request ids by the time their hold is given up as abandoned. */
@@ -52,6 +56,8 @@ export interface RedisKeys {
   organizationLimits(organizationId: string): string;
   organizations(): string;
   balance(organizationId: string): string;
+  organizationSpent(organizationId: string): string;
+  keySpent(keyId: string): string;
   admittedRequest(requestId: string): string;
   admittedDeadlines(): string;
   keyWindow(keyId: string, minuteStart: number): string;
@@ -78,6 +84,8 @@ export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
     organizationLimits: build("organizationLimits"),
     organizations: build("organizations"),
     balance: build("balance"),
+    organizationSpent: build("organizationSpent"),
+    keySpent: build("keySpent"),
     admittedRequest: build("admittedRequest"),
     admittedDeadlines: build("admittedDeadlines"),
     keyWindow: build("keyWindow"),

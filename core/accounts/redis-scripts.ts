@@ -165,6 +165,7 @@ local function settle(settlement)
 
   local balanceName = balance(admitted.organizationId)
   local hold, charge = admitted.holdNanos, settlement.chargeNanos
+  local taken = charge
   if not lessThan(hold, charge) then
     -- Within the hold: what was not spent goes back.
     redis.call('INCRBY', balanceName, hold)
@@ -173,13 +174,21 @@ local function settle(settlement)
     -- Beyond the hold only what the balance has is taken: never below zero.
     local before = redis.call('GET', balanceName) or '0'
     redis.call('INCRBY', balanceName, hold)
-    if lessThan(charge, redis.call('GET', balanceName)) then
+    local available = redis.call('GET', balanceName)
+    if lessThan(charge, available) then
       redis.call('DECRBY', balanceName, charge)
     elseif lessThan('0', before) then
       redis.call('SET', balanceName, '0')
+      taken = available
     else
       redis.call('SET', balanceName, before)
+      taken = hold
     end
+  end
+  -- What was charged, for GET /api/v1/key and /credits.
+  if lessThan('0', taken) then
+    redis.call('INCRBY', organizationSpent(admitted.organizationId), taken)
+    redis.call('INCRBY', keySpent(admitted.keyId), taken)
   end
 
   -- A failed free request gives its unit back, to the day it was taken from.

@@ -197,6 +197,11 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
       topUp: (organizationId, nanos) =>
         guarded("topUp", async () => BigInt(await client.topUp(keys.balance(organizationId), keys.organizations(), nanos.toString(), organizationId))),
       balance: (organizationId) => guarded("balance", async () => BigInt((await client.get(keys.balance(organizationId))) ?? "0")),
+      spent: (organizationId, keyId) =>
+        guarded("spent", async () => {
+          const [organization, key] = await client.mGet([keys.organizationSpent(organizationId), keys.keySpent(keyId)]);
+          return { organizationNanos: BigInt(organization ?? "0"), keyNanos: BigInt(key ?? "0") };
+        }),
     },
 
     admission: {
@@ -246,6 +251,13 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
             released += batch;
             if (batch < 100) return released;
           }
+        }),
+      freeUsed: (organizationId, modelIds, now) =>
+        guarded("free used", async () => {
+          if (modelIds.length === 0) return [];
+          const day = utcDay(now);
+          const counts = await client.mGet(modelIds.map((modelId) => keys.freeCounter(organizationId, modelId, day)));
+          return counts.map((count) => Number(count ?? 0));
         }),
     },
 

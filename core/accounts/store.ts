@@ -90,6 +90,8 @@ export interface CreditStore {
   topUp(organizationId: string, nanos: bigint): Promise<bigint>;
   /** The spendable balance (holds of requests in flight already taken off). */
   balance(organizationId: string): Promise<bigint>;
+  /** What settlements have charged so far: to the organisation, and to one of its keys. */
+  spent(organizationId: string, keyId: string): Promise<{ organizationNanos: bigint; keyNanos: bigint }>;
 }
 
 /** Fixed one-minute windows (UTC minute boundaries). */
@@ -194,6 +196,8 @@ export interface AdmissionStore {
    * Returns how many were released.
    */
   releaseAbandoned(now: number): Promise<number>;
+  /** Free units the organisation has used today (the UTC day of `now`), per model, in the order given. */
+  freeUsed(organizationId: string, modelIds: string[], now: number): Promise<number[]>;
 }
 
 export interface UsageRecord {

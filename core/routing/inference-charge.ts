@@ -2,6 +2,7 @@
 // from the plan (the worst-case hold of its attempts, or a free-quota unit of
 // one of its free models) at admission, and at the end what it delivered (the
 // provider's usage, a cut stream's estimate, or nothing).
+import type { CatalogueModel } from "../catalogue/catalogue.ts";
 import type { Money } from "../billing/money.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { admit, type Admission, type ChargeInput, type MeterDeps, type MeteredTokens, type MeteredUsage } from "../metering/meter.ts";
@@ -85,8 +86,13 @@ function freeCandidates(attempts: Attempt[]) {
   const candidates = new Map<string, number>();
   for (const { model } of attempts) {
     if (candidates.has(model.config.id)) continue;
-    const quotas = model.routes.flatMap((route) => (route.route.free?.enabled ? [route.route.free.daily_quota] : []));
-    candidates.set(model.config.id, Math.min(...quotas));
+    candidates.set(model.config.id, dailyFreeQuota(model)!);
   }
   return [...candidates].map(([modelId, dailyQuota]) => ({ modelId, dailyQuota }));
+}
+
+/** A model's daily free quota: the smallest its free routes set; undefined when none is free. */
+export function dailyFreeQuota(model: CatalogueModel): number | undefined {
+  const quotas = model.routes.flatMap((route) => (route.route.free?.enabled ? [route.route.free.daily_quota] : []));
+  return quotas.length > 0 ? Math.min(...quotas) : undefined;
 }

@@ -10,6 +10,7 @@ import {
   RoutingAttemptSchema,
   type GenerateRequest,
   type GenerateResponse,
+  type ResponseStart,
   type RoutingAttempt,
   type Usage,
   type Warning,
@@ -115,6 +116,8 @@ export async function* runInference(
       yield opened.start;
       // The relay loop is here rather than in a generator of its own: one async step fewer per event.
       const relay = new Relay(id, answering, recorder, opened.excludeReasoning);
+      // The routing trace (a few entries), for an answer that breaks off below.
+      const trace = (opened.start.event.value as ResponseStart).attempts;
       let step = opened.first;
       // Nor the start event once sent.
       opened = undefined!;
@@ -125,8 +128,7 @@ export async function* runInference(
         }
       } catch (error) {
         if (signal.aborted) throw callerWentAway();
-        const reason = error instanceof UpstreamError ? error.message : String(error);
-        throw routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${reason}`, { cause: error });
+        throw brokeOff(error, trace);
       }
       yield relay.usage();
       yield relay.finish();
@@ -363,6 +365,20 @@ export function traceEntry(attempt: Attempt, outcome: string, reason: string): R
 
 function traceJson(trace: RoutingAttempt[]): JsonObject {
   return { attempts: trace.map((t) => ({ model: t.modelId, provider: t.provider, outcome: t.outcome, reason: t.reason })) };
+}
+
+/**
+ * An answer that broke off after its first event: 502 upstream_error, whose trace says the
+ * serving attempt (the start's last, traced `ok` when it began) failed, and why.
+ */
+function brokeOff(error: unknown, trace: readonly RoutingAttempt[]): ConnectError {
+  const why = error instanceof UpstreamError ? error.message : String(error);
+  const reason = error instanceof UpstreamError ? error.reason : "internal_error";
+  const failed = trace.map((entry, index) => (index === trace.length - 1 ? { ...entry, outcome: "error", reason } : entry));
+  return routerError(Code.Unavailable, "upstream_error", `The provider's answer broke off before it was complete: ${why}`, {
+    metadata: traceJson(failed),
+    cause: error,
+  });
 }
 
 /** A 4xx from upstream is the caller's problem: surface it as a 400 with the upstream's words. */

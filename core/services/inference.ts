@@ -7,11 +7,14 @@ import { sha256Hex } from "../auth/keys.ts";
 import { countTokens } from "../count-tokens/count-tokens.ts";
 import { Code, missingApiKey, routerError } from "../errors.ts";
 import { runInference, type InferenceDeps } from "../routing/run-inference.ts";
+import { describeCredits, describeKey } from "./key-report.ts";
 
 export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof InferenceService> {
   return {
     generate: (request, context) => runInference(request, context.signal, deps),
     countTokens: (request, context) => countTokens(request, context.signal, deps),
+    getKey: (request) => describeKey(request.caller?.apiKey, deps),
+    getCredits: (request) => describeCredits(request.caller?.apiKey, deps),
     async getGeneration(request) {
       const apiKey = request.caller?.apiKey ?? "";
       if (!apiKey) throw missingApiKey();

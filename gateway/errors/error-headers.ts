@@ -3,14 +3,23 @@ import { rateLimitHeaders, traceHeader, type TraceEntry } from "../headers.ts";
 import type { PublicError } from "./http-status.ts";
 
 /** Statuses worth retrying as they are (the official SDKs' own rule): a timeout, a conflict, a rate limit, a server error. */
-const isRetryable = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+const isRetryableStatus = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+/**
+ * 5xx reasons that are the configuration's, not a passing fault: no enabled provider serves
+ * the model (its key is not set, or the request names providers that do not serve it).
+ * Retrying cannot change the answer, so the SDKs are told not to.
+ */
+const CONFIGURATION_REASONS = new Set(["no_provider_available"]);
+
+const isRetryable = (error: PublicError) => isRetryableStatus(error.status) && !CONFIGURATION_REASONS.has(error.code);
 
 /** Retry-After, the routing trace, the exceeded rate-limit window, and whether to retry. */
 export function errorHeaders(error: PublicError): Record<string, string> {
   const headers: Record<string, string> = {};
   // The OpenAI and Anthropic SDKs (and the agents built on them) read it: a refused key or a bad
   // request is not retried ten times with backoff before the caller sees it.
-  if (!isRetryable(error.status)) headers["x-should-retry"] = "false";
+  if (!isRetryable(error)) headers["x-should-retry"] = "false";
   if (error.retryAfterSeconds > 0) headers["retry-after"] = String(error.retryAfterSeconds);
   const attempts = error.metadata?.attempts;
   if (Array.isArray(attempts) && attempts.length > 0) headers["x-router-trace"] = traceHeader(attempts as unknown as TraceEntry[]);

@@ -24,6 +24,7 @@ const BY_REASON: Record<string, { status: number; type: ErrorType }> = {
   insufficient_credits: { status: 402, type: "billing_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_content_encoding: { status: 415, type: "invalid_request_error" },
+  method_not_allowed: { status: 405, type: "invalid_request_error" },
 };
 
 const BY_CODE: Partial<Record<Code, { status: number; type: ErrorType }>> = {

@@ -3,6 +3,7 @@
 // in formats/index.ts.
 import type Router from "@koa/router";
 import type { Context, Middleware } from "koa";
+import { Code, routerError } from "../../core/errors.ts";
 import type { CoreClient } from "../core-client.ts";
 import type { PublicError } from "../errors/http-status.ts";
 
@@ -51,10 +52,39 @@ export function formatRoutes(router: Router, format: GatewayFormat, readBodies: 
     ctx.state.encodeError = format.encodeError;
     return next();
   };
+  // A path's methods, filled in as they are registered (a path may get GET and DELETE apart).
+  const methodsOf = new Map<string, Set<string>>();
+  const serve = (method: string, path: string) => {
+    let methods = methodsOf.get(path);
+    if (!methods) {
+      methods = new Set();
+      methodsOf.set(path, methods);
+      router.all(path, claimErrors, refuseOtherMethods(methods));
+    }
+    methods.add(method);
+    // Koa's router answers HEAD with the GET route.
+    if (method === "GET") methods.add("HEAD");
+  };
   return {
-    get: (path, handler) => void router.get(path, claimErrors, handler),
-    post: (path, handler, options) => void router.post(path, claimErrors, options?.form ? readBodies.jsonOrForm : readBodies.json, handler),
-    delete: (path, handler) => void router.delete(path, claimErrors, handler),
+    get: (path, handler) => void (serve("GET", path), router.get(path, claimErrors, handler)),
+    post: (path, handler, options) => void (serve("POST", path), router.post(path, claimErrors, options?.form ? readBodies.jsonOrForm : readBodies.json, handler)),
+    delete: (path, handler) => void (serve("DELETE", path), router.delete(path, claimErrors, handler)),
+  };
+}
+
+/**
+ * A method the path does not serve: 405 with `Allow`, in the format's error shape (a Messages
+ * client reads Anthropic's envelope even for `GET /v1/messages`). Another route whose pattern
+ * also matches (`/x/:id` beside `/x/literal`) answers first; only what nothing answered is refused.
+ */
+function refuseOtherMethods(methods: ReadonlySet<string>): Middleware {
+  return async (ctx, next) => {
+    if (methods.has(ctx.method)) return next();
+    await next();
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    const allowed = [...methods].filter((method) => method !== "HEAD").join(", ");
+    ctx.set("allow", [...methods].join(", "));
+    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${allowed}.`);
   };
 }
 

@@ -6,6 +6,7 @@ import { generation } from "./generation/routes.ts";
 import { images } from "./images/routes.ts";
 import { messages } from "./messages/routes.ts";
 import { responses } from "./responses/routes.ts";
+import { selfService } from "./self-service/routes.ts";
 import { videos } from "./videos/routes.ts";
 
-export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, images, messages, responses, videos];
+export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletions, generation, images, messages, responses, selfService, videos];

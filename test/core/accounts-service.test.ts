@@ -453,7 +453,7 @@ describe("an unavailable store", () => {
       ...base,
       keys: { findByDigest: down, create: down, list: down, setDisabled: down },
       organizations: { exists: down, list: down },
-      credits: { topUp: down, balance: down },
+      credits: { topUp: down, balance: down, spent: down },
       usage: { append: down, get: down, list: down },
     };
     broken = await serve(createAccountService({ stores: unavailable, adminToken: ADMIN_TOKEN, now: () => new Date(clock) }));

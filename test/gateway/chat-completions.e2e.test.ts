@@ -338,6 +338,20 @@ describe.each([{ split: false }, { split: true }])("chat completions through the
       expect(error.message).toContain("NOKEY_KEY");
       expect(upstream.requests).toHaveLength(0);
     });
+
+    it("no_provider_available is a configuration error: x-should-retry false, so the SDK asks once", async () => {
+      const sent: string[] = [];
+      const counting: typeof fetch = (input, init) => {
+        sent.push(String(input));
+        return fetch(input, init);
+      };
+      // One retry is enough to tell (the SDK would wait about a second before it).
+      const retrying = new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 1, fetch: counting });
+      const error = await rejectionOf(retrying.chat.completions.create({ ...hi, model: "test/unkeyed" }));
+      expect(error.status).toBe(503);
+      expect(error.headers?.get("x-should-retry")).toBe("false");
+      expect(sent).toHaveLength(1);
+    });
   });
 
   describe("simulator", () => {

@@ -46,14 +46,21 @@ describe.each([{ split: false }, { split: true }])("an answer cut mid-way (split
     });
   });
 
-  it("non-streamed: the 502 carries the routing trace and says the answer broke off, not a stream", async () => {
+  it("non-streamed: the 502's routing trace says the serving attempt failed, and why; the message says the answer broke off", async () => {
     const answer = await chat(false);
     expect(answer.status).toBe(502);
     expect(answer.headers.get("x-router-provider")).toBe("simulator");
-    expect(answer.headers.get("x-router-trace")).toBe("simulator/cut-mid-stream@simulator;ok");
+    expect(answer.headers.get("x-router-trace")).toBe("simulator/cut-mid-stream@simulator;error;connection_reset");
     const { error } = JSON.parse(answer.text);
     expect(error.message).toBe("The provider's answer broke off before it was complete: simulated connection cut mid-stream");
-    expect(error.metadata.attempts).toEqual([{ model: "simulator/cut-mid-stream", provider: "simulator", outcome: "ok", reason: "" }]);
+    expect(error.metadata.attempts).toEqual([{ model: "simulator/cut-mid-stream", provider: "simulator", outcome: "error", reason: "connection_reset" }]);
+  });
+
+  it("streamed: the in-band error's trace says the serving attempt failed (the headers went out when it began)", async () => {
+    const answer = await chat(true);
+    expect(answer.headers.get("x-router-trace")).toBe("simulator/cut-mid-stream@simulator;ok");
+    const frames = answer.text.split("\n").filter((line) => line.startsWith("data: {")).map((line) => JSON.parse(line.slice(6)));
+    expect(frames.at(-1).error.metadata.attempts).toEqual([{ model: "simulator/cut-mid-stream", provider: "simulator", outcome: "error", reason: "connection_reset" }]);
   });
 
   it("streamed: the relayed part is charged, and the record's estimated tokens make its cost", async () => {

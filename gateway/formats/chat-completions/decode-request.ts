@@ -18,6 +18,7 @@ import {
   type ChatReasoningDetail,
   type ChatRequestBody,
 } from "./schema.ts";
+import { warning } from "../../../core/warnings.ts";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
 import { requestHead } from "../../router-fields.ts";
@@ -47,7 +48,8 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       toolChoice: toolChoiceInit(typeof parsed.tool_choice === "object" ? { name: namedToolOf(parsed.tool_choice)! } : parsed.tool_choice),
       parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: responseFormatInit(parsed.response_format?.type === "json_schema" ? { type: "json_schema", ...parsed.response_format.json_schema } : parsed.response_format),
-      reasoning: toReasoning(parsed.reasoning),
+      reasoning: toReasoning(parsed),
+      warnings: reasoningWarnings(parsed),
       cache: toCache(parsed.cache, context.cacheKey),
       media: toMedia(parsed),
       // `user` is OpenAI's end-user id; only OpenAI-protocol upstreams know it.
@@ -169,14 +171,27 @@ function toTool({ function: fn }: NonNullable<ChatRequestBody["tools"]>[number])
   return { name: fn.name, description: fn.description ?? "", parameters, strict: fn.strict ?? false };
 }
 
-function toReasoning(reasoning: ChatRequestBody["reasoning"]) {
-  if (reasoning === undefined) return undefined;
+/** `reasoning_effort` is `reasoning.effort` by its top-level name (the schema refuses both at once). */
+function toReasoning({ reasoning, reasoning_effort: topLevelEffort }: ChatRequestBody) {
+  if (reasoning === undefined && topLevelEffort === undefined) return undefined;
+  const effort = topLevelEffort ?? reasoning?.effort;
   return {
-    effort: reasoning.effort ?? "",
-    maxTokens: reasoning.max_tokens,
-    exclude: reasoning.exclude ?? false,
-    enabled: reasoning.enabled,
+    effort: effort === undefined ? "" : routerEffort(effort),
+    maxTokens: reasoning?.max_tokens,
+    exclude: reasoning?.exclude ?? false,
+    enabled: reasoning?.enabled,
   };
+}
+
+type ChatEffort = NonNullable<ChatRequestBody["reasoning_effort"]>;
+
+/** The router's levels stop at high: OpenAI's xhigh is served as it, with a warning. */
+const routerEffort = (effort: ChatEffort) => (effort === "xhigh" ? "high" : effort);
+
+function reasoningWarnings({ reasoning, reasoning_effort: topLevelEffort }: ChatRequestBody) {
+  const param = topLevelEffort !== undefined ? "reasoning_effort" : "reasoning.effort";
+  const effort = topLevelEffort ?? reasoning?.effort;
+  return effort === "xhigh" ? [warning("adjusted_parameter", param, `${param} xhigh was served as high, the router's highest level`)] : [];
 }
 
 /** The cache is off without the `cache_key` header; the core decides what to say about that. */

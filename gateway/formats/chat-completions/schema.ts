@@ -183,10 +183,13 @@ const responseFormatSchema = nullMeansAbsent(
 
 // ---- reasoning, cache (routing: router-fields.ts) ----
 
+// `minimal` and `none` are the values OpenAI's reasoning models add; `xhigh` is OpenAI's newest,
+// served as the router's highest, `high` (decode-request.ts).
+const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);
+
 const reasoningSchema = nullMeansAbsent(z
   .strictObject({
-    // `minimal` and `none` are the values OpenAI's reasoning models add.
-    effort: z.enum(["none", "minimal", "low", "medium", "high"]).optional(),
+    effort: reasoningEffortSchema.optional(),
     max_tokens: int32().min(1024, "must be between 1024 and 32000").max(32000, "must be between 1024 and 32000").optional(),
     exclude: z.boolean().optional(),
     enabled: z.boolean().optional(),
@@ -244,6 +247,8 @@ export const chatRequestSchema = nullMeansAbsent(z
     parallel_tool_calls: z.boolean().optional(),
     response_format: responseFormatSchema.optional(),
     reasoning: reasoningSchema.optional(),
+    // The OpenAI SDK's top-level form of reasoning.effort.
+    reasoning_effort: reasoningEffortSchema.optional(),
     cache: cacheSchema.optional(),
     // The spec documents this top-level form as accepted but not effective.
     cache_control: cacheControlSchema.optional(),
@@ -262,6 +267,10 @@ export const chatRequestSchema = nullMeansAbsent(z
     const reasoningBudget = body.reasoning?.max_tokens;
     if (maxTokens !== undefined && reasoningBudget !== undefined && reasoningBudget >= maxTokens) {
       ctx.addIssue({ code: "custom", path: ["reasoning", "max_tokens"], message: `must be less than max_tokens (${maxTokens})` });
+    }
+    const sized = body.reasoning?.effort !== undefined ? "reasoning.effort" : body.reasoning?.max_tokens !== undefined ? "reasoning.max_tokens" : undefined;
+    if (body.reasoning_effort !== undefined && sized !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["reasoning_effort"], message: `and ${sized} both set the reasoning effort: send one of them` });
     }
     if (body.stream_options !== undefined && body.stream !== true) {
       ctx.addIssue({ code: "custom", path: ["stream_options"], message: "is only allowed when stream is true" });

@@ -1,6 +1,7 @@
 // The Messages API (Anthropic's wire format) on every model: POST /v1/messages
 // and its /api/v1 alias decode, run on the core and answer the Message object
 // as JSON or as Anthropic's event stream; count_tokens counts without running.
+// GET /v1/models answers the catalogue in Anthropic's shape (models.ts).
 // Errors come in this format's envelope (encode-error.ts).
 import { messagesKey } from "../../credentials.ts";
 import type { PublicError } from "../../errors/http-status.ts";
@@ -11,6 +12,7 @@ import { decodeMessagesRequest, type DecodeContext } from "./decode-request.ts";
 import { messagesErrorBody } from "./encode-error.ts";
 import { encodeMessage } from "./encode-message.ts";
 import { createMessageStreamEncoder } from "./encode-stream.ts";
+import { registerModelRoutes } from "./models.ts";
 import type { Context } from "koa";
 
 export const messages: GatewayFormat = { encodeError: (error) => messagesErrorBody(error), register: registerMessagesRoutes };
@@ -18,7 +20,10 @@ export const messages: GatewayFormat = { encodeError: (error) => messagesErrorBo
 /** Both paths the spec names for each endpoint. */
 const PREFIXES = ["/v1", "/api/v1"];
 
-function registerMessagesRoutes(router: FormatRoutes, { core }: FormatDeps) {
+function registerMessagesRoutes(router: FormatRoutes, deps: FormatDeps) {
+  const { core } = deps;
+  // Anthropic's shape at /v1 only: /api/v1/models is the spec's catalogue (formats/catalogue).
+  registerModelRoutes(router, deps);
   for (const prefix of PREFIXES) {
     router.post(`${prefix}/messages`, async (ctx) => {
       claimErrorsWithRequestId(ctx);

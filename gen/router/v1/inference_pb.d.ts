@@ -12,6 +12,167 @@ import type { UsageRecord } from "./usage_pb.js";
 export declare const file_router_v1_inference: GenFile;
 
 /**
+ * @generated from message router.v1.GetKeyRequest
+ */
+export declare type GetKeyRequest = Message$1<"router.v1.GetKeyRequest"> & {
+  /**
+   * @generated from field: router.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message router.v1.GetKeyRequest.
+ * Use `create(GetKeyRequestSchema)` to create a new message.
+ */
+export declare const GetKeyRequestSchema: GenMessage<GetKeyRequest>;
+
+/**
+ * @generated from message router.v1.GetKeyResponse
+ */
+export declare type GetKeyResponse = Message$1<"router.v1.GetKeyResponse"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * The operator's label for the key (its id when it has none).
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * Requests and tokens per minute allowed to the key; absent: no limit of its own.
+   *
+   * @generated from field: optional int32 rpm = 3;
+   */
+  rpm?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 tpm = 4;
+   */
+  tpm?: number | undefined;
+
+  /**
+   * Catalogue model ids the key may use; empty: every model.
+   *
+   * @generated from field: repeated string allowed_models = 5;
+   */
+  allowedModels: string[];
+
+  /**
+   * USD charged to this key so far, an exact decimal string.
+   *
+   * @generated from field: string usage = 6;
+   */
+  usage: string;
+
+  /**
+   * The organisation's spendable balance in USD (holds of requests in flight taken off).
+   *
+   * @generated from field: string balance = 7;
+   */
+  balance: string;
+
+  /**
+   * Each free model the key may use, with today's use of the organisation's quota.
+   *
+   * @generated from field: repeated router.v1.FreeQuota free_quotas = 8;
+   */
+  freeQuotas: FreeQuota[];
+};
+
+/**
+ * Describes the message router.v1.GetKeyResponse.
+ * Use `create(GetKeyResponseSchema)` to create a new message.
+ */
+export declare const GetKeyResponseSchema: GenMessage<GetKeyResponse>;
+
+/**
+ * @generated from message router.v1.FreeQuota
+ */
+export declare type FreeQuota = Message$1<"router.v1.FreeQuota"> & {
+  /**
+   * @generated from field: string model_id = 1;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 used = 3;
+   */
+  used: number;
+
+  /**
+   * Unix milliseconds of the next UTC midnight, when the quota resets.
+   *
+   * @generated from field: int64 reset_at_ms = 4;
+   */
+  resetAtMs: bigint;
+};
+
+/**
+ * Describes the message router.v1.FreeQuota.
+ * Use `create(FreeQuotaSchema)` to create a new message.
+ */
+export declare const FreeQuotaSchema: GenMessage<FreeQuota>;
+
+/**
+ * @generated from message router.v1.GetCreditsRequest
+ */
+export declare type GetCreditsRequest = Message$1<"router.v1.GetCreditsRequest"> & {
+  /**
+   * @generated from field: router.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message router.v1.GetCreditsRequest.
+ * Use `create(GetCreditsRequestSchema)` to create a new message.
+ */
+export declare const GetCreditsRequestSchema: GenMessage<GetCreditsRequest>;
+
+/**
+ * @generated from message router.v1.GetCreditsResponse
+ */
+export declare type GetCreditsResponse = Message$1<"router.v1.GetCreditsResponse"> & {
+  /**
+   * USD the organisation can spend now (holds of requests in flight taken off).
+   *
+   * @generated from field: string balance = 1;
+   */
+  balance: string;
+
+  /**
+   * USD settlements have charged the organisation so far.
+   *
+   * @generated from field: string usage = 2;
+   */
+  usage: string;
+
+  /**
+   * balance + usage: what the organisation has had to spend, as OpenRouter's
+   * total_credits (so that total_credits - total_usage is the balance).
+   *
+   * @generated from field: string total_credits = 3;
+   */
+  totalCredits: string;
+};
+
+/**
+ * Describes the message router.v1.GetCreditsResponse.
+ * Use `create(GetCreditsResponseSchema)` to create a new message.
+ */
+export declare const GetCreditsResponseSchema: GenMessage<GetCreditsResponse>;
+
+/**
  * @generated from message router.v1.GetGenerationRequest
  */
 export declare type GetGenerationRequest = Message$1<"router.v1.GetGenerationRequest"> & {
@@ -1955,6 +2116,28 @@ export declare const InferenceService: GenService<{
     methodKind: "unary";
     input: typeof CountTokensRequestSchema;
     output: typeof CountTokensResponseSchema;
+  },
+  /**
+   * GetKey describes the calling key, to itself only: its label, limits, what
+   * it has spent, and its organisation's free quota left today.
+   *
+   * @generated from rpc router.v1.InferenceService.GetKey
+   */
+  getKey: {
+    methodKind: "unary";
+    input: typeof GetKeyRequestSchema;
+    output: typeof GetKeyResponseSchema;
+  },
+  /**
+   * GetCredits returns the calling key's organisation's money: what is left to
+   * spend and what settlements have charged.
+   *
+   * @generated from rpc router.v1.InferenceService.GetCredits
+   */
+  getCredits: {
+    methodKind: "unary";
+    input: typeof GetCreditsRequestSchema;
+    output: typeof GetCreditsResponseSchema;
   },
 }>;
 

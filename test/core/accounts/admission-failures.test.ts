@@ -64,6 +64,7 @@ describe("settlement queue", () => {
         throw new Error("the queue settles in batches");
       },
       releaseAbandoned: async () => 0,
+      freeUsed: async () => [],
       settleAll: async (settlements: Settlement[]) => {
         if (outages > 0) {
           outages--;

@@ -21,6 +21,7 @@ function flakyStore() {
     admit: () => Promise.reject(new Error("unused")),
     settle: () => Promise.reject(new Error("the queue settles in batches")),
     releaseAbandoned: async () => 0,
+    freeUsed: async () => [],
     settleAll: async (settlements) => {
       state.attempts.push(Date.now());
       if (state.away) throw new StoreUnavailableError("Redis account store: settle failed", { mayHaveRun: false });

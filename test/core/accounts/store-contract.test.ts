@@ -328,6 +328,26 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       expect(await stores.credits.topUp("org-a", 5n)).toBe(5n);
     });
 
+    it("counts what each settlement took as spent, by organisation and by key: never a hold given back, never beyond the balance", async () => {
+      await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a"), key("sk-b")] }), organization("org-b", { keys: [key("sk-c", { organizationId: "org-b" })] })]);
+      admittedOf(await admit(request("sk-a", { requestId: "r-1", charge: credits(400n) })));
+      admittedOf(await admit(request("sk-b", { requestId: "r-2", charge: credits(100n) })));
+      expect(await stores.credits.spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 0n, keyNanos: 0n });
+      await settle("r-1", { chargeNanos: 150n });
+      await settle("r-1", { chargeNanos: 150n });
+      // 900 beyond a 100 hold, with 750 left: the hold and the 750.
+      await settle("r-2", { chargeNanos: 1000n });
+      expect(await stores.credits.balance("org-a")).toBe(0n);
+      expect(await stores.credits.spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 1000n, keyNanos: 150n });
+      expect(await stores.credits.spent("org-a", "id-sk-b")).toEqual({ organizationNanos: 1000n, keyNanos: 850n });
+      expect(await stores.credits.spent("org-b", "id-sk-c")).toEqual({ organizationNanos: 0n, keyNanos: 0n });
+      // A release (charge 0) spends nothing.
+      await stores.credits.topUp("org-a", 50n);
+      admittedOf(await admit(request("sk-a", { requestId: "r-3", charge: credits(50n) })));
+      await settle("r-3");
+      expect(await stores.credits.spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 1000n, keyNanos: 150n });
+    });
+
     it("releases the whole hold when the charge is zero", async () => {
       await stores.seed([organization("org-a", { initialCreditsNanos: 700n, keys: [key("sk-a")] })]);
       admittedOf(await admit(request("sk-a", { requestId: "r-1", charge: credits(700n) })));
@@ -385,6 +405,16 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
         limit: 10,
         used: 1,
       });
+    });
+
+    it("reads today's free units used per model, for the organisation only", async () => {
+      await stores.seed([organization("org-a", { keys: [key("sk-a")] }), organization("org-b", { keys: [key("sk-b", { organizationId: "org-b" })] })]);
+      for (let i = 0; i < 3; i++) admittedOf(await admit(request("sk-a", { modelIds: ["free/model"], charge: freeModel() })));
+      admittedOf(await admit(request("sk-b", { modelIds: ["free/model"], charge: freeModel() })));
+      expect(await stores.admission.freeUsed("org-a", ["free/model", "other/model"], T0 + MINUTE_MS)).toEqual([3, 0]);
+      expect(await stores.admission.freeUsed("org-b", ["free/model"], T0)).toEqual([1]);
+      expect(await stores.admission.freeUsed("org-a", ["free/model"], MIDNIGHT)).toEqual([0]);
+      expect(await stores.admission.freeUsed("org-a", [], T0)).toEqual([]);
     });
 
     it("gives a unit back when a failed free request asks for it", async () => {

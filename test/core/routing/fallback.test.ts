@@ -98,7 +98,14 @@ describe("no fallback after the first token", () => {
     const content = events.slice(0, errorAt).map((e) => e.choices?.[0]?.delta.content ?? "");
     expect(content.join("")).toBe("Hello");
     expect(events[errorAt]).toEqual({
-      error: { message: expect.stringContaining("broke off before it was complete"), type: "api_error", param: null, code: "upstream_error" },
+      error: {
+        message: expect.stringContaining("broke off before it was complete"),
+        type: "api_error",
+        param: null,
+        code: "upstream_error",
+        // The serving attempt, traced ok when it began, failed.
+        metadata: { attempts: [{ model: "test/cut", provider: "cheap", outcome: "error", reason: "connection_reset" }] },
+      },
     });
     expect(stack.upstream.requests.map((r) => r.body.model)).toEqual(["cut-after-first"]);
   });

@@ -20,6 +20,10 @@ describe("error headers", () => {
     for (const status of [408, 409, 429, 500, 502, 503]) expect(errorHeaders(error(status))).not.toHaveProperty("x-should-retry");
   });
 
+  it("tell them not to retry a 503 that the configuration causes (no provider has its key)", () => {
+    expect(errorHeaders(error(503, { code: "no_provider_available" }))["x-should-retry"]).toBe("false");
+  });
+
   it("pass the longest wait asked for as Retry-After", () => {
     expect(errorHeaders(error(429, { retryAfterSeconds: 7 }))["retry-after"]).toBe("7");
     expect(errorHeaders(error(429))).not.toHaveProperty("retry-after");
