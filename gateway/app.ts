@@ -51,6 +51,11 @@ export function createApp(deps: AppDeps): Koa {
       const encodeError: (error: PublicError) => unknown = ctx.state.encodeError ?? specErrorBody;
       ctx.body = encodeError(publicError);
       ctx.set(errorHeaders(publicError));
+      // Refused before its body was read to the end (past the limit, an undecodable or unsupported coding), the
+      // rest of the body would sit before the client's next request on this keep-alive connection: what has
+      // arrived is drained, and a body still arriving (its size unknown) closes the connection.
+      if (!ctx.req.complete) ctx.set("connection", "close");
+      else ctx.req.resume();
       if (publicError.status >= 500) logFailure(logger, ctx.state, error, publicError, "request failed");
     }
     // Set last, before Koa answers: a stream sent it with its own headers (ctx.set does nothing then). A
