@@ -4,7 +4,7 @@ import Router from "@koa/router";
 import Koa, { type Context } from "koa";
 import type { Logger } from "pino";
 import { pino } from "pino";
-import { Code, routerError } from "../core/errors.ts";
+import { Code, echoed, routerError } from "../core/errors.ts";
 import { newServiceId } from "../core/ids.ts";
 import type { CoreClient } from "./core-client.ts";
 import { errorHeaders } from "./errors/error-headers.ts";
@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps): Koa {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw routerError(Code.NotFound, "not_found", `No route for ${ctx.method} ${ctx.path}.`);
+        throw routerError(Code.NotFound, "not_found", `No route for ${ctx.method} ${echoed(ctx.path)}.`);
       }
     } catch (error) {
       const publicError = toPublicError(error);

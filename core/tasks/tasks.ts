@@ -23,7 +23,7 @@ import { checkKey } from "../accounts/check-key.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { sha256Hex } from "../auth/keys.ts";
-import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import { namesPrivateHost } from "../providers/safe-fetch.ts";
@@ -258,7 +258,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       const task = await taskIn(key.organizationId, taskId);
       const output = task.outputs[index];
       const asset = output && task.routerAssets?.status === "ready" ? await assets.stream(output.assetName, range) : undefined;
-      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "index" });
+      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${echoed(taskId)} has no asset ${index}.`, { param: "index" });
       return { ...asset, mediaType: output.mediaType };
     },
     sweepAssets,
