@@ -3,10 +3,20 @@
 // warning) is percent-encoded and the header bounded, so the answer is the
 // usual 200, charged what its usage record says; before, Node refused the head
 // (500) while the hold stayed taken, or a stream was charged for that 500.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../gateway/app.ts";
+import { createInProcessCoreClient } from "../../gateway/core-client.ts";
+import { bearerKey } from "../../gateway/credentials.ts";
+import { specErrorBody } from "../../gateway/errors/spec-error-body.ts";
+import { decodeChatRequest } from "../../gateway/formats/chat-completions/decode-request.ts";
+import { takeBody, type GatewayFormat } from "../../gateway/formats/format.ts";
+import { MAX_HEADER_TEXT } from "../../gateway/headers.ts";
+import { listenGateway } from "../../gateway/http-server.ts";
+import { foldAnswer, startCall } from "../../gateway/start-call.ts";
 import { femtosOf, nanosRoundedUp } from "../support/exact-money.ts";
 import { startGateway, TEST_KEY, testConfig, type Gateway } from "../support/harness.ts";
-import { MAX_HEADER_TEXT } from "../../gateway/headers.ts";
 
 describe.each([{ split: false }, { split: true }])("caller text in response headers (split: $split)", ({ split }) => {
   let gateway: Gateway;
@@ -87,5 +97,65 @@ describe.each([{ split: false }, { split: true }])("caller text in response head
     expect(decoded).toContain("thinking.th\u0100 was not sent");
     expect(decoded).toContain("output_config.o\u0007 was not sent");
     expect(decoded).toContain("top\u2028level\u0100");
+  });
+});
+
+/**
+ * A chat route whose answer head is refused when its routing headers are set,
+ * as Node refused a header value before they were made safe: any such failure
+ * must end the call, so its hold is released at once, not by the sweep hours later.
+ */
+const refusedHead: GatewayFormat = {
+  encodeError: specErrorBody,
+  register(routes, { core }) {
+    routes.post("/refused-head", async (ctx) => {
+      const { request } = decodeChatRequest(takeBody(ctx), { apiKey: bearerKey(ctx.req.headers), requestId: ctx.state.requestId });
+      const call = await startCall(ctx, core, request);
+      const set = ctx.set.bind(ctx) as (...args: unknown[]) => void;
+      ctx.set = ((...args: unknown[]) => {
+        if (typeof args[0] === "object" && args[0] !== null && "x-router-trace" in args[0]) throw new TypeError("Invalid character in header content");
+        set(...args);
+      }) as typeof ctx.set;
+      ctx.body = await foldAnswer(ctx, call);
+    });
+  },
+};
+
+// In-process: the call is still waiting for the gateway to read it. (Split, the core may have sent the whole
+// answer and settled it before the gateway's abort arrives: then it is charged, its hold still never left taken.)
+describe("a head refused after the call started", () => {
+  let gateway: Gateway;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    gateway = await startGateway(testConfig("http://127.0.0.1:9/v1"));
+    server = listenGateway(createApp({ core: createInProcessCoreClient(gateway.core), formats: [refusedHead] }), 0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await gateway?.close();
+  });
+
+  it("answers 500 and releases the hold: the balance is as before, the record costs 0", async () => {
+    await gateway.core.accounts.idle();
+    const before = await gateway.core.accounts.stores.credits.balance("org_test");
+    const response = await fetch(`${url}/refused-head`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "simulator/echo", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.status).toBe(500);
+    const id = response.headers.get("x-request-id")!;
+    const record = await vi.waitFor(async () => {
+      const written = await gateway.core.accounts.usage.get("org_test", id);
+      expect(written).toBeDefined();
+      return written!;
+    });
+    expect(record.cost).toBe("0");
+    await gateway.core.accounts.idle();
+    expect(await gateway.core.accounts.stores.credits.balance("org_test")).toBe(before);
   });
 });
