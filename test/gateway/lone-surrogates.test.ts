@@ -5,6 +5,9 @@
 // ("invalid UTF8") on every read: a 503 state_unavailable for good, the task
 // never run. A record that cannot be decoded at all is its own error (500,
 // logged), never a Redis outage, and the poller drops it once.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
@@ -23,10 +26,14 @@ let redis: RedisServer;
 let gateway: Gateway;
 let images: TaskClient;
 let raw: ReturnType<typeof createClient>;
+let assetsDir: string;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  gateway = await startGateway(loadConfigFile(), { env: { ROUTER_DEV_KEY: DEV_KEY, REDIS_URL: redis.url, REDIS_PREFIX: PREFIX } });
+  // A private assets directory: the test sweeps it.
+  assetsDir = mkdtempSync(join(tmpdir(), "router-surrogates-"));
+  const config = loadConfigFile();
+  gateway = await startGateway({ ...config, tasks: { ...config.tasks, assets_dir: assetsDir } }, { env: { ROUTER_DEV_KEY: DEV_KEY, REDIS_URL: redis.url, REDIS_PREFIX: PREFIX } });
   images = taskClient(gateway, { kind: "images", model: "simulator/image", key: DEV_KEY, organizationId: ORG });
   raw = createClient({ url: redis.url });
   await raw.connect();
@@ -35,6 +42,7 @@ afterAll(async () => {
   await raw?.close();
   await gateway?.close();
   await redis?.stop();
+  if (assetsDir) rmSync(assetsDir, { recursive: true, force: true });
 });
 
 async function postResponse(body: object) {
@@ -117,6 +125,8 @@ describe("a lone surrogate in caller text, with Redis", () => {
     await raw.set(taskRedisKeys(PREFIX).task(ORG, id), '{"id": 12, "status": "no such status"}');
     const read = await images.read(id);
     expect([read.status, read.json.error?.code]).toEqual([500, "internal_error"]);
+    // The asset sweep keeps the folder of a task it cannot read, and goes on with the others.
+    await expect(gateway.core.tasks.sweepAssets()).resolves.toBe(0);
   });
 
   it("the poller logs an unreadable unfinished task once and drops it from the unfinished set", async () => {
