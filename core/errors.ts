@@ -16,7 +16,7 @@ export interface ErrorOptions {
 /** The most of a caller's value an error quotes: enough to recognise it, never the caller's input sent back whole. */
 export const MAX_ECHOED_CHARS = 256;
 /** The longest error message: a builder that quotes a caller's value without echoed() is still bounded. */
-export const MAX_ERROR_MESSAGE_CHARS = 2048;
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
 
 /**
  * A caller's value (an id, a model name, a path) as an error message quotes
@@ -37,7 +37,8 @@ export function routerError(code: Code, reason: string, message: string, options
   message = echoed(message, MAX_ERROR_MESSAGE_CHARS);
   const detail = create(ErrorDetailSchema, {
     reason,
-    param: echoed(options.param ?? ""),
+    // Room for a path that quotes an echoed() name (`tools[0].<name>... (n more characters)`).
+    param: echoed(options.param ?? "", 4 * MAX_ECHOED_CHARS),
     retryAfterSeconds: options.retryAfterSeconds ?? 0,
     metadata: options.metadata,
   });

@@ -4,7 +4,7 @@
 // in-process and split (where the message also crosses gRPC). Before, a 31 MB
 // taskId came back in a 31 MB 404.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_ECHOED_CHARS } from "../../core/errors.ts";
+import { MAX_ECHOED_CHARS, MAX_ERROR_MESSAGE_CHARS } from "../../core/errors.ts";
 import { startGateway, TEST_KEY, testConfig, type Gateway } from "../support/harness.ts";
 
 const HUGE = 4 * 1024 * 1024;
@@ -51,6 +51,13 @@ describe.each([{ split: false }, { split: true }])("errors quoting a huge value 
     expect(answer.status).toBe(404);
     expect(answer.text.length).toBeLessThan(SMALL_ANSWER);
     expect(answer.error.message).toBe(`Model ${cut} is not in the catalogue.`);
+  });
+
+  it("a message whose builder quotes the value whole is still cut where every error is built", async () => {
+    const answer = await post("/api/v1/chat/completions", { model: "simulator/echo", messages: [{ role: "user", content: "hi" }], provider: { only: ["a".repeat(HUGE)] } });
+    expect([answer.status, answer.error.param]).toEqual([400, "provider.only"]);
+    expect(answer.error.message).toMatch(/^provider\.only names a provider that does not exist: "a+\.\.\. \(\d+ more characters\)$/);
+    expect(answer.error.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS + 40);
   });
 
   it("an unknown field's name in chat: param and message bounded", async () => {
