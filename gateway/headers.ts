@@ -26,8 +26,7 @@ export function traceHeader(entries: TraceEntry[]): string {
  * Past MAX_HEADER_TEXT characters it is cut, between characters, ending "...".
  */
 export function headerText(text: string): string {
-  const encoded = encodeHeaderText(text);
-  return encoded.length <= MAX_HEADER_TEXT ? encoded : `${cutEncoded(text, MAX_HEADER_TEXT - 3)}...`;
+  return headerTextWithin(text, MAX_HEADER_TEXT);
 }
 
 /**
@@ -38,18 +37,19 @@ export function headerText(text: string): string {
 export function headerList(items: readonly string[], separator: string): string {
   // Room kept for the marker, so the value with it stays under the cap.
   const room = MAX_HEADER_TEXT - 32;
-  let value = "";
-  for (let i = 0; i < items.length; i++) {
-    const item = encodeHeaderText(items[i]);
-    if (value.length + separator.length + item.length > room) {
-      // One item alone too long is cut rather than lost.
-      const taken = i === 0 ? 1 : i;
-      if (i === 0) value = `${cutEncoded(items[0], room - 3)}...`;
-      return taken === items.length ? value : `${value}${separator}... ${items.length - taken} more`;
-    }
-    value += (i === 0 ? "" : separator) + item;
+  // The first item is always there, cut when it alone is too long.
+  let value = items.length === 0 ? "" : headerTextWithin(items[0], room);
+  for (let i = 1; i < items.length; i++) {
+    const item = separator + encodeHeaderText(items[i]);
+    if (value.length + item.length > room) return `${value}${separator}... ${items.length - i} more`;
+    value += item;
   }
   return value;
+}
+
+function headerTextWithin(text: string, room: number): string {
+  const encoded = encodeHeaderText(text);
+  return encoded.length <= room ? encoded : `${cutEncoded(text, room - 3)}...`;
 }
 
 /** Printable ASCII but `%`; `/u` takes an astral character whole, so it encodes as one UTF-8 sequence. */

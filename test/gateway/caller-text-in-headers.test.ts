@@ -81,6 +81,13 @@ describe.each([{ split: false }, { split: true }])("caller text in response head
     expect(shown.length - 1 + Number(more)).toBe(512);
   });
 
+  it("one dropped tool with a 10,000-character name: cut between characters, still decodable", async () => {
+    const answer = await expectChargedAsServed(() => post("/api/v1/responses", { model: "simulator/echo", input: "hi", tools: tools("😀".repeat(10_000)) }));
+    const warnings = answer.headers.get("x-router-warnings")!;
+    expect(warnings.length).toBeLessThanOrEqual(MAX_HEADER_TEXT);
+    expect(decodeURIComponent(warnings)).toMatch(/^tools\[0\] \(custom (😀)+\.\.\.$/u);
+  });
+
   it.each([false, true])("Messages: unknown keys inside thinking, output_config, tool_choice and at the top level (stream: %s)", async (stream) => {
     const answer = await expectChargedAsServed(() =>
       post("/v1/messages", {
