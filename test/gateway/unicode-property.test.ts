@@ -2,7 +2,8 @@
 // redis-server (fixed seed, bounded runs): whatever Unicode a caller puts in
 // any string it gives (lone surrogates, controls, line separators, non-BMP,
 // `%` and quotes) in a model name, a tool's name, a field's name, input text,
-// a prompt, metadata keys and values, an id in a path or an Idempotency-Key,
+// a prompt, metadata keys and values, an id in a path, or a header it may send
+// (Idempotency-Key, cache_key, anthropic-beta),
 // the answer is never a 5xx, and whatever was stored is read back (the
 // response, the task).
 import fc from "fast-check";
@@ -114,8 +115,8 @@ describe("any Unicode in any caller string, with Redis", () => {
 
   it("Chat and Messages: text, names and unknown keys never make a 5xx", async () => {
     await fc.assert(
-      fc.asyncProperty(hostileText, hostileText, fc.boolean(), async (text, name, stream) => {
-        await call("POST", "/api/v1/chat/completions", { model: "simulator/echo", stream, messages: [{ role: "user", content: text, name }] });
+      fc.asyncProperty(hostileText, hostileText, fc.boolean(), headerText, async (text, name, stream, header) => {
+        await call("POST", "/api/v1/chat/completions", { model: "simulator/echo", stream, messages: [{ role: "user", content: text, name }] }, { cache_key: header });
         await call("POST", "/api/v1/chat/completions", { model: text, messages: [{ role: "user", content: "hi" }] });
         await call("POST", "/api/v1/chat/completions", {
           model: "simulator/echo",
@@ -133,7 +134,7 @@ describe("any Unicode in any caller string, with Redis", () => {
           output_config: { [text]: 1 },
           tool_choice: { type: "auto", [name]: true },
           [`x${name}`]: text,
-        });
+        }, { "anthropic-beta": header });
       }),
       RUNS,
     );
