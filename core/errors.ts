@@ -13,10 +13,32 @@ export interface ErrorOptions {
   cause?: unknown;
 }
 
+/** The most of a caller's value an error quotes: enough to recognise it, never the caller's input sent back whole. */
+export const MAX_ECHOED_CHARS = 256;
+/** The longest error message: a builder that quotes a caller's value without echoed() is still bounded. */
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
+
+/**
+ * A caller's value (an id, a model name, a path) as an error message quotes
+ * it: past MAX_ECHOED_CHARS, its start and how much was left out. A 31 MB
+ * task id is not sent back in a 31 MB 404.
+ */
+export function echoed(value: string, max = MAX_ECHOED_CHARS): string {
+  if (value.length <= max) return value;
+  // Not between the two halves of a surrogate pair.
+  const end = isHighSurrogate(value.charCodeAt(max - 1)) ? max - 1 : max;
+  return `${value.slice(0, end)}... (${value.length - end} more characters)`;
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+
 export function routerError(code: Code, reason: string, message: string, options: ErrorOptions = {}): ConnectError {
+  // Every error is built here: no message or param can carry a caller's input back unbounded.
+  message = echoed(message, MAX_ERROR_MESSAGE_CHARS);
   const detail = create(ErrorDetailSchema, {
     reason,
-    param: options.param ?? "",
+    // Room for a path that quotes an echoed() name (`tools[0].<name>... (n more characters)`).
+    param: echoed(options.param ?? "", 4 * MAX_ECHOED_CHARS),
     retryAfterSeconds: options.retryAfterSeconds ?? 0,
     metadata: options.metadata,
   });

@@ -4,7 +4,7 @@ import Router from "@koa/router";
 import Koa, { type Context } from "koa";
 import type { Logger } from "pino";
 import { pino } from "pino";
-import { Code, routerError } from "../core/errors.ts";
+import { Code, echoed, routerError } from "../core/errors.ts";
 import { newServiceId } from "../core/ids.ts";
 import type { CoreClient } from "./core-client.ts";
 import { errorHeaders } from "./errors/error-headers.ts";
@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps): Koa {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw routerError(Code.NotFound, "not_found", `No route for ${ctx.method} ${ctx.path}.`);
+        throw routerError(Code.NotFound, "not_found", `No route for ${ctx.method} ${echoed(ctx.path)}.`);
       }
     } catch (error) {
       const publicError = toPublicError(error);
@@ -51,6 +51,11 @@ export function createApp(deps: AppDeps): Koa {
       const encodeError: (error: PublicError) => unknown = ctx.state.encodeError ?? specErrorBody;
       ctx.body = encodeError(publicError);
       ctx.set(errorHeaders(publicError));
+      // Refused before its body was read to the end (past the limit, an undecodable or unsupported coding), the
+      // rest of the body would sit before the client's next request on this keep-alive connection: what has
+      // arrived is drained, and a body still arriving (its size unknown) closes the connection.
+      if (!ctx.req.complete) ctx.set("connection", "close");
+      else ctx.req.resume();
       if (publicError.status >= 500) logFailure(logger, ctx.state, error, publicError, "request failed");
     }
     // Set last, before Koa answers: a stream sent it with its own headers (ctx.set does nothing then). A

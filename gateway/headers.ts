@@ -1,5 +1,7 @@
 // Response headers shared by answers and error answers: the routing trace and
-// OpenAI's rate-limit headers.
+// OpenAI's rate-limit headers. Every text that may carry a caller's words (a
+// dropped tool's name in a warning) is made safe here: Node refuses a head with
+// a character outside Latin-1 or a control character, and clients refuse a huge one.
 
 /** One attempt of the routing trace, as answers and error metadata both give it. */
 export interface TraceEntry {
@@ -9,9 +11,63 @@ export interface TraceEntry {
   reason: string;
 }
 
+/** The longest value of a header built from text (about 4 KB): proxies and clients refuse heads of 8 to 16 KB. */
+export const MAX_HEADER_TEXT = 4096;
+
 /** `x-router-trace`: `<model>@<provider>;<outcome>[;<reason>]`, comma separated, in order. */
 export function traceHeader(entries: TraceEntry[]): string {
-  return entries.map((e) => `${e.model}@${e.provider};${e.outcome}${e.reason ? `;${e.reason}` : ""}`).join(", ");
+  return headerList(entries.map((e) => `${e.model}@${e.provider};${e.outcome}${e.reason ? `;${e.reason}` : ""}`), ", ");
+}
+
+/**
+ * Any text as a header value: printable ASCII stays as it is; anything else
+ * (controls, non-ASCII, a lone surrogate as U+FFFD) and `%` itself are
+ * percent-encoded as UTF-8, so `decodeURIComponent` gives the text back.
+ * Past MAX_HEADER_TEXT characters it is cut, between characters, ending "...".
+ */
+export function headerText(text: string): string {
+  return headerTextWithin(text, MAX_HEADER_TEXT);
+}
+
+/**
+ * Items joined into one header value, each encoded as headerText does. Past
+ * MAX_HEADER_TEXT characters the remaining items are counted instead
+ * (`; ... 37 more`), so 512 dropped tools still make a header a client can read.
+ */
+export function headerList(items: readonly string[], separator: string): string {
+  // Room kept for the marker, so the value with it stays under the cap.
+  const room = MAX_HEADER_TEXT - 32;
+  // The first item is always there, cut when it alone is too long.
+  let value = items.length === 0 ? "" : headerTextWithin(items[0], room);
+  for (let i = 1; i < items.length; i++) {
+    const item = separator + encodeHeaderText(items[i]);
+    if (value.length + item.length > room) return `${value}${separator}... ${items.length - i} more`;
+    value += item;
+  }
+  return value;
+}
+
+function headerTextWithin(text: string, room: number): string {
+  const encoded = encodeHeaderText(text);
+  return encoded.length <= room ? encoded : `${cutEncoded(text, room - 3)}...`;
+}
+
+/** Printable ASCII but `%`; `/u` takes an astral character whole, so it encodes as one UTF-8 sequence. */
+const UNSAFE_IN_HEADER = /[^\x20-\x24\x26-\x7e]/gu;
+
+function encodeHeaderText(text: string): string {
+  return text.toWellFormed().replace(UNSAFE_IN_HEADER, encodeURIComponent);
+}
+
+/** The longest encoded start of `text` within `room` characters, never half of an encoded character. */
+function cutEncoded(text: string, room: number): string {
+  let value = "";
+  for (const character of text.toWellFormed()) {
+    const encoded = encodeHeaderText(character);
+    if (value.length + encoded.length > room) break;
+    value += encoded;
+  }
+  return value;
 }
 
 /**

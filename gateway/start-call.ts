@@ -6,7 +6,7 @@ import { ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
 import type { GenerateRequest, GenerateResponse, ResponseStart } from "../gen/router/v1/inference_pb.js";
 import type { CoreClient } from "./core-client.ts";
 import { foldEvents, type FoldedResponse } from "./fold.ts";
-import { rateLimitHeaders, traceHeader } from "./headers.ts";
+import { headerList, headerText, rateLimitHeaders, traceHeader } from "./headers.ts";
 
 export interface StartedCall {
   /** The core's first event, always its start. */
@@ -46,7 +46,13 @@ function abortWhenClientLeaves(res: ServerResponse): AbortController {
  * breaks off keeps them on its error, then the fold of the whole stream.
  */
 export async function foldAnswer(ctx: Context, call: StartedCall): Promise<FoldedResponse> {
-  ctx.set(routingHeaders(call.start));
+  try {
+    ctx.set(routingHeaders(call.start));
+  } catch (error) {
+    // Nothing will read the answer: end the call, so its hold is released now rather than by the sweep hours later.
+    stopCall(call.rest);
+    throw error;
+  }
   try {
     return await foldEvents(call.start, call.rest);
   } catch (error) {
@@ -79,14 +85,22 @@ function traceEntries(start: ResponseStart) {
 /** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened), warnings and rate-limit windows. */
 export function routingHeaders(start: ResponseStart): Record<string, string> {
   const headers: Record<string, string> = {
-    "x-router-provider": start.provider,
+    "x-router-provider": headerText(start.provider),
     "x-router-trace": traceHeader(traceEntries(start)),
   };
-  if (start.warnings.length > 0) headers["x-router-warnings"] = start.warnings.map((w) => w.message).join("; ");
+  // Warnings quote the caller's own words (a dropped tool's name, an unknown key): headerList makes them safe.
+  if (start.warnings.length > 0) headers["x-router-warnings"] = headerList(start.warnings.map((w) => w.message), "; ");
   const now = Number(start.created) * 1000;
   const windows = [["requests", start.requestsWindow], ["tokens", start.tokensWindow]] as const;
   for (const [unit, window] of windows) {
     if (window) Object.assign(headers, rateLimitHeaders(unit, window.limit, window.remaining, Math.ceil((Number(window.resetAtMs) - now) / 1000)));
   }
   return headers;
+}
+
+/** Ends a call nobody will read further: its upstream request and its hold go (a call already over ignores it). */
+export function stopCall(rest: AsyncIterator<GenerateResponse>): void {
+  rest.return?.().catch(() => {
+    // Its own failure to close is the call's to log; the answer is already decided.
+  });
 }

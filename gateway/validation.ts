@@ -4,7 +4,7 @@
 // (`messages[0].content`) and a message in our own words ("temperature must be
 // between 0 and 2"), never zod's.
 import { z } from "zod";
-import { invalidParameter } from "../core/errors.ts";
+import { echoed, invalidParameter } from "../core/errors.ts";
 import { MAX_JSON_DEPTH } from "./limits.ts";
 
 /**
@@ -20,7 +20,8 @@ export function validateBody<Schema extends z.ZodType>(schema: Schema, body: unk
   const result = schema.safeParse(body, { error: plainWords });
   if (result.success) return result.data;
   const { path, message } = firstProblem(result.error.issues[0]);
-  const param = formatPath(path);
+  // An unknown field's name is the caller's: quoted bounded.
+  const param = echoed(formatPath(path));
   throw invalidParameter(param, `${param} ${message}`);
 }
 

@@ -5,7 +5,7 @@ import type { Context } from "koa";
 import type { GenerateResponse } from "../gen/router/v1/inference_pb.js";
 import { toPublicError, type PublicError } from "./errors/http-status.ts";
 import { createSseWriter, type SseEvent, type SseWriter } from "./sse.ts";
-import { routingHeaders, type StartedCall } from "./start-call.ts";
+import { routingHeaders, stopCall, type StartedCall } from "./start-call.ts";
 
 /** What a format adds to the stream loop: its frames for each event, for the end, and for a failure. */
 export interface StreamEncoder {
@@ -90,13 +90,6 @@ async function relayEvents(
     // An encoder or a write that failed left the call running: the response ends normally, so no abort would stop it.
     if (!ended) stopCall(rest);
   }
-}
-
-/** Ends a call nobody will read further: its upstream request and its hold go (a call already over ignores it). */
-function stopCall(rest: AsyncIterator<GenerateResponse>): void {
-  rest.return?.().catch(() => {
-    // Its own failure to close is the call's to log; the answer is already decided.
-  });
 }
 
 /**

@@ -7,7 +7,7 @@
 // It lives beside store-errors.ts, whose error it throws: a folder of its own
 // importing accounts/ would make an import cycle with accounts/.
 import { ClientClosedError, ClientOfflineError, ErrorReply } from "redis";
-import { StoreUnavailableError } from "./store-errors.ts";
+import { StoreUnavailableError, UnreadableRecordError } from "./store-errors.ts";
 
 /** Error replies that mean "not now" rather than "wrong command". */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|OOM)\b/;
@@ -33,7 +33,8 @@ export function createRedisGuard(store: string, commandTimeoutMs: number): Redis
     try {
       return await Promise.race([work, timeout]);
     } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
+      // A record Redis gave back but that cannot be decoded is no outage.
+      if (error instanceof StoreUnavailableError || error instanceof UnreadableRecordError) throw error;
       if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) throw error;
       // Refused by the client before sending (not connected): Redis never saw the command.
       const neverSent = error instanceof ClientOfflineError || error instanceof ClientClosedError;

@@ -15,3 +15,12 @@ export class StoreUnavailableError extends Error {
     this.mayHaveRun = options?.mayHaveRun ?? true;
   }
 }
+
+/**
+ * A stored record that cannot be decoded: a bug or a corruption, not an
+ * outage, so never StoreUnavailableError (503, retried). Retrying reads the
+ * same bytes; the record is named so the log says which.
+ */
+export class UnreadableRecordError extends Error {
+  override name = "UnreadableRecordError";
+}

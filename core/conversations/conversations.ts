@@ -17,7 +17,7 @@ import {
 } from "../../gen/router/v1/inference_pb.js";
 import { fromStore } from "../accounts/refusals.ts";
 import { StoreUnavailableError } from "../accounts/store-errors.ts";
-import { Code, routerError } from "../errors.ts";
+import { Code, echoed, routerError } from "../errors.ts";
 import { createOutputFold, type OutputFold } from "./fold-output.ts";
 import type { ConversationStore } from "./store.ts";
 import { asOf, isActive } from "./turn-status.ts";
@@ -82,7 +82,7 @@ export interface Conversations {
 
 /** The refusal of a reference to no stored answer of the caller's organisation. */
 export const previousNotFound = (previousId: string, param: string) =>
-  routerError(Code.InvalidArgument, "previous_response_not_found", `Previous response with id '${previousId}' not found.`, { param });
+  routerError(Code.InvalidArgument, "previous_response_not_found", `Previous response with id '${echoed(previousId)}' not found.`, { param });
 
 /** The public field that carries the reference, named in errors: the format decides it. */
 export function referenceParam(format: PublicFormat): string {

@@ -7,12 +7,12 @@
 // Availability as for the account stores: a command while Redis is away fails
 // at once (no offline queue) with StoreUnavailableError, and the client keeps
 // reconnecting in the background.
-import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { defineScript, type CommandParser } from "redis";
 import { connectRedisStore } from "../accounts/redis-connect.ts";
 import { TurnSchema, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
+import { readStoredJson, storedJson } from "../accounts/stored-json.ts";
 import { conversationRedisKeys } from "./redis-keys.ts";
 import { withCancelRequested } from "./turn-status.ts";
 import type { ConversationStore } from "./store.ts";
@@ -94,8 +94,8 @@ export async function createRedisConversationStore(options: RedisConversationSto
   const guarded = createRedisGuard("conversation store", options.commandTimeoutMs ?? 2_000);
 
   /** The stored turn, with the expiry a continuation renewed it to (the hash's `expires`) when it was. */
-  const parse = (json: string, expires?: number | string | null) => {
-    const turn = fromJsonString(TurnSchema, json);
+  const parse = (json: string, which: string, expires?: number | string | null) => {
+    const turn = readStoredJson(TurnSchema, json, `response ${which}`);
     if (expires != null) turn.expiresAt = timestampFromMs(Number(expires));
     return turn;
   };
@@ -108,7 +108,7 @@ export async function createRedisConversationStore(options: RedisConversationSto
         const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
         if (turn.expiresAt && ttlMs <= 0) return;
         // Not a DEL: a requested cancellation (`cancel`) outlives the saves of the run it stops.
-        const batch = client.multi().hDel(name, "expires").hSet(name, { turn: toJsonString(TurnSchema, turn), previous: turn.previousId });
+        const batch = client.multi().hDel(name, "expires").hSet(name, { turn: storedJson(TurnSchema, turn), previous: turn.previousId });
         if (turn.expiresAt) batch.pExpire(name, ttlMs);
         await batch.exec();
       }),
@@ -122,7 +122,7 @@ export async function createRedisConversationStore(options: RedisConversationSto
       guarded("get", async () => {
         const [json, expires, cancel] = await client.hmGet(keys.turn(organizationId, id), ["turn", "expires", "cancel"]);
         if (json == null) return undefined;
-        const turn = parse(json, expires);
+        const turn = parse(json, id, expires);
         return cancel == null ? turn : withCancelRequested(turn);
       }),
     requestCancel: (organizationId, id) =>
@@ -134,7 +134,7 @@ export async function createRedisConversationStore(options: RedisConversationSto
         // Relative expiry, as for save; a renewal already past is none.
         const ttlMs = expiresAt === undefined ? 0 : Math.max(0, expiresAt - now());
         const chain = await client.chain(keys.turnBase(organizationId), id, limit, ttlMs, expiresAt ?? 0);
-        return chain.map((json) => parse(json, ttlMs > 0 ? expiresAt : undefined));
+        return chain.map((json) => parse(json, `in the chain of ${id}`, ttlMs > 0 ? expiresAt : undefined));
       }),
     delete: (organizationId, id) => guarded("delete", async () => (await client.del(keys.turn(organizationId, id))) === 1),
     close: async () => {

@@ -3,7 +3,7 @@
 // name (a bare name too, in the formats whose clients send one).
 import { PublicFormat, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
 import type { Catalogue, CatalogueModel } from "../catalogue/catalogue.ts";
-import { Code, routerError } from "../errors.ts";
+import { Code, echoed, routerError } from "../errors.ts";
 export type ModelSuffix = "thinking" | "free";
 
 export interface ModelReference {
@@ -55,11 +55,11 @@ export function findModel(catalogue: Catalogue, reference: ModelReference, reque
     if (matches.length === 1) return matches[0];
     if (matches.length > 1) {
       const ids = matches.map((model) => model.config.id);
-      throw routerError(Code.InvalidArgument, "ambiguous_model", `Model ${reference.baseId} names several models: ${ids.join(", ")}; send one of these ids.`, {
+      throw routerError(Code.InvalidArgument, "ambiguous_model", `Model ${echoed(reference.baseId)} names several models: ${ids.join(", ")}; send one of these ids.`, {
         param,
         metadata: { candidates: ids },
       });
     }
   }
-  throw routerError(Code.NotFound, "model_not_found", `Model ${reference.baseId} is not in the catalogue.`, { param });
+  throw routerError(Code.NotFound, "model_not_found", `Model ${echoed(reference.baseId)} is not in the catalogue.`, { param });
 }

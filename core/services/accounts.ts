@@ -15,7 +15,7 @@ import { formatNanos, parseNanos } from "../accounts/ledger-units.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { formatMoney, parseMoney } from "../billing/money.ts";
-import { Code, invalidParameter, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 
 export interface AccountServiceDeps {
@@ -49,7 +49,7 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
   const setDisabled = async (keyId: string, disabled: boolean) => {
     if (!keyId) throw invalidParameter("key_id", "key_id is required.");
     const key = await fromStore(stores.keys.setDisabled(keyId, disabled));
-    if (!key) throw routerError(Code.NotFound, "key_not_found", `No key ${keyId}.`, { param: "key_id" });
+    if (!key) throw routerError(Code.NotFound, "key_not_found", `No key ${echoed(keyId)}.`, { param: "key_id" });
     return { key: keyToProto(key) };
   };
 
@@ -155,7 +155,7 @@ function requireOrganization(organizationId: string): string {
   return organizationId;
 }
 
-const notAboveZero = (amount: string) => invalidParameter("amount", `amount must be above 0, got ${JSON.stringify(amount)}.`);
+const notAboveZero = (amount: string) => invalidParameter("amount", `amount must be above 0, got ${JSON.stringify(echoed(amount))}.`);
 
 /** A decimal USD string to nano-dollars: more than zero, exact to the nano-dollar. */
 function parseAmount(amount: string): bigint {
@@ -165,7 +165,7 @@ function parseAmount(amount: string): bigint {
   } catch {
     // A negative decimal is a number all the same: say what is wrong with it.
     if (/^-\d+(\.\d+)?$/.test(amount.trim())) throw notAboveZero(amount);
-    throw invalidParameter("amount", `amount must be a decimal number of USD with at most 9 decimal places, got ${JSON.stringify(amount)}.`);
+    throw invalidParameter("amount", `amount must be a decimal number of USD with at most 9 decimal places, got ${JSON.stringify(echoed(amount))}.`);
   }
   if (nanos <= 0n) throw notAboveZero(amount);
   if (nanos > TOP_UP_MAX_NANOS) throw invalidParameter("amount", `amount must be at most ${formatNanos(TOP_UP_MAX_NANOS)}.`);

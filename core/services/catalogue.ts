@@ -11,7 +11,7 @@ import {
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { MediaAdapters } from "../catalogue/media-parameters.ts";
 import { modelToProto, providerEntryToProto } from "../catalogue/to-proto.ts";
-import { Code, routerError } from "../errors.ts";
+import { Code, echoed, routerError } from "../errors.ts";
 
 /** `mediaAdapters`: the task service's, whose parameters a media model lists. */
 export function createCatalogueService(catalogue: Catalogue, mediaAdapters: MediaAdapters): ServiceImpl<typeof CatalogueService> {
@@ -29,7 +29,7 @@ export function createCatalogueService(catalogue: Catalogue, mediaAdapters: Medi
     listProviderEntries: () => listEntries,
     getModel(request) {
       const found = byId.get(request.id);
-      if (!found) throw routerError(Code.NotFound, "model_not_found", `Model ${request.id} is not in the catalogue.`, { param: "id" });
+      if (!found) throw routerError(Code.NotFound, "model_not_found", `Model ${echoed(request.id)} is not in the catalogue.`, { param: "id" });
       return found;
     },
   };

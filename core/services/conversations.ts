@@ -12,7 +12,7 @@ import { checkKey } from "../accounts/check-key.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import type { Conversations } from "../conversations/conversations.ts";
-import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, missingApiKey, routerError } from "../errors.ts";
 
 export interface ConversationServiceDeps {
   accounts: Pick<Accounts, "stores">;
@@ -108,4 +108,4 @@ const FINISHED_WORDS: Partial<Record<TurnStatus, string>> = {
   [TurnStatus.FAILED]: "failed",
 };
 
-const notFound = (id: string) => routerError(Code.NotFound, "turn_not_found", `No stored response ${id} for this organisation.`, { param: "id" });
+const notFound = (id: string) => routerError(Code.NotFound, "turn_not_found", `No stored response ${echoed(id)} for this organisation.`, { param: "id" });

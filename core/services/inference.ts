@@ -5,7 +5,7 @@ import { fromStore } from "../accounts/refusals.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { countTokens } from "../count-tokens/count-tokens.ts";
-import { Code, missingApiKey, routerError } from "../errors.ts";
+import { Code, echoed, missingApiKey, routerError } from "../errors.ts";
 import { runInference, type InferenceDeps } from "../routing/run-inference.ts";
 import { describeCredits, describeKey } from "./key-report.ts";
 
@@ -21,7 +21,7 @@ export function createInferenceService(deps: InferenceDeps): ServiceImpl<typeof 
       const key = await checkKey(deps.accounts, sha256Hex(apiKey));
       const record = await fromStore(deps.accounts.usage.get(key.organizationId, request.id));
       // Another organisation's request is as unknown as a missing one.
-      if (!record) throw routerError(Code.NotFound, "generation_not_found", `No generation ${request.id} for this organisation.`, { param: "id" });
+      if (!record) throw routerError(Code.NotFound, "generation_not_found", `No generation ${echoed(request.id)} for this organisation.`, { param: "id" });
       return { generation: usageRecordToProto(record) };
     },
   };

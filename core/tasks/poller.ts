@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Task } from "../../gen/router/v1/tasks_pb.js";
+import { UnreadableRecordError } from "../accounts/store-errors.ts";
 import { isFinished } from "./run-job.ts";
 import type { TaskRef, TaskStore } from "./store.ts";
 
@@ -74,13 +75,27 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
     }, Math.max(1, Math.floor(leaseMs / 3)));
     renewal.unref();
     try {
-      const task = await store.get(ref.organizationId, ref.id);
-      // Gone (retention passed) or ended elsewhere: nothing is left to run.
+      const task = await readTask(ref);
+      // Gone (retention passed), unreadable, or ended elsewhere: nothing is left to run.
       if (!task || isFinished(task.status)) await store.finish(ref);
       else await options.run(task, controller.signal);
     } finally {
       clearInterval(renewal);
       if (!keepLeases) await store.unlease(ref.id, owner).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The task, or undefined when it cannot be decoded: it is then logged once
+   * and left off the unfinished list, rather than failing every sweep until it expires.
+   */
+  async function readTask(ref: TaskRef): Promise<Task | undefined> {
+    try {
+      return await store.get(ref.organizationId, ref.id);
+    } catch (error) {
+      if (!(error instanceof UnreadableRecordError)) throw error;
+      options.logger?.error({ err: error, taskId: ref.id }, "media task record unreadable: dropped from the unfinished tasks");
+      return undefined;
     }
   }
 

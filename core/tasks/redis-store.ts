@@ -4,12 +4,12 @@
 // expires at its expiresAt (relative TTL from the injected clock).
 // Availability as for the other stores: a command while Redis is away fails
 // at once with StoreUnavailableError (answered 503).
-import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { defineScript, type CommandParser } from "redis";
 import { connectRedisStore } from "../accounts/redis-connect.ts";
 import { TaskSchema, type Task } from "../../gen/router/v1/tasks_pb.js";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
+import { readStoredJson, storedJson } from "../accounts/stored-json.ts";
 import { parseUnfinishedMember, taskRedisKeys, unfinishedMember } from "./redis-keys.ts";
 import type { TaskStore } from "./store.ts";
 
@@ -82,7 +82,8 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
   const client = await connectRedisStore({ url: options.url, store: "task store", scripts: { createTask: createScript, lease: leaseScript, unlease: unleaseScript }, logger: options.logger });
   const guarded = createRedisGuard("task store", options.commandTimeoutMs ?? 2_000);
   const ttlOf = (task: Task) => (task.expiresAt ? timestampMs(task.expiresAt) - now() : 0);
-  const parse = (json: string) => fromJsonString(TaskSchema, json);
+  /** `which` names the record in the error when it cannot be decoded. */
+  const parse = (json: string, which: string) => readStoredJson(TaskSchema, json, `task ${which}`);
 
   return {
     create: (task) =>
@@ -91,26 +92,26 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const name = keys.task(task.organizationId, task.id);
         const idem = task.idempotencyKey ? keys.idempotency(task.organizationId, task.idempotencyKey) : name;
         const score = task.createdAt ? timestampMs(task.createdAt) : now();
-        const args = [task.id, toJsonString(TaskSchema, task), String(ttlMs), String(score), unfinishedMember(task.organizationId, task.id), task.idempotencyKey ? "1" : "0", keys.taskBase(task.organizationId)];
+        const args = [task.id, storedJson(TaskSchema, task), String(ttlMs), String(score), unfinishedMember(task.organizationId, task.id), task.idempotencyKey ? "1" : "0", keys.taskBase(task.organizationId)];
         const [created, json] = (await client.createTask([idem, name, keys.list(task.organizationId), keys.unfinished()], args)) as [number, string];
-        return created === 1 ? { task, created: true } : { task: parse(String(json)), created: false };
+        return created === 1 ? { task, created: true } : { task: parse(String(json), `for Idempotency-Key of ${task.id}`), created: false };
       }),
     save: (task) =>
       guarded("save", async () => {
         const ttlMs = ttlOf(task);
         if (task.expiresAt && ttlMs <= 0) return;
-        await client.set(keys.task(task.organizationId, task.id), toJsonString(TaskSchema, task), ttlMs > 0 ? { expiration: { type: "PX", value: ttlMs } } : undefined);
+        await client.set(keys.task(task.organizationId, task.id), storedJson(TaskSchema, task), ttlMs > 0 ? { expiration: { type: "PX", value: ttlMs } } : undefined);
       }),
     get: (organizationId, id) =>
       guarded("get", async () => {
         const json = await client.get(keys.task(organizationId, id));
-        return json == null ? undefined : parse(json);
+        return json == null ? undefined : parse(json, id);
       }),
     findByIdempotencyKey: (organizationId, idempotencyKey) =>
       guarded("findByIdempotencyKey", async () => {
         const id = await client.get(keys.idempotency(organizationId, idempotencyKey));
         const json = id == null ? null : await client.get(keys.task(organizationId, id));
-        return json == null ? undefined : parse(json);
+        return json == null ? undefined : parse(json, id!);
       }),
     list: (organizationId, limit) =>
       guarded("list", async () => {
@@ -118,7 +119,7 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const ids = await client.zRange(keys.list(organizationId), 0, limit - 1, { REV: true } as never);
         if (ids.length === 0) return [];
         const values = await client.mGet(ids.map((id) => keys.task(organizationId, id)));
-        return values.flatMap((json) => (json == null ? [] : [parse(json)]));
+        return values.flatMap((json, i) => (json == null ? [] : [parse(json, ids[i])]));
       }),
     indexUpstream: (task) =>
       guarded("indexUpstream", async () => {

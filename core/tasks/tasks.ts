@@ -22,8 +22,9 @@ import type { Accounts } from "../accounts/accounts.ts";
 import { checkKey } from "../accounts/check-key.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
+import { UnreadableRecordError } from "../accounts/store-errors.ts";
 import { sha256Hex } from "../auth/keys.ts";
-import { Code, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, missingApiKey, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import { namesPrivateHost } from "../providers/safe-fetch.ts";
@@ -96,11 +97,18 @@ export function createTasks(deps: TasksDeps): Tasks {
     return checkKey(deps.accounts, sha256Hex(apiKey));
   };
 
+  /** Whether the task is still stored; one that cannot be decoded is, until it expires (its assets stay with it). */
+  const taskKept = (organizationId: string, id: string) =>
+    store.get(organizationId, id).then(Boolean, (error: unknown) => {
+      if (error instanceof UnreadableRecordError) return true;
+      throw error;
+    });
+
   const sweepAssets = async () => {
     let removed = 0;
     for (const folder of await assets.folders()) {
       const [organization, id] = folder.split("/");
-      if (await store.get(decodeURIComponent(organization), id)) continue;
+      if (await taskKept(decodeURIComponent(organization), id)) continue;
       await assets.remove(folder);
       removed += 1;
     }
@@ -261,7 +269,7 @@ export function createTasks(deps: TasksDeps): Tasks {
       const task = await taskIn(key.organizationId, taskId);
       const output = task.outputs[index];
       const asset = output && task.routerAssets?.status === "ready" ? await assets.stream(output.assetName, range) : undefined;
-      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${taskId} has no asset ${index}.`, { param: "index" });
+      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${echoed(taskId)} has no asset ${index}.`, { param: "index" });
       return { ...asset, mediaType: output.mediaType };
     },
     sweepAssets,

@@ -2,7 +2,8 @@
 // each rule with the API's own wording where it is known. Sources: the official
 // SDK's request types (anthropics/anthropic-sdk-typescript, MessageCreateParams)
 // and the documentation of extended thinking and tool use.
-//   - 401 without an `x-api-key`; 400 without an `anthropic-version` header.
+//   - 401 without an `x-api-key`; 400 without an `anthropic-version` header, or
+//     with a body not declared `application/json`.
 //   - 400 for a field the API does not know ("Extra inputs are not permitted";
 //     a beta's field only without its anthropic-beta value),
 //     a missing model, max_tokens or messages, a role other than user/assistant
@@ -20,6 +21,7 @@
 // The API does not insist on alternating roles (consecutive turns of one role are
 // combined) nor on a user turn first, so neither is refused here.
 import type { IncomingHttpHeaders } from "node:http";
+import { declaresJson } from "./recording-server.ts";
 
 export interface Refusal {
   status: number;
@@ -65,6 +67,7 @@ function authError(headers: IncomingHttpHeaders): string | undefined {
 }
 
 function headerError(headers: IncomingHttpHeaders): string | undefined {
+  if (!declaresJson(headers)) return `content-type: expected application/json, got ${JSON.stringify(headers["content-type"] ?? "")}`;
   const version = headers["anthropic-version"];
   if (version === undefined) return "anthropic-version: header is required";
   if (typeof version !== "string" || !API_VERSIONS.has(version)) return `anthropic-version: invalid version ${String(version)}`;

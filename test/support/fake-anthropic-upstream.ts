@@ -58,7 +58,9 @@ const ERROR_TYPES: Record<number, string> = {
 };
 
 export function startFakeAnthropicUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1", ({ path, headers, body }, res, onAbort) => {
+  return startRecordingServer("/v1", ({ method, path, headers, body }, res, onAbort) => {
+    // Both endpoints are POST only.
+    if (method !== "POST") return sendError(res, 404, `unknown path ${method} ${path}`);
     if (path === "/v1/messages/count_tokens") return answerAnthropicCount(headers, body, res);
     if (path !== "/v1/messages") return sendError(res, 404, `unknown path ${path}`);
     const refusal = refusalOf(headers, body) ?? foreignSignatureRefusal(body);

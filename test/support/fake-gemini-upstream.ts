@@ -58,7 +58,9 @@ const STATUS_NAMES: Record<number, string> = {
 };
 
 export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1beta", ({ path, headers, body }, res, onAbort) => {
+  return startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
+    // generateContent, streamGenerateContent and countTokens are POST only.
+    if (method !== "POST") return sendError(res, 404, `unknown path ${method} ${path}`);
     if (new URL(path, "http://fake").pathname.endsWith(":countTokens")) return answerGeminiCount(path, headers, body, res);
     const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(new URL(path, "http://fake").pathname);
     if (!route) return sendError(res, 404, `unknown path ${path}`);

@@ -1,8 +1,11 @@
 // A real HTTP server speaking the OpenAI chat-completions protocol, for tests.
-// It records every request it receives. Like the real API it first refuses
-// (openai-request-rules.ts) a request without `Authorization: Bearer <key>` (401)
-// and a body that is not a CreateChatCompletionRequest of OpenAI's OpenAPI
-// document, unknown fields included, save the listed vendor extensions (400).
+// It records every request it receives. It serves `POST /v1/chat/completions`
+// only: any other method or path is a 404 "Invalid URL", as the real API
+// answers. Like the real API it first refuses (openai-request-rules.ts) a
+// request without `Authorization: Bearer <key>` (401), a body not declared
+// `application/json` (415), and a body that is not a CreateChatCompletionRequest
+// of OpenAI's OpenAPI document, unknown fields included, save the listed vendor
+// extensions (400).
 // A model id ending in "-local" is served as a keyless local server (vLLM,
 // Ollama) would: no key needed. Then the requested model id picks what it does:
 //   "fail-<status>"   answers that HTTP status with an OpenAI error body
@@ -31,7 +34,7 @@
 //                     "Let me think." (as DeepSeek-style vendors send it)
 import type http from "node:http";
 import { isConversationModel, promptTokensOf } from "./conversation-model.ts";
-import { authRefusal, bodyRefusal, requestValidator } from "./openai-request-rules.ts";
+import { authRefusal, bodyRefusal, contentTypeRefusal, invalidUrl, requestValidator } from "./openai-request-rules.ts";
 import { startRecordingServer, type FakeUpstream, type RecordedRequest } from "./recording-server.ts";
 
 export type { FakeUpstream, RecordedRequest } from "./recording-server.ts";
@@ -69,9 +72,10 @@ export function startFakeUpstream(): Promise<FakeUpstream> {
 }
 
 /** What the real API (or a keyless local server, for "-local" models) would refuse. */
-function refusalOf({ headers, body }: RecordedRequest) {
+function refusalOf({ method, path, headers, body }: RecordedRequest) {
+  if (method !== "POST" || new URL(path, "http://fake").pathname !== "/v1/chat/completions") return invalidUrl(method, path);
   const keyless = typeof body.model === "string" && body.model.endsWith("-local");
-  return (keyless ? undefined : authRefusal(headers)) ?? bodyRefusal(body);
+  return (keyless ? undefined : authRefusal(headers)) ?? contentTypeRefusal(headers) ?? bodyRefusal(body);
 }
 
 function answer(body: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {

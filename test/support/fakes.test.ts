@@ -58,6 +58,18 @@ describe("the fake OpenAI upstream", () => {
     expectOpenAiError(await send({ ...VALID, max_token: 10 }), 400, /^Unrecognized request argument supplied: max_token$/, "max_token");
   });
 
+  it("refuses a body not declared application/json (415), whatever it holds", async () => {
+    expectOpenAiError(await send(VALID, { ...KEY, "content-type": "text/plain" }), 415, /^Unsupported content type: 'text\/plain'/);
+    expect((await send(VALID, { ...KEY, "content-type": "application/json; charset=utf-8" })).status).toBe(200);
+  });
+
+  it("serves POST /v1/chat/completions only: another path or method is 404 Invalid URL", async () => {
+    expectOpenAiError(await post(`${upstream.url}/completions`, KEY, VALID), 404, /^Invalid URL \(POST \/v1\/completions\)$/);
+    expectOpenAiError(await post(`${upstream.url}/chat/completions/extra`, KEY, VALID), 404, /^Invalid URL \(POST \/v1\/chat\/completions\/extra\)$/);
+    const get = await fetch(`${upstream.url}/chat/completions`, { headers: KEY });
+    expectOpenAiError({ status: get.status, body: (await get.json()) as Json }, 404, /^Invalid URL \(GET \/v1\/chat\/completions\)$/);
+  });
+
   it("refuses an unknown message field (400)", async () => {
     const messages = [{ role: "user", content: "Hi", reasoning: "x" }];
     expectOpenAiError(await send({ ...VALID, messages }), 400, /'reasoning' was unexpected/, "messages.0");
@@ -156,6 +168,13 @@ describe("the fake Anthropic upstream", () => {
 
   it("refuses a request without anthropic-version (400)", async () => {
     expectAnthropicError(await send(VALID, { "x-api-key": "sk-ant-test" }), 400, /^anthropic-version: header is required$/);
+  });
+
+  it("refuses a body not declared application/json (400), and a method other than POST (404)", async () => {
+    expectAnthropicError(await send(VALID, { ...HEADERS, "content-type": "text/plain" }), 400, /^content-type: expected application\/json, got "text\/plain"$/);
+    const counted = await post(`${upstream.url}/messages/count_tokens`, { ...HEADERS, "content-type": "text/plain" }, { model: VALID.model, messages: VALID.messages });
+    expectAnthropicError(counted, 400, /^content-type: expected application\/json/);
+    expect((await fetch(`${upstream.url}/messages`, { headers: HEADERS })).status).toBe(404);
   });
 
   it("refuses an unknown field (400)", async () => {
@@ -270,6 +289,13 @@ describe("the fake Gemini upstream", () => {
 
   it("refuses a request without a key (403)", async () => {
     expectGoogleError(await send(VALID, { headers: {} }), 403, "PERMISSION_DENIED", /Method doesn't allow unregistered callers/);
+  });
+
+  it("refuses a body not declared application/json (400), and a method other than POST (404)", async () => {
+    expectGoogleError(await send(VALID, { headers: { ...KEY, "content-type": "text/plain" } }), 400, "INVALID_ARGUMENT", /^Invalid JSON payload received: the Content-Type is "text\/plain"/);
+    const counted = await post(`${upstream.url}/models/gemini-test:countTokens`, { ...KEY, "content-type": "text/plain" }, VALID);
+    expectGoogleError(counted, 400, "INVALID_ARGUMENT", /^Invalid JSON payload received: the Content-Type/);
+    expect((await fetch(`${upstream.url}/models/gemini-test:generateContent`, { headers: KEY })).status).toBe(404);
   });
 
   it("refuses an unknown field, naming where it is (400)", async () => {

@@ -4,6 +4,7 @@
 // SDK (googleapis/js-genai, its *ToMldev converters) sends to the Developer API;
 // like Google's JSON parser, each may be written in camelCase or snake_case.
 //   - 403 PERMISSION_DENIED without a key (`x-goog-api-key` header or `key` query).
+//   - 400 INVALID_ARGUMENT for a body not declared `application/json`.
 //   - 400 "Invalid JSON payload received. Unknown name ..." for a field the API
 //     does not have, anywhere in the known structure (free-form JSON such as
 //     function args or a JSON Schema is not checked), and an enum value it lacks.
@@ -16,6 +17,7 @@
 //   - Thinking: thinkingBudget and thinkingLevel together, thinkingLevel before
 //     Gemini 3, and a budget outside the model's documented range.
 import type { IncomingHttpHeaders } from "node:http";
+import { declaresJson } from "./recording-server.ts";
 
 export interface Refusal {
   status: number;
@@ -122,6 +124,7 @@ const UNREGISTERED_CALLER =
 /** The first refusal the real API would give this request to `model`, or undefined. */
 export function refusalOf(path: string, headers: IncomingHttpHeaders, body: Json, model: string): Refusal | undefined {
   if (!hasKey(path, headers)) return error(403, "PERMISSION_DENIED", UNREGISTERED_CALLER);
+  if (!declaresJson(headers)) return error(400, "INVALID_ARGUMENT", `Invalid JSON payload received: the Content-Type is ${JSON.stringify(headers["content-type"] ?? "")}, not application/json.`);
   const syntax = syntaxErrors(body, REQUEST, "");
   if (syntax.length > 0) {
     const violations = syntax.map(({ field, description }) => ({ ...(field ? { field } : {}), description }));

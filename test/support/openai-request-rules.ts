@@ -14,6 +14,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { ErrorObject } from "ajv/dist/2020.js";
 import { compileAgainstSpec, specRef } from "./openai-schema.ts";
+import { declaresJson } from "./recording-server.ts";
 
 /** Request fields some vendors take beyond OpenAI's, as our adapter sends them. */
 export const VENDOR_REQUEST_EXTENSIONS = {
@@ -65,6 +66,18 @@ export function authRefusal(headers: IncomingHttpHeaders): Refusal | undefined {
     return refusal(401, "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.", null, "invalid_api_key");
   }
   return undefined;
+}
+
+/** The 404 of a method and path the API does not serve. */
+export function invalidUrl(method: string, path: string): Refusal {
+  return refusal(404, `Invalid URL (${method} ${new URL(path, "http://fake").pathname})`, null, null);
+}
+
+/** The 415 of a body not declared as JSON. */
+export function contentTypeRefusal(headers: IncomingHttpHeaders): Refusal | undefined {
+  if (declaresJson(headers)) return undefined;
+  const given = headers["content-type"] ?? "";
+  return refusal(415, `Unsupported content type: '${given}'. This API method only accepts 'application/json' requests, but you specified the header 'Content-Type: ${given}'. Please try again with a supported content type.`, null, "unsupported_content_type");
 }
 
 /** The 400 of a body the API would not take, naming the first offending field. */

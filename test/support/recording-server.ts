@@ -53,6 +53,14 @@ export async function startRecordingServer(basePath: string, answer: Answer): Pr
   };
 }
 
+/**
+ * Whether a request declares a JSON body (`application/json`, any parameters), as every
+ * provider API insists: a body sent as text/plain is refused there, so it is here too.
+ */
+export function declaresJson(headers: http.IncomingHttpHeaders): boolean {
+  return (headers["content-type"] ?? "").split(";")[0].trim().toLowerCase() === "application/json";
+}
+
 function jsonOf(raw: Buffer): Record<string, any> {
   try {
     return JSON.parse(raw.toString("utf8") || "{}") as Record<string, any>;

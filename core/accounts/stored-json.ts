@@ -1,0 +1,25 @@
+// Records the Redis stores keep as protobuf JSON (tasks, conversation turns).
+// Written well-formed, so a lone surrogate that slipped in (a provider's text)
+// cannot make a record protobuf-es refuses to read back ("invalid UTF8"); read
+// back the same way, so a record written before that rule is still read; a
+// record that cannot be read at all is an UnreadableRecordError, never an outage.
+import { fromJson, fromJsonString, toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { makeWellFormed } from "../well-formed.ts";
+import { UnreadableRecordError } from "./store-errors.ts";
+
+export function storedJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): string {
+  return JSON.stringify(makeWellFormed(toJson(schema, message)));
+}
+
+/** The record, or UnreadableRecordError naming it (`record`, for example "task tsk_1"). */
+export function readStoredJson<Desc extends DescMessage>(schema: Desc, json: string, record: string): MessageShape<Desc> {
+  try {
+    return fromJsonString(schema, json);
+  } catch (error) {
+    try {
+      return fromJson(schema, makeWellFormed(JSON.parse(json)));
+    } catch {
+      throw new UnreadableRecordError(`the stored ${record} cannot be decoded`, { cause: error });
+    }
+  }
+}
