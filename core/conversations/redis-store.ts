@@ -116,7 +116,7 @@ export async function createRedisConversationStore(options: RedisConversationSto
       guarded("update", async () => {
         const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
         if (turn.expiresAt && ttlMs <= 0) return false;
-        return (await client.update(keys.turn(turn.organizationId, turn.id), toJsonString(TurnSchema, turn), turn.previousId, ttlMs)) === 1;
+        return (await client.update(keys.turn(turn.organizationId, turn.id), storedJson(TurnSchema, turn), turn.previousId, ttlMs)) === 1;
       }),
     get: (organizationId, id) =>
       guarded("get", async () => {
