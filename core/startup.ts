@@ -135,8 +135,9 @@ export function announceDevKey(settings: Pick<Startup, "config" | "env" | "gener
   if (kept.length > 0) {
     const names = kept.join(", ");
     process.stdout.write(
-      `Development API key not made: ${names} already has a key in the shared account store (REDIS_URL), printed by the instance that set it, and a generated key never replaces it. ` +
-        `Set ${DEV_KEY_ENV} to the key that instance printed, or to a key of your own to replace it.\n`,
+      // Whoever set it may have printed it, or been given it in ROUTER_DEV_KEY (printing nothing): say only what is known.
+      `Development API key not made: ${names} already has a key in the shared account store (REDIS_URL), set by another instance or an earlier start ` +
+        `(the key it printed, or the ${DEV_KEY_ENV} it was given), and a generated key never replaces it. Use that key, or set ${DEV_KEY_ENV} to a key of your own to replace it.\n`,
     );
   }
 }
