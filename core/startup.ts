@@ -8,6 +8,7 @@ import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile } from "./config/load.
 import { StoreUnavailableError } from "./accounts/store-errors.ts";
 import { createCore, type Core, type CoreDeps } from "./create-core.ts";
 import { describeListenError, findListenProblem, type ListenTarget } from "./listen-check.ts";
+import { DEFAULT_GRPC_PORT, portNumber } from "./port-number.ts";
 import type { RouterConfig } from "./config/schema.ts";
 
 export interface Startup {
@@ -85,7 +86,7 @@ function readSettings(env: Record<string, string | undefined>): Startup {
     env,
     host: env.HOST || "127.0.0.1",
     port: portFrom(env.PORT, 8080, "PORT"),
-    grpcPort: portFrom(env.GRPC_PORT, 50051, "GRPC_PORT"),
+    grpcPort: portFrom(env.GRPC_PORT, DEFAULT_GRPC_PORT, "GRPC_PORT"),
     logger,
     generatedKeys: [],
   };
@@ -159,10 +160,8 @@ export async function listenOrExit<T>(target: ListenTarget, listen: () => Promis
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    exitWithError(`${name} must be a port number, got ${JSON.stringify(value)}`);
-  }
+  const port = portNumber(value);
+  if (port === undefined) exitWithError(`${name} must be a port number, got ${JSON.stringify(value)}`);
   return port;
 }
 
