@@ -8,6 +8,7 @@ import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile } from "./config/load.
 import { StoreUnavailableError } from "./accounts/store-errors.ts";
 import { createCore, type Core, type CoreDeps } from "./create-core.ts";
 import { describeListenError, findListenProblem, type ListenTarget } from "./listen-check.ts";
+import { DEFAULT_GRPC_PORT, portNumber } from "./port-number.ts";
 import type { RouterConfig } from "./config/schema.ts";
 
 export interface Startup {
@@ -85,7 +86,7 @@ function readSettings(env: Record<string, string | undefined>): Startup {
     env,
     host: env.HOST || "127.0.0.1",
     port: portFrom(env.PORT, 8080, "PORT"),
-    grpcPort: portFrom(env.GRPC_PORT, 50051, "GRPC_PORT"),
+    grpcPort: portFrom(env.GRPC_PORT, DEFAULT_GRPC_PORT, "GRPC_PORT"),
     logger,
     generatedKeys: [],
   };
@@ -135,8 +136,9 @@ export function announceDevKey(settings: Pick<Startup, "config" | "env" | "gener
   if (kept.length > 0) {
     const names = kept.join(", ");
     process.stdout.write(
-      `Development API key not made: ${names} already has a key in the shared account store (REDIS_URL), printed by the instance that set it, and a generated key never replaces it. ` +
-        `Set ${DEV_KEY_ENV} to the key that instance printed, or to a key of your own to replace it.\n`,
+      // Whoever set it may have printed it, or been given it in ROUTER_DEV_KEY (printing nothing): say only what is known.
+      `Development API key not made: ${names} already has a key in the shared account store (REDIS_URL), set by another instance or an earlier start ` +
+        `(the key it printed, or the ${DEV_KEY_ENV} it was given), and a generated key never replaces it. Use that key, or set ${DEV_KEY_ENV} to a key of your own to replace it.\n`,
     );
   }
 }
@@ -158,10 +160,8 @@ export async function listenOrExit<T>(target: ListenTarget, listen: () => Promis
 
 function portFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    exitWithError(`${name} must be a port number, got ${JSON.stringify(value)}`);
-  }
+  const port = portNumber(value);
+  if (port === undefined) exitWithError(`${name} must be a port number, got ${JSON.stringify(value)}`);
   return port;
 }
 

@@ -12,8 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { errorDetailOf } from "../core/errors.ts";
 import { coreUrlProblem } from "../gateway/core-client.ts";
-
-const DEFAULT_GRPC_PORT = "50051";
+import { DEFAULT_GRPC_PORT, portNumber } from "../core/port-number.ts";
 
 const USAGE = `Usage: npm run -s admin -- <command> [flags]
 
@@ -205,11 +204,11 @@ function coreUrlOf(env: NodeJS.ProcessEnv): string {
     if (problem) throw new SetupError(problem);
     return env.CORE_URL;
   }
-  const port = env.GRPC_PORT || DEFAULT_GRPC_PORT;
-  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
-    throw new SetupError(`GRPC_PORT must be the core's port number (1 to 65535), got ${JSON.stringify(port)}; or set CORE_URL`);
-  }
-  return `http://127.0.0.1:${Number(port)}`;
+  if (!env.GRPC_PORT) return `http://127.0.0.1:${DEFAULT_GRPC_PORT}`;
+  // 0 lets a server pick a port, but names none to connect to.
+  const port = portNumber(env.GRPC_PORT);
+  if (!port) throw new SetupError(`GRPC_PORT must be the core's port number (1 to 65535), got ${JSON.stringify(env.GRPC_PORT)}; or set CORE_URL`);
+  return `http://127.0.0.1:${port}`;
 }
 
 /** What to do next, for a refusal that has an obvious next step. */

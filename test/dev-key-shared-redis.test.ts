@@ -8,10 +8,12 @@ import { startRedisServer, type RedisServer } from "./support/redis-server.ts";
 import { GATEWAY_ENTRY, spawnEntry, stopAllEntries, type SpawnedEntry } from "./support/spawn-entry.ts";
 
 const TIMEOUT = 30_000;
+/** The key an operator gives with ROUTER_DEV_KEY (never printed). */
+const CHOSEN = "sk-operator-chosen-dev-key";
 const DEV_KEY_LINE = /^Development API key \(set ROUTER_DEV_KEY to choose your own\): (\S+)$/;
 const KEPT_LINE =
-  "Development API key not made: key_dev already has a key in the shared account store (REDIS_URL), printed by the instance that set it, " +
-  "and a generated key never replaces it. Set ROUTER_DEV_KEY to the key that instance printed, or to a key of your own to replace it.";
+  "Development API key not made: key_dev already has a key in the shared account store (REDIS_URL), set by another instance or an earlier start " +
+  "(the key it printed, or the ROUTER_DEV_KEY it was given), and a generated key never replaces it. Use that key, or set ROUTER_DEV_KEY to a key of your own to replace it.";
 
 /** Status of one chat completion on simulator/echo with this key. */
 async function statusWith(url: string, apiKey: string): Promise<number> {
@@ -60,12 +62,20 @@ describe("npm start twice on one Redis without ROUTER_DEV_KEY", { timeout: TIMEO
   });
 
   it("an operator's ROUTER_DEV_KEY still replaces it, on every instance", async () => {
-    const chosen = "sk-operator-chosen-dev-key";
-    const third = spawnEntry(GATEWAY_ENTRY, { ...env(), ROUTER_DEV_KEY: chosen });
+    const third = spawnEntry(GATEWAY_ENTRY, { ...env(), ROUTER_DEV_KEY: CHOSEN });
     const url = await third.waitForListening(/^gateway listening$/);
     expect(third.stdoutLines.some((line) => DEV_KEY_LINE.test(line) || line === KEPT_LINE)).toBe(false);
-    expect(await statusWith(urls[0], chosen)).toBe(200);
-    expect(await statusWith(url, chosen)).toBe(200);
+    expect(await statusWith(urls[0], CHOSEN)).toBe(200);
+    expect(await statusWith(url, CHOSEN)).toBe(200);
     expect(await statusWith(urls[0], firstKey)).toBe(401);
+  });
+
+  // After the test above: the stored key is now one that no instance printed.
+  it("a later start without ROUTER_DEV_KEY keeps the operator's key too, and its line claims no printed key", async () => {
+    const fourth = spawnEntry(GATEWAY_ENTRY, env());
+    const url = await fourth.waitForListening(/^gateway listening$/);
+    expect(fourth.stdoutLines.filter((line) => DEV_KEY_LINE.test(line))).toEqual([]);
+    expect(fourth.stdoutLines).toContain(KEPT_LINE);
+    expect(await statusWith(url, CHOSEN)).toBe(200);
   });
 });

@@ -94,6 +94,16 @@ it("an invalid PORT is refused before any credential is printed", { timeout: TIM
   expect(stdout.filter((line) => CREDENTIALS.test(line))).toEqual([]);
 });
 
+// JavaScript would read these as 0 (an ephemeral port); a port is written in decimal digits, as the admin CLI reads GRPC_PORT.
+it.each([
+  ["PORT", { PORT: "0.0", GRPC_PORT: "0" }],
+  ["GRPC_PORT", { PORT: "0", GRPC_PORT: "0x0" }],
+  ["GRPC_PORT", { PORT: "0", GRPC_PORT: " 0" }],
+])("%s that is a number but not written as a port is refused", { timeout: TIMEOUT }, async (variable, env) => {
+  const { stderr } = await expectOneLineFailure(GATEWAY_ENTRY, env);
+  expect(stderr).toBe(`${variable} must be a port number, got ${JSON.stringify(env[variable as keyof typeof env])}`);
+});
+
 describe("describeListenError", () => {
   const target = { host: "127.0.0.1", port: 8080, variable: "PORT" as const };
   const failure = (code: string) => Object.assign(new Error(`listen ${code}: raw detail`), { code });

@@ -176,7 +176,14 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
     },
 
     organizations: {
-      exists: (organizationId) => guarded("organization exists", async () => (await client.hExists(keys.organizations(), organizationId)) === 1),
+      exists: (organizationId) =>
+        guarded("organization exists", async () => {
+          if ((await client.hExists(keys.organizations(), organizationId)) === 1) return true;
+          // Made by TopUp or CreateKey before the hash existed (an earlier version): known by its balance or keys, and listed from now on.
+          const earlier = (await client.exists([keys.balance(organizationId), keys.organizationKeys(organizationId)])) > 0;
+          if (earlier) await client.hSetNX(keys.organizations(), organizationId, "");
+          return earlier;
+        }),
       list: () =>
         guarded("organization list", async () => {
           const names = Object.entries(await client.hGetAll(keys.organizations())).sort(([a], [b]) => a.localeCompare(b));

@@ -626,6 +626,26 @@ describe("Redis account stores only", () => {
     expect(redisKeys().freeCounter("org", "m/x", "2026-11-03")).toBe("rtr:free:org:m/x:2026-11-03");
   });
 
+  it("knows an organisation an earlier version made (a balance or keys, no entry in the organisations hash), and lists it once known", async () => {
+    const prefix = freshPrefix();
+    const keys = redisKeys(prefix);
+    // What TopUp and CreateKey left before the hash existed.
+    await raw.set(keys.balance("org-topped-up"), "5000");
+    await raw.sAdd(keys.organizationKeys("org-with-key"), "id-old");
+    const stores = await createRedis(prefix);
+    try {
+      expect(await stores.organizations.exists("org-topped-up")).toBe(true);
+      expect(await stores.organizations.exists("org-with-key")).toBe(true);
+      expect(await stores.organizations.exists("org-never")).toBe(false);
+      expect(await stores.organizations.list()).toEqual([
+        { organizationId: "org-topped-up", name: "", balanceNanos: 5000n },
+        { organizationId: "org-with-key", name: "", balanceNanos: 0n },
+      ]);
+    } finally {
+      await stores.close();
+    }
+  });
+
   it("seeds a kept digest again after a loss, so another instance's printed key still works", async () => {
     const prefix = freshPrefix();
     const [first, second] = [await createRedis(prefix), await createRedis(prefix)];
