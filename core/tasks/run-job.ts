@@ -172,6 +172,8 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
       }),
     );
   }
+  // The lease went while the outputs were stored (a download already done, or inline bytes, is not cut by it): the new holder ends the task.
+  if (signal.aborted) return;
   if (stored.length === 0) return end(task, deps, save, { code: "upstream_error", message: refusals[0] ?? "The provider delivered no result." });
   const nowMs = deps.now().getTime();
   const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);

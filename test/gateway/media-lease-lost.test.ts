@@ -1,9 +1,15 @@
 // An instance that lost a task's lease (another instance took it) stops the
 // task's run at once: no more polls, a download under way is cut and nothing
-// of it stored, nothing settled or released, and no webhook sent; the new
-// holder goes on. The lease is taken from the instance through its task
+// of it stored (a result already in the store is not saved to the task),
+// nothing settled or released, and no webhook sent; the new holder goes on. The lease is taken from the instance through its task
 // store, as another instance's poller would take it.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createDirectoryAssetStore, type AssetStore } from "../../core/tasks/asset-store.ts";
+import { createMemoryTaskStore } from "../../core/tasks/memory-store.ts";
+import type { TaskStore } from "../../core/tasks/store.ts";
 import { TaskStatus } from "../../gen/router/v1/tasks_pb.js";
 import { startFakeBfl } from "../support/fake-media-bfl.ts";
 import { STALL_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../support/fake-media-common.ts";
@@ -91,5 +97,68 @@ describe("an instance that lost a task's lease", () => {
     expect(receiver.requests).toHaveLength(0);
     expect(await images.balance()).toBe(afterCreate);
     expect(await gateway.core.accounts.usage.get("org_test", id)).toBeUndefined();
+  });
+});
+
+describe("an instance that lost a task's lease while it stored the result", () => {
+  let stackBfl: FakeMediaUpstream;
+  let stack: Gateway;
+  /** Resolves once the store has the whole result; the put then waits for `releasePut`. */
+  let resultStored!: () => void;
+  const stored = new Promise<void>((resolve) => (resultStored = resolve));
+  let releasePut!: () => void;
+  const putReleased = new Promise<void>((resolve) => (releasePut = resolve));
+  /** Resolves once this instance's renewal found the lease taken (its run is stopped then). */
+  let leaseLost!: () => void;
+  const lost = new Promise<void>((resolve) => (leaseLost = resolve));
+
+  beforeAll(async () => {
+    stackBfl = await startFakeBfl();
+    const directory = createDirectoryAssetStore(mkdtempSync(join(tmpdir(), "lease-lost-assets-")));
+    const assetStore: AssetStore = {
+      ...directory,
+      async put(name, bytes) {
+        await directory.put(name, bytes);
+        resultStored();
+        await putReleased;
+      },
+    };
+    const tasks = createMemoryTaskStore();
+    const taskStore: TaskStore = {
+      ...tasks,
+      async lease(id, owner, leaseMs) {
+        const held = await tasks.lease(id, owner, leaseMs);
+        if (!held && owner !== OTHER_INSTANCE) leaseLost();
+        return held;
+      },
+    };
+    stack = await startGateway(imageTaskConfig(stackBfl.url, { lease_seconds: 0.3 }), {
+      env: { ...IMAGE_TASK_ENV, ROUTER_WEBHOOK_SECRET: SECRET },
+      core: { assetStore, taskStore },
+    });
+  });
+  afterAll(async () => {
+    releasePut?.();
+    await stack?.close();
+    await stackBfl?.close();
+  });
+
+  it("neither saves it succeeded, nor settles, nor sends the webhook: the new holder does", async () => {
+    const client = taskClient(stack, { kind: "images", model: FLUX_MODEL });
+    const id = await client.created({ prompt: "stored when the lease goes", webhook_url: `${receiver.url}/storing` });
+    const afterCreate = await client.balance();
+    await stored;
+    const { store, poller } = stack.core.tasks;
+    await store.unlease(id, poller.owner);
+    expect(await store.lease(id, OTHER_INSTANCE, 60_000)).toBe(true);
+    await lost;
+    releasePut();
+    await poller.idle();
+    const task = await client.stored(id);
+    expect([task.status, task.outputs, task.routerAssets?.status]).toEqual([TaskStatus.RUNNING, [], "pending"]);
+    await stack.core.tasks.webhooks!.idle();
+    expect(receiver.requests.filter((request) => request.path === "/hooks/storing")).toHaveLength(0);
+    expect(await client.balance()).toBe(afterCreate);
+    expect(await stack.core.accounts.usage.get("org_test", id)).toBeUndefined();
   });
 });
