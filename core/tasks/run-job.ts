@@ -52,10 +52,28 @@ const assetPath = (taskId: string, index: number) => `/api/v1/assets/${taskId}/$
 /** The output's name in the asset store: under its organisation and task, so a task's assets go together. */
 export const assetName = (task: Pick<Task, "organizationId" | "id">, index: number) => `${encodeURIComponent(task.organizationId)}/${task.id}/${index}`;
 
-/** Runs the task until it ends, or until `signal` aborts (lease lost, shutdown): then the next holder goes on. */
+/** The abort reason of a run whose lease another instance took (poller.ts): it writes nothing more. */
+export const LEASE_LOST = new Error("Another instance took this task's lease.");
+
+/**
+ * Runs the task until it ends, or until `signal` aborts (lease lost, shutdown): then the next holder goes on.
+ * A shutdown still saves a result already being stored; a lost lease saves nothing more.
+ */
 export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal): Promise<void> {
+  try {
+    await runSteps(initial, deps, signal);
+  } catch (error) {
+    // Stopped at a save refused for the lost lease: the task is left as it was for the new holder.
+    if (!signal.aborted) throw error;
+  }
+}
+
+async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Promise<void> {
   let task = initial;
   const save = async (fields: Partial<Task>) => {
+    // Once another instance took the lease, nothing is written: not a late poll's progress over the new
+    // holder's, nor an end (and so no settlement, release or webhook, which follow a save).
+    if (signal.reason === LEASE_LOST) throw LEASE_LOST;
     task = { ...task, ...fields, updatedAt: timestampFromMs(deps.now().getTime()) };
     await deps.store.save(task);
     return task;
@@ -172,8 +190,6 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
       }),
     );
   }
-  // The lease went while the outputs were stored (a download already done, or inline bytes, is not cut by it): the new holder ends the task.
-  if (signal.aborted) return;
   if (stored.length === 0) return end(task, deps, save, { code: "upstream_error", message: refusals[0] ?? "The provider delivered no result." });
   const nowMs = deps.now().getTime();
   const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);
