@@ -70,18 +70,19 @@ const requestCancelScript = defineScript({
 });
 
 // KEYS[1]: the turn's hash; ARGV: the turn's JSON, the previous turn's id, the
-// TTL in ms ('0': none). Writes the turn as save does, only while the hash
-// exists (1), else 0: a deleted turn is not brought back by a later save.
-const updateScript = defineScript({
-  SCRIPT: `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+// TTL in ms ('0': none), and '1' to write only while the hash exists (update:
+// a deleted turn is not brought back by a later save). 1 when written, else 0.
+// Not a DEL: a requested cancellation (`cancel`) outlives the saves of the run it stops.
+const saveScript = defineScript({
+  SCRIPT: `if ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HDEL', KEYS[1], 'expires')
 redis.call('HSET', KEYS[1], 'turn', ARGV[1], 'previous', ARGV[2])
 if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`,
   NUMBER_OF_KEYS: 1,
-  parseCommand(parser: CommandParser, name: string, json: string, previous: string, ttlMs: number) {
+  parseCommand(parser: CommandParser, name: string, json: string, previous: string, ttlMs: number, onlyStored: boolean) {
     parser.pushKey(name);
-    parser.push(json, previous, String(ttlMs));
+    parser.push(json, previous, String(ttlMs), onlyStored ? "1" : "0");
   },
   transformReply: (reply: unknown) => reply as number,
 });
@@ -89,7 +90,7 @@ return 1`,
 export async function createRedisConversationStore(options: RedisConversationStoreOptions): Promise<ConversationStore> {
   const keys = conversationRedisKeys(options.prefix);
   const now = options.now ?? Date.now;
-  const client = await connectRedisStore({ url: options.url, store: "conversation store", scripts: { chain: chainScript, requestCancel: requestCancelScript, update: updateScript }, logger: options.logger });
+  const client = await connectRedisStore({ url: options.url, store: "conversation store", scripts: { chain: chainScript, requestCancel: requestCancelScript, saveTurn: saveScript }, logger: options.logger });
 
   const guarded = createRedisGuard("conversation store", options.commandTimeoutMs ?? 2_000);
 
@@ -100,24 +101,17 @@ export async function createRedisConversationStore(options: RedisConversationSto
     return turn;
   };
 
+  /** Writes the turn (only while it is stored, for `onlyStored`); true when written. */
+  const saveTurn = async (turn: Turn, onlyStored: boolean) => {
+    // Relative expiry: the injected clock need not agree with Redis's.
+    const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
+    if (turn.expiresAt && ttlMs <= 0) return false;
+    return (await client.saveTurn(keys.turn(turn.organizationId, turn.id), storedJson(TurnSchema, turn), turn.previousId, ttlMs, onlyStored)) === 1;
+  };
+
   return {
-    save: (turn) =>
-      guarded("save", async () => {
-        const name = keys.turn(turn.organizationId, turn.id);
-        // Relative expiry: the injected clock need not agree with Redis's.
-        const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
-        if (turn.expiresAt && ttlMs <= 0) return;
-        // Not a DEL: a requested cancellation (`cancel`) outlives the saves of the run it stops.
-        const batch = client.multi().hDel(name, "expires").hSet(name, { turn: storedJson(TurnSchema, turn), previous: turn.previousId });
-        if (turn.expiresAt) batch.pExpire(name, ttlMs);
-        await batch.exec();
-      }),
-    update: (turn) =>
-      guarded("update", async () => {
-        const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
-        if (turn.expiresAt && ttlMs <= 0) return false;
-        return (await client.update(keys.turn(turn.organizationId, turn.id), storedJson(TurnSchema, turn), turn.previousId, ttlMs)) === 1;
-      }),
+    save: (turn) => guarded("save", async () => void (await saveTurn(turn, false))),
+    update: (turn) => guarded("update", () => saveTurn(turn, true)),
     get: (organizationId, id) =>
       guarded("get", async () => {
         const [json, expires, cancel] = await client.hmGet(keys.turn(organizationId, id), ["turn", "expires", "cancel"]);

@@ -83,7 +83,7 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
       if (request.after) {
         const index = items.findIndex((item) => item.id === request.after);
         if (index < 0) throw invalidParameter("after", `No input item ${request.after} in ${turn.id}.`);
-        from = index + 1;
+        from = request.includeAfter ? index : index + 1;
       }
       const page = items.slice(from, from + limit);
       return { items: page, firstId: page[0]?.id ?? "", lastId: page.at(-1)?.id ?? "", hasMore: from + limit < items.length };

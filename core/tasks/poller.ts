@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Task } from "../../gen/router/v1/tasks_pb.js";
 import { UnreadableRecordError } from "../accounts/store-errors.ts";
-import { isFinished } from "./run-job.ts";
+import { isFinished, LEASE_LOST } from "./run-job.ts";
 import type { TaskRef, TaskStore } from "./store.ts";
 
 export interface TaskPollerOptions {
@@ -69,7 +69,7 @@ export function createTaskPoller(options: TaskPollerOptions): TaskPoller {
     if (!(await store.lease(ref.id, owner, leaseMs))) return;
     const renewal = setInterval(() => {
       store.lease(ref.id, owner, leaseMs).then(
-        (held) => held || controller.abort(),
+        (held) => held || controller.abort(LEASE_LOST),
         (error: unknown) => options.logger?.warn({ err: error, taskId: ref.id }, "could not renew a media task's lease"),
       );
     }, Math.max(1, Math.floor(leaseMs / 3)));

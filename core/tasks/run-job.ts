@@ -52,10 +52,28 @@ const assetPath = (taskId: string, index: number) => `/api/v1/assets/${taskId}/$
 /** The output's name in the asset store: under its organisation and task, so a task's assets go together. */
 export const assetName = (task: Pick<Task, "organizationId" | "id">, index: number) => `${encodeURIComponent(task.organizationId)}/${task.id}/${index}`;
 
-/** Runs the task until it ends, or until `signal` aborts (lease lost, shutdown): then the next holder goes on. */
+/** The abort reason of a run whose lease another instance took (poller.ts): it writes nothing more. */
+export const LEASE_LOST = new Error("Another instance took this task's lease.");
+
+/**
+ * Runs the task until it ends, or until `signal` aborts (lease lost, shutdown): then the next holder goes on.
+ * A shutdown still saves a result already being stored; a lost lease saves nothing more.
+ */
 export async function runJob(initial: Task, deps: JobDeps, signal: AbortSignal): Promise<void> {
+  try {
+    await runSteps(initial, deps, signal);
+  } catch (error) {
+    // Stopped at a save refused for the lost lease: the task is left as it was for the new holder.
+    if (!signal.aborted) throw error;
+  }
+}
+
+async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Promise<void> {
   let task = initial;
   const save = async (fields: Partial<Task>) => {
+    // Once another instance took the lease, nothing is written: not a late poll's progress over the new
+    // holder's, nor an end (and so no settlement, release or webhook, which follow a save).
+    if (signal.reason === LEASE_LOST) throw LEASE_LOST;
     task = { ...task, ...fields, updatedAt: timestampFromMs(deps.now().getTime()) };
     await deps.store.save(task);
     return task;

@@ -87,21 +87,15 @@ describe("a background answer that breaks off is stored failed and charged nothi
     await expectFailedAndFree(queued.id, before, "upstream_error");
   });
 
-  it("an upstream connection cut after the first words", async () => {
+  it.each([
+    ["an upstream connection cut after the first words", "cut"],
+    ["malformed data from the upstream after the first words", "garble"],
+  ] as const)("%s", async (_name, fault) => {
     const before = await balance(gateway);
-    const queued = await client.responses.create({ model: "test/ok", input: "Cut me", background: true });
+    const queued = await client.responses.create({ model: "test/ok", input: `Break me: ${fault}`, background: true });
     const answer = await upstream.nextAnswer();
     await vi.waitFor(async () => expect(await statusOf(client, queued.id)).toBe("in_progress"));
-    answer.cut();
-    await expectFailedAndFree(queued.id, before, "upstream_error");
-  });
-
-  it("malformed data from the upstream after the first words", async () => {
-    const before = await balance(gateway);
-    const queued = await client.responses.create({ model: "test/ok", input: "Garble me", background: true });
-    const answer = await upstream.nextAnswer();
-    await vi.waitFor(async () => expect(await statusOf(client, queued.id)).toBe("in_progress"));
-    answer.garble();
+    answer[fault]();
     await expectFailedAndFree(queued.id, before, "upstream_error");
   });
 

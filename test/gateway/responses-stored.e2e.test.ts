@@ -181,6 +181,55 @@ describe.each([{ split: false }, { split: true }])("stored responses through the
     expect(descending.map((item) => item.id)).toEqual(ascending.map((item) => item.id).reverse());
   });
 
+  it("pages input items exactly however many items a stored message holds: at most limit, has_more only when one follows", async () => {
+    const created = await stored(
+      client.responses.create({
+        model: "simulator/echo",
+        input: [
+          { role: "user", content: "Weather?" },
+          // One stored message (an earlier answer sent back), three items.
+          { type: "reasoning", summary: [{ type: "summary_text", text: "Look it up." }] } as OpenAI.Responses.ResponseReasoningItem,
+          { type: "function_call", call_id: "call_1", name: "get_weather", arguments: "{}" },
+          { type: "function_call", call_id: "call_2", name: "get_weather", arguments: "{}" },
+          // One stored message, two items.
+          { type: "function_call_output", call_id: "call_1", output: "Sunny" },
+          { type: "function_call_output", call_id: "call_2", output: "Windy" },
+          { role: "user", content: "Thanks" },
+        ],
+        tools: [weatherTool],
+      }),
+    );
+    const page = async (query: string) => {
+      const response = await fetch(`${gateway.apiUrl}/responses/${created.id}/input_items?${query}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+      expect(response.status, query).toBe(200);
+      const body = (await response.json()) as { data: { id: string }[]; first_id: string; last_id: string; has_more: boolean };
+      expectValid(validateItemList, body);
+      return body;
+    };
+    for (const order of ["asc", "desc"]) {
+      const all = (await page(`order=${order}&limit=100`)).data.map((item) => item.id);
+      expect(all).toHaveLength(7);
+      for (let limit = 1; limit <= all.length + 1; limit++) {
+        const seen: string[] = [];
+        for (let after = ""; ; ) {
+          const query = `order=${order}&limit=${limit}${after && `&after=${after}`}`;
+          const body = await page(query);
+          const expected = all.slice(seen.length, seen.length + limit);
+          expect(body.data.map((item) => item.id), query).toEqual(expected);
+          expect(body, query).toMatchObject({ first_id: expected[0], last_id: expected.at(-1), has_more: seen.length + expected.length < all.length });
+          seen.push(...expected);
+          if (!body.has_more) break;
+          after = body.last_id;
+        }
+        expect(seen).toEqual(all);
+      }
+    }
+    // An item id inside a stored message that has no such item.
+    const unknown = await fetch(`${gateway.apiUrl}/responses/${created.id}/input_items?after=${created.id}_in1_9`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { param: string } }).error.param).toBe("after");
+  });
+
   it("refuses a bad limit or order on input_items with a 400 naming the parameter", async () => {
     const created = await stored(client.responses.create({ model: "simulator/echo", input: "Hi" }));
     for (const [query, param] of [["limit=0", "limit"], ["limit=101", "limit"], ["limit=ten", "limit"], ["order=up", "order"]]) {

@@ -4,6 +4,7 @@
 // answers are read, listed, deleted and cancelled through the core's
 // ConversationService.
 import { invalidParameter } from "../../../core/errors.ts";
+import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from "../../../core/services/conversations.ts";
 import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
@@ -13,7 +14,8 @@ import { decodeResponsesRequest } from "./decode-request.ts";
 import { encodeResponsesError } from "./encode-error.ts";
 import { encodeResponse, unixSeconds } from "./encode-response.ts";
 import { createResponseStreamEncoder } from "./encode-stream.ts";
-import { encodeInputItems, encodeStoredResponse, messageIdOfItem } from "./stored-response.ts";
+import { listInputItems } from "./input-items.ts";
+import { encodeStoredResponse } from "./stored-response.ts";
 
 export const responses: GatewayFormat = { encodeError: encodeResponsesError, register: registerResponsesRoutes };
 
@@ -51,16 +53,13 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   });
 
   router.get("/api/v1/responses/:id/input_items", async (ctx) => {
-    const order = queryOrder(queryString(ctx.query.order, "order"));
-    const after = queryString(ctx.query.after, "after");
-    const list = await core.conversations.listItems({
-      caller: { apiKey: bearerKey(ctx.req.headers) },
-      id: ctx.params.id,
-      after: after === undefined ? "" : messageIdOfItem(after),
+    ctx.body = await listInputItems(core, {
+      apiKey: bearerKey(ctx.req.headers),
+      responseId: ctx.params.id,
+      after: queryString(ctx.query.after, "after"),
       limit: queryLimit(queryString(ctx.query.limit, "limit")),
-      order,
+      order: queryOrder(queryString(ctx.query.order, "order")),
     });
-    ctx.body = encodeInputItems(list, order !== ListOrder.ASC);
   });
 }
 
@@ -69,12 +68,11 @@ function queryString(value: string | string[] | undefined, name: string): string
   return value;
 }
 
-/** 0 when absent (the core's default); the core checks the range. */
+/** OpenAI's default when absent; 1 to ITEMS_LIMIT_MAX. */
 function queryLimit(value: string | undefined): number {
-  if (value === undefined) return 0;
-  if (!/^\d{1,3}$/.test(value)) throw invalidParameter("limit", "limit must be an integer between 1 and 100.");
-  const limit = Number(value);
-  if (limit < 1) throw invalidParameter("limit", "limit must be an integer between 1 and 100.");
+  if (value === undefined) return ITEMS_LIMIT_DEFAULT;
+  const limit = /^\d{1,3}$/.test(value) ? Number(value) : 0;
+  if (limit < 1 || limit > ITEMS_LIMIT_MAX) throw invalidParameter("limit", `limit must be an integer between 1 and ${ITEMS_LIMIT_MAX}.`);
   return limit;
 }
 

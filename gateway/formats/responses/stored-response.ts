@@ -1,11 +1,11 @@
 // A stored turn (ConversationService) as the Responses API shows it: the
 // Response object of GET, cancel and a background create, and the items of
-// GET .../input_items. The turn's output is one assistant message whose parts
-// are the answer's blocks, with each block's stream id and type beside it
+// GET .../input_items (paged in input-items.ts). The turn's output is one
+// assistant message whose parts are the answer's blocks, with each block's stream id and type beside it
 // (Turn.output_blocks), so an item keeps the id it had in the answer.
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { TurnStatus, type InputItem, type ListItemsResponse, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
+import { TurnStatus, type InputItem, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { BlockDeltaSchema, BlockStartSchema, BlockStopSchema, BlockType, GenerateResponseSchema, Role, type ContentPart, type GenerateResponse, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
 import { createBlockTracker, type TrackedBlock } from "../../block-tracker.ts";
 import { responseErrorOf } from "./encode-error.ts";
@@ -58,33 +58,28 @@ function signerOf(message: Message | undefined): string {
   return "";
 }
 
-/**
- * OpenAI's list of input items: each stored input message as the item (or
- * items) it was sent as. An earlier answer sent back is one stored message
- * but several items (reasoning, text, calls): the first keeps the message's
- * id, the next ones `<id>_<k>`, and in newest-first order they are listed
- * newest first too. A page always ends on a whole message, so the next page's
- * `after` (its last item's id) names that message (messageIdOfItem).
- */
-export function encodeInputItems(list: ListItemsResponse, newestFirst: boolean) {
-  const data = list.items.flatMap((item) => {
-    const items = inputItemsOf(item);
-    return newestFirst ? items.reverse() : items;
-  });
-  return { object: "list", data, first_id: data[0]?.id ?? "", last_id: data.at(-1)?.id ?? "", has_more: list.hasMore };
-}
+/** An item of a Response's output or input, as OpenAI's JSON shows it. */
+export type ResponseItem = Record<string, unknown>;
 
-/** The stored message an item id belongs to (`<turn>_in<n>` for `<turn>_in<n>_<k>`). */
-export const messageIdOfItem = (itemId: string) => /^(.*_in\d+)_\d+$/.exec(itemId)?.[1] ?? itemId;
+/**
+ * One stored input message as the item (or items) it was sent as, in the
+ * list's order. An earlier answer sent back is one stored message but several
+ * items (reasoning, text, calls): the first keeps the message's id, the next
+ * ones `<id>_<k>`, and newest first they are listed newest first too.
+ */
+export function inputItemsOf(item: InputItem, newestFirst: boolean): ResponseItem[] {
+  const items = itemsOfMessage(item);
+  return newestFirst ? items.reverse() : items;
+}
 
 const itemId = (messageId: string, k: number) => (k === 0 ? messageId : `${messageId}_${k}`);
 
-function inputItemsOf({ id, message }: InputItem): Record<string, unknown>[] {
+function itemsOfMessage({ id, message }: InputItem): ResponseItem[] {
   if (!message) return [];
   switch (message.role) {
     case Role.ASSISTANT:
       // An earlier answer sent back: its items as an answer's output shows them.
-      return blocksOf(message, [], id).flatMap((block, k): Record<string, unknown>[] => {
+      return blocksOf(message, [], id).flatMap((block, k): ResponseItem[] => {
         const item = encodeOutputItem(block, "completed", { signedBy: signerOf(message) });
         return item ? [{ ...item, id: itemId(id, k) }] : [];
       });

@@ -356,6 +356,15 @@ export declare type ListItemsRequest = Message<"router.v1.ListItemsRequest"> & {
    * @generated from field: router.v1.ListOrder order = 5;
    */
   order: ListOrder;
+
+  /**
+   * List the item `after` names too, first: a client that shows one message
+   * as several items (the Responses gateway: an earlier answer sent back)
+   * continues a page that ended inside that message.
+   *
+   * @generated from field: bool include_after = 6;
+   */
+  includeAfter: boolean;
 };
 
 /**
@@ -366,7 +375,7 @@ export declare const ListItemsRequestSchema: GenMessage<ListItemsRequest>;
 
 /**
  * InputItem is one message of a turn's input with a stable id
- * (`<turn id>_<position>`, position counted from 0 in the input).
+ * (`<turn id>_in<position>`, position counted from 0 in the input).
  *
  * @generated from message router.v1.InputItem
  */

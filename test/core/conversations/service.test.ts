@@ -46,7 +46,7 @@ function unary<Res>(name: string, request: object): Promise<Res> {
 
 const caller = (apiKey = TEST_KEY) => ({ apiKey });
 const getTurn = (id: string, apiKey?: string) => unary<GetTurnResponse>("GetTurn", create(GetTurnRequestSchema, { caller: caller(apiKey), id }));
-const listItems = (fields: { id: string; after?: string; limit?: number; order?: ListOrder }, apiKey?: string) =>
+const listItems = (fields: { id: string; after?: string; includeAfter?: boolean; limit?: number; order?: ListOrder }, apiKey?: string) =>
   unary<ListItemsResponse>("ListItems", create(ListItemsRequestSchema, { caller: caller(apiKey), ...fields }));
 
 let core: Core;
@@ -130,6 +130,14 @@ describe("ConversationService from a grpc-js client", () => {
     expect(asc.hasMore).toBe(false);
     const afterTwo = await listItems({ id: "resp_five", order: ListOrder.ASC, after: "resp_five_in2" });
     expect(afterTwo.items.map((item) => item.id)).toEqual(["resp_five_in3", "resp_five_in4"]);
+  });
+
+  it("ListItems with include_after lists the item after names first", async () => {
+    const fromTwo = await listItems({ id: "resp_five", order: ListOrder.ASC, after: "resp_five_in2", includeAfter: true, limit: 2 });
+    expect(fromTwo).toMatchObject({ firstId: "resp_five_in2", lastId: "resp_five_in3", hasMore: true });
+    const newestFirst = await listItems({ id: "resp_five", after: "resp_five_in0", includeAfter: true });
+    expect(newestFirst.items.map((item) => item.id)).toEqual(["resp_five_in0"]);
+    expect(newestFirst.hasMore).toBe(false);
   });
 
   it.each([

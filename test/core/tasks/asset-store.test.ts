@@ -4,7 +4,8 @@
 // whole size and the range served, streamed in order, and a read stopped early
 // lets go of its file or response; nothing for an unknown name, task folders are listed (across listing pages)
 // and removed (in batches, and only their own objects), and no name reaches
-// outside the store.
+// outside the store. A put that fails midway leaves nothing: no partial file,
+// no multipart upload left open on S3.
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync } from "node:fs";
@@ -173,9 +174,40 @@ describe("directory asset store", () => {
     await store.stream("org/task/0", { offset: 4 * MiB });
     expect(openFiles()).toBe(before);
   });
+
+  it("leaves no file behind, whole or partial, when a stream fails midway", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "asset-store-test-"));
+    const store = createDirectoryAssetStore(directory);
+    await expect(store.put("org/task/0", failingAfter(MiB))).rejects.toThrow("download cut");
+    expect(readdirSync(join(directory, "org", "task"))).toEqual([]);
+  });
 });
 
+/** A download that sends `bytes` bytes, then fails. */
+async function* failingAfter(bytes: number) {
+  yield randomBytes(bytes);
+  throw new Error("download cut");
+}
+
 describe("S3 asset store", () => {
+  it("aborts the multipart upload of a stream that fails midway, so that no part is left stored (and billed)", async () => {
+    const client = s3Client();
+    const send = vi.spyOn(client, "send");
+    const store = createS3AssetStore({ client, bucket: s3.bucket, keyPrefix: "aborted/", partBytes: 5 * MiB });
+    try {
+      // Two parts' worth, then the failure: the first part is sent before the second is complete.
+      await expect(store.put("org/task/0", failingAfter(11 * MiB))).rejects.toThrow("download cut");
+      const commands = send.mock.calls.map(([command]) => command as unknown as { constructor: { name: string }; input: { UploadId?: string } });
+      expect(commands.map((command) => command.constructor.name)).toEqual(["CreateMultipartUploadCommand", "UploadPartCommand", "AbortMultipartUploadCommand"]);
+      const [, part, abort] = commands;
+      expect(abort.input.UploadId).toBeTruthy();
+      expect(abort.input.UploadId).toBe(part.input.UploadId);
+      expect(await store.stream("org/task/0")).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it("answers only the range asked from a server that ignores Range and sends the whole object", async () => {
     const whole = randomBytes(3 * MiB);
     const server = createServer((_request, response) => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { InputItemSchema, ListItemsResponseSchema, OutputBlockSchema, TurnSchema, TurnStatus } from "../../../../gen/router/v1/conversations_pb.js";
+import { InputItemSchema, OutputBlockSchema, TurnSchema, TurnStatus } from "../../../../gen/router/v1/conversations_pb.js";
 import { AnnotationSchema, BlockType, MessageSchema, Role } from "../../../../gen/router/v1/inference_pb.js";
-import { encodeInputItems, encodeStoredResponse } from "../../../../gateway/formats/responses/stored-response.ts";
+import { encodeStoredResponse, inputItemsOf } from "../../../../gateway/formats/responses/stored-response.ts";
 
 const answer = create(MessageSchema, {
   role: Role.ASSISTANT,
@@ -42,8 +42,7 @@ describe("a stored turn's output as the Responses API shows it", () => {
   });
 
   it("an earlier answer sent back lists as its items, the first with the message's id and the next ones <id>_<k>", () => {
-    const list = create(ListItemsResponseSchema, { items: [create(InputItemSchema, { id: "resp_2_in0", message: answer })] });
-    const { data } = encodeInputItems(list, false);
+    const data = inputItemsOf(create(InputItemSchema, { id: "resp_2_in0", message: answer }), false);
     expect(data.map((item) => [item.type, item.id])).toEqual([
       ["reasoning", "resp_2_in0"],
       ["message", "resp_2_in0_1"],
