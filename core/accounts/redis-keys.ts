@@ -27,6 +27,8 @@ const TEMPLATES = {
   organizationSpent: "spent:org:<organizationId>",
   /** String: integer nano-dollars settlements have charged to the key. */
   keySpent: "spent:key:<keyId>",
+  /** String: integer nano-dollars settlements have charged to the key in one UTC period (windows.ts spendingPeriod: `day:2026-11-03`), kept a day past its end. */
+  keySpentIn: "spent:key:<keyId>:<period>",
   /** Hash: an admitted request awaiting settlement (organisation, key, hold, free counter). */
   admittedRequest: "req:<requestId>",
   /** Sorted set: admitted request ids by the time their hold is given up as abandoned. */
@@ -58,6 +60,7 @@ export interface RedisKeys {
   balance(organizationId: string): string;
   organizationSpent(organizationId: string): string;
   keySpent(keyId: string): string;
+  keySpentIn(keyId: string, period: string): string;
   admittedRequest(requestId: string): string;
   admittedDeadlines(): string;
   keyWindow(keyId: string, minuteStart: number): string;
@@ -86,6 +89,7 @@ export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
     balance: build("balance"),
     organizationSpent: build("organizationSpent"),
     keySpent: build("keySpent"),
+    keySpentIn: build("keySpentIn"),
     admittedRequest: build("admittedRequest"),
     admittedDeadlines: build("admittedDeadlines"),
     keyWindow: build("keyWindow"),
