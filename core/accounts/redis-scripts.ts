@@ -190,7 +190,7 @@ local function settle(settlement)
     redis.call('INCRBY', organizationSpent(admitted.organizationId), taken)
     redis.call('INCRBY', keySpent(admitted.keyId), taken)
     for _, period in ipairs(settlement.spendingPeriods or {}) do
-      local name = keySpentIn(admitted.keyId, period.name)
+      local name = keySpentIn(period.name, admitted.keyId)
       -- The period's first charge sets its expiry.
       local fresh = redis.call('EXISTS', name) == 0
       redis.call('INCRBY', name, taken)

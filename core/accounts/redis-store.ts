@@ -204,7 +204,7 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
       balance: (organizationId) => guarded("balance", async () => BigInt((await client.get(keys.balance(organizationId))) ?? "0")),
       spent: (organizationId, keyId, now) =>
         guarded("spent", async () => {
-          const periods = SPENDING_PERIODS.map((period) => keys.keySpentIn(keyId, spendingPeriod(period, now).name));
+          const periods = SPENDING_PERIODS.map((period) => keys.keySpentIn(spendingPeriod(period, now).name, keyId));
           const [organization, key, day, week, month] = (await client.mGet([keys.organizationSpent(organizationId), keys.keySpent(keyId), ...periods])).map(
             (nanos) => BigInt(nanos ?? "0"),
           );

@@ -357,7 +357,9 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       const WEDNESDAY = Date.UTC(2026, 10, 4, 9, 0, 0);
       const NEXT_MONDAY = Date.UTC(2026, 10, 9, 0, 0, 0);
       const DECEMBER = Date.UTC(2026, 11, 1, 0, 0, 0);
-      await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a"), key("sk-b")] })]);
+      // A key id is any string: this one ends like sk-a's counter of Wednesday.
+      const odd = key("sk-odd", { keyId: "id-sk-a:day:2026-11-04" });
+      await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a"), key("sk-b"), odd] })]);
       const charge = async (requestId: string, keyName: string, nanos: bigint, now: number) => {
         admittedOf(await admit(request(keyName, { requestId, charge: credits(nanos), now })));
         await settle(requestId, { chargeNanos: nanos, now });
@@ -373,6 +375,9 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       expect(await periods("id-sk-a", NEXT_MONDAY)).toEqual({ day: 0n, week: 0n, month: 120n });
       expect(await periods("id-sk-a", DECEMBER)).toEqual({ day: 0n, week: 0n, month: 0n });
       expect(await periods("id-sk-b", T0)).toEqual({ day: 7n, week: 7n, month: 7n });
+      await charge("r-4", "sk-odd", 5n, WEDNESDAY);
+      expect(await periods("id-sk-a", WEDNESDAY)).toEqual({ day: 20n, week: 120n, month: 120n });
+      expect((await stores.credits.spent("org-a", odd.keyId, WEDNESDAY)).keyNanos).toBe(5n);
       expect((await stores.credits.spent("org-a", "id-sk-a", DECEMBER)).keyNanos).toBe(120n);
     });
 
