@@ -15,7 +15,7 @@ import {
   type UsageRecord,
   type WindowState,
 } from "./store.ts";
-import { MINUTE_MS, minuteStart, utcDay } from "./windows.ts";
+import { MINUTE_MS, minuteStart, SPENDING_PERIODS, spendingPeriod, utcDay, type SpendingPeriod } from "./windows.ts";
 
 /** Usage records kept per organisation (the newest). */
 export const USAGE_RECORDS_KEPT = 10_000;
@@ -48,6 +48,22 @@ export function createMemoryAccountStores(): AccountStores {
   const spent = new Map<string, bigint>();
   const addSpent = (scope: string, nanos: bigint) => {
     if (nanos > 0n) spent.set(scope, (spent.get(scope) ?? 0n) + nanos);
+  };
+  /** `<keyId>|<period>` -> the latest such period charged in (as Redis, where older ones expire). */
+  const spentIn = new Map<string, { name: string; nanos: bigint }>();
+  const addKeySpentIn = (keyId: string, now: number, nanos: bigint) => {
+    if (nanos <= 0n) return;
+    for (const period of SPENDING_PERIODS) {
+      const { name } = spendingPeriod(period, now);
+      const counted = spentIn.get(`${keyId}|${period}`);
+      // A settlement of an earlier period (batches settle late) counts in no current one.
+      if (counted && counted.name > name) continue;
+      spentIn.set(`${keyId}|${period}`, { name, nanos: (counted?.name === name ? counted.nanos : 0n) + nanos });
+    }
+  };
+  const keySpentIn = (keyId: string, period: SpendingPeriod, now: number) => {
+    const counted = spentIn.get(`${keyId}|${period}`);
+    return counted?.name === spendingPeriod(period, now).name ? counted.nanos : 0n;
   };
   const windows = new Map<string, Window>();
   /** `org|model` -> today's count. */
@@ -166,6 +182,7 @@ export function createMemoryAccountStores(): AccountStores {
     }
     addSpent(`org:${admitted.organizationId}`, taken);
     addSpent(`key:${admitted.keyId}`, taken);
+    addKeySpentIn(admitted.keyId, settlement.now, taken);
     if (settlement.refundFreeQuota && admitted.free) addFree(admitted.free.counter, admitted.free.day, -1);
     addTokens(`key:${admitted.keyId}`, settlement.now, settlement.tokens);
     addTokens(`org:${admitted.organizationId}`, settlement.now, settlement.tokens);
@@ -201,7 +218,11 @@ export function createMemoryAccountStores(): AccountStores {
         return balance;
       },
       balance: async (organizationId) => balances.get(organizationId) ?? 0n,
-      spent: async (organizationId, keyId) => ({ organizationNanos: spent.get(`org:${organizationId}`) ?? 0n, keyNanos: spent.get(`key:${keyId}`) ?? 0n }),
+      spent: async (organizationId, keyId, now) => ({
+        organizationNanos: spent.get(`org:${organizationId}`) ?? 0n,
+        keyNanos: spent.get(`key:${keyId}`) ?? 0n,
+        keyPeriodNanos: { day: keySpentIn(keyId, "day", now), week: keySpentIn(keyId, "week", now), month: keySpentIn(keyId, "month", now) },
+      }),
     },
     admission: {
       admit: async (request) => admit(request),

@@ -27,6 +27,12 @@ const TEMPLATES = {
   organizationSpent: "spent:org:<organizationId>",
   /** String: integer nano-dollars settlements have charged to the key. */
   keySpent: "spent:key:<keyId>",
+  /**
+   * String: integer nano-dollars settlements have charged to the key in one UTC period (windows.ts
+   * spendingPeriod: `day:2026-11-03`), kept a day past its end. The period comes first: a key id
+   * is any string, and could otherwise end like another key's period.
+   */
+  keySpentIn: "spent:<period>:key:<keyId>",
   /** Hash: an admitted request awaiting settlement (organisation, key, hold, free counter). */
   admittedRequest: "req:<requestId>",
   /** Sorted set: admitted request ids by the time their hold is given up as abandoned. */
@@ -58,6 +64,7 @@ export interface RedisKeys {
   balance(organizationId: string): string;
   organizationSpent(organizationId: string): string;
   keySpent(keyId: string): string;
+  keySpentIn(period: string, keyId: string): string;
   admittedRequest(requestId: string): string;
   admittedDeadlines(): string;
   keyWindow(keyId: string, minuteStart: number): string;
@@ -86,6 +93,7 @@ export function redisKeys(prefix: string = DEFAULT_REDIS_PREFIX): RedisKeys {
     balance: build("balance"),
     organizationSpent: build("organizationSpent"),
     keySpent: build("keySpent"),
+    keySpentIn: build("keySpentIn"),
     admittedRequest: build("admittedRequest"),
     admittedDeadlines: build("admittedDeadlines"),
     keyWindow: build("keyWindow"),

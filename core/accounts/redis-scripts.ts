@@ -189,6 +189,13 @@ local function settle(settlement)
   if lessThan('0', taken) then
     redis.call('INCRBY', organizationSpent(admitted.organizationId), taken)
     redis.call('INCRBY', keySpent(admitted.keyId), taken)
+    for _, period in ipairs(settlement.spendingPeriods or {}) do
+      local name = keySpentIn(period.name, admitted.keyId)
+      -- The period's first charge sets its expiry.
+      local fresh = redis.call('EXISTS', name) == 0
+      redis.call('INCRBY', name, taken)
+      if fresh then redis.call('PEXPIRE', name, period.ttlMs) end
+    end
   end
 
   -- A failed free request gives its unit back, to the day it was taken from.

@@ -14,7 +14,7 @@ import { redisKeys } from "./redis-keys.ts";
 import { accountScripts, type AdmitPayload, type AdmitReply, type PutKeyPayload, type ScriptRefusal, type ScriptWindow } from "./redis-scripts.ts";
 import { StoreUnavailableError } from "./store-errors.ts";
 import { ABANDONED_AFTER_MS, type AccountStores, type Admission, type KeyRecord, type NewKey, type RateLimitSnapshot, type Refusal, type SeedOrganization, type SeedResult, type Settlement, type UsageRecord, type WindowState } from "./store.ts";
-import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, utcDay } from "./windows.ts";
+import { DAY_MS, MINUTE_MS, minuteStart, nextUtcMidnight, SPENDING_PERIODS, spendingPeriod, utcDay } from "./windows.ts";
 
 /** Minimal logger (pino's fits). */
 export interface StoreLogger {
@@ -142,6 +142,11 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
             refundFreeQuota: settlement.refundFreeQuota,
             minuteStart: String(windowStart),
             windowTtlMs: String(windowStart + MINUTE_MS + WINDOW_KEPT_AFTER_END_MS - settlement.now),
+            // The key's spending in today, this week and this month, kept a day past each one's end.
+            spendingPeriods: SPENDING_PERIODS.map((period) => {
+              const { name, endsAt } = spendingPeriod(period, settlement.now);
+              return { name, ttlMs: String(endsAt + DAY_MS - settlement.now) };
+            }),
           };
         }),
       );
@@ -204,10 +209,13 @@ export async function createRedisAccountStores(options: RedisAccountStoreOptions
       topUp: (organizationId, nanos) =>
         guarded("topUp", async () => BigInt(await client.topUp(keys.balance(organizationId), keys.organizations(), nanos.toString(), organizationId))),
       balance: (organizationId) => guarded("balance", async () => BigInt((await client.get(keys.balance(organizationId))) ?? "0")),
-      spent: (organizationId, keyId) =>
+      spent: (organizationId, keyId, now) =>
         guarded("spent", async () => {
-          const [organization, key] = await client.mGet([keys.organizationSpent(organizationId), keys.keySpent(keyId)]);
-          return { organizationNanos: BigInt(organization ?? "0"), keyNanos: BigInt(key ?? "0") };
+          const periods = SPENDING_PERIODS.map((period) => keys.keySpentIn(spendingPeriod(period, now).name, keyId));
+          const [organization, key, day, week, month] = (await client.mGet([keys.organizationSpent(organizationId), keys.keySpent(keyId), ...periods])).map(
+            (nanos) => BigInt(nanos ?? "0"),
+          );
+          return { organizationNanos: organization, keyNanos: key, keyPeriodNanos: { day, week, month } };
         }),
     },
 

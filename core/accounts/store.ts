@@ -8,6 +8,7 @@
 // signed 64-bit integers, which hold balances up to about 9.2e9 USD at that
 // scale. Costs are computed exactly in femto-dollars and charged rounded up to
 // the next nano-dollar (core/accounts/ledger-units.ts).
+import type { SpendingPeriod } from "./windows.ts";
 
 export interface KeyRecord {
   keyId: string;
@@ -85,13 +86,23 @@ export interface KeyStore {
   setDisabled(keyId: string, disabled: boolean): Promise<KeyRecord | undefined>;
 }
 
+/** Integer nano-dollars charged by settlements. */
+export interface Spent {
+  organizationNanos: bigint;
+  keyNanos: bigint;
+  keyPeriodNanos: Record<SpendingPeriod, bigint>;
+}
+
 export interface CreditStore {
   /** Adds credits and returns the new balance. The organisation becomes known. */
   topUp(organizationId: string, nanos: bigint): Promise<bigint>;
   /** The spendable balance (holds of requests in flight already taken off). */
   balance(organizationId: string): Promise<bigint>;
-  /** What settlements have charged so far: to the organisation, and to one of its keys. */
-  spent(organizationId: string, keyId: string): Promise<{ organizationNanos: bigint; keyNanos: bigint }>;
+  /**
+   * What settlements have charged so far: to the organisation, and to one of its keys, in all
+   * and in the UTC day, week (from Monday) and month of `now` (windows.ts spendingPeriod).
+   */
+  spent(organizationId: string, keyId: string, now: number): Promise<Spent>;
 }
 
 /** Fixed one-minute windows (UTC minute boundaries). */

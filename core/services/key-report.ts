@@ -36,7 +36,7 @@ export async function describeKey(apiKey: string | undefined, deps: KeyReportDep
     return limit !== undefined && allowed(model.config.id) ? [{ modelId: model.config.id, limit }] : [];
   });
   const [spent, balance, used] = await Promise.all([
-    fromStore(stores.credits.spent(key.organizationId, key.keyId)),
+    fromStore(stores.credits.spent(key.organizationId, key.keyId, now)),
     fromStore(stores.credits.balance(key.organizationId)),
     fromStore(stores.admission.freeUsed(key.organizationId, free.map((quota) => quota.modelId), now)),
   ]);
@@ -48,6 +48,9 @@ export async function describeKey(apiKey: string | undefined, deps: KeyReportDep
     tpm: key.tpm,
     allowedModels: key.allowedModels,
     usage: formatNanos(spent.keyNanos),
+    usageDaily: formatNanos(spent.keyPeriodNanos.day),
+    usageWeekly: formatNanos(spent.keyPeriodNanos.week),
+    usageMonthly: formatNanos(spent.keyPeriodNanos.month),
     balance: formatNanos(balance),
     freeQuotas: free.map((quota, index) => ({ ...quota, used: Math.min(used[index], quota.limit), resetAtMs })),
   };
@@ -56,6 +59,7 @@ export async function describeKey(apiKey: string | undefined, deps: KeyReportDep
 export async function describeCredits(apiKey: string | undefined, deps: KeyReportDeps): Promise<MessageInitShape<typeof GetCreditsResponseSchema>> {
   const key = await callerKey(apiKey, deps.accounts);
   const { credits } = deps.accounts.stores;
-  const [spent, balance] = await Promise.all([fromStore(credits.spent(key.organizationId, key.keyId)), fromStore(credits.balance(key.organizationId))]);
+  const now = deps.now().getTime();
+  const [spent, balance] = await Promise.all([fromStore(credits.spent(key.organizationId, key.keyId, now)), fromStore(credits.balance(key.organizationId))]);
   return { balance: formatNanos(balance), usage: formatNanos(spent.organizationNanos), totalCredits: formatNanos(balance + spent.organizationNanos) };
 }

@@ -2,6 +2,7 @@
 // bodies. A new format is one folder exporting a GatewayFormat, plus one line
 // in formats/index.ts.
 import type Router from "@koa/router";
+import type { RouterContext } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import { Code, routerError } from "../../core/errors.ts";
 import type { CoreClient } from "../core-client.ts";
@@ -52,40 +53,53 @@ export function formatRoutes(router: Router, format: GatewayFormat, readBodies: 
     ctx.state.encodeError = format.encodeError;
     return next();
   };
-  // A path's methods, filled in as they are registered (a path may get GET and DELETE apart).
-  const methodsOf = new Map<string, Set<string>>();
-  const serve = (method: string, path: string) => {
-    let methods = methodsOf.get(path);
-    if (!methods) {
-      methods = new Set();
-      methodsOf.set(path, methods);
-      router.all(path, claimErrors, refuseOtherMethods(methods));
-    }
-    methods.add(method);
-    // Koa's router answers HEAD with the GET route.
-    if (method === "GET") methods.add("HEAD");
+  // Each path once: a method no route of it serves is refused in this format's shape.
+  const refuse = refuseUnservedMethods();
+  const paths = new Set<string>();
+  const serve = (path: string) => {
+    if (paths.has(path)) return;
+    paths.add(path);
+    router.all(path, claimErrors, refuse);
   };
   return {
-    get: (path, handler) => void (serve("GET", path), router.get(path, claimErrors, handler)),
-    post: (path, handler, options) => void (serve("POST", path), router.post(path, claimErrors, options?.form ? readBodies.jsonOrForm : readBodies.json, handler)),
-    delete: (path, handler) => void (serve("DELETE", path), router.delete(path, claimErrors, handler)),
+    get: (path, handler) => void (serve(path), router.get(path, claimErrors, handler)),
+    post: (path, handler, options) => void (serve(path), router.post(path, claimErrors, options?.form ? readBodies.jsonOrForm : readBodies.json, handler)),
+    delete: (path, handler) => void (serve(path), router.delete(path, claimErrors, handler)),
   };
 }
 
+/** The refusing middlewares, whose `all` routes serve no method of their own. */
+const refusals = new WeakSet<Middleware>();
+
 /**
- * A method the path does not serve: 405 with `Allow`, in the format's error shape (a Messages
- * client reads Anthropic's envelope even for `GET /v1/messages`). Another route whose pattern
- * also matches (`/x/:id` beside `/x/literal`) answers first; only what nothing answered is refused.
+ * A method no route matching the path serves: 405 with `Allow`, in the format's error shape (a
+ * Messages client reads Anthropic's envelope even for `GET /v1/messages`). OPTIONS is answered
+ * 204 with the same `Allow`. A method another matching route serves (`GET /images/{id}` for
+ * `/images/generations`) goes on to it.
  */
-function refuseOtherMethods(methods: ReadonlySet<string>): Middleware {
-  return async (ctx, next) => {
-    if (methods.has(ctx.method)) return next();
-    await next();
-    if (ctx.status !== 404 || ctx.body !== undefined) return;
-    const allowed = [...methods].filter((method) => method !== "HEAD").join(", ");
-    ctx.set("allow", [...methods].join(", "));
-    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${allowed}.`);
+function refuseUnservedMethods(): Middleware {
+  const refuse: Middleware = async (ctx, next) => {
+    const served = servedMethods(ctx);
+    if (served.includes(ctx.method)) return next();
+    ctx.set("allow", served.join(", "));
+    if (ctx.method === "OPTIONS") {
+      ctx.status = 204;
+      return;
+    }
+    const use = served.filter((method) => method !== "HEAD").join(", ");
+    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${use}.`);
   };
+  refusals.add(refuse);
+  return refuse;
+}
+
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+/** What the routes matching the request's path serve (HEAD with each GET, as Koa's router answers it), in a stable order. */
+function servedMethods(ctx: Context): string[] {
+  const layers = (ctx as RouterContext).matched ?? [];
+  const served = new Set(layers.filter((layer) => !layer.stack.some((middleware) => refusals.has(middleware as Middleware))).flatMap((layer) => layer.methods));
+  return [...METHOD_ORDER.filter((method) => served.has(method)), ...[...served].filter((method) => !METHOD_ORDER.includes(method))];
 }
 
 /**

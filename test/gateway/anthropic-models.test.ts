@@ -67,6 +67,16 @@ describe("GET /v1/models through the Anthropic SDK", () => {
     expect((await client.models.list()).data).toHaveLength(Math.min(20, n));
   });
 
+  it("filters by lifecycle: every catalogue model is active", async () => {
+    expect((await client.models.list({ lifecycle: ["retired"] })).data).toEqual([]);
+    expect((await client.models.list({ lifecycle: ["deprecated", "retired"], limit: 1000 })).has_more).toBe(false);
+    const active = await client.models.list({ lifecycle: ["active", "retired"], limit: 1000 });
+    expect(active.data.map((model) => model.id)).toEqual(catalogueIds);
+    const wrong = await fetch(`${gateway.url}/v1/models?lifecycle[]=ancient`);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "lifecycle" } });
+  });
+
   it("retrieves one model by its id, slash and all", async () => {
     const model = await client.models.retrieve("test/thinker");
     expect(model).toMatchObject({ type: "model", id: "test/thinker", display_name: "test/thinker" });

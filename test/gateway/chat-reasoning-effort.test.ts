@@ -5,7 +5,8 @@ import OpenAI, { type APIError } from "openai";
 import { describe, expect, it } from "vitest";
 import { TEST_KEY, useGatewayWithUpstream } from "../support/harness.ts";
 
-const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
+// The OpenAI SDK's ReasoningEffort values (node_modules/openai/resources/shared.d.ts).
+const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 describe("chat completions reasoning_effort through the openai SDK", () => {
   const stack = useGatewayWithUpstream();
@@ -20,7 +21,7 @@ describe("chat completions reasoning_effort through the openai SDK", () => {
     return { sent: { reasoning_effort: sent.reasoning_effort, reasoning: sent.reasoning }, warnings: response.headers.get("x-router-warnings") ?? "" };
   }
 
-  it.each(EFFORTS)("reasoning_effort %s is served as reasoning.effort %s is", async (effort) => {
+  it.each(EFFORTS)("reasoning_effort %s is served as the same reasoning.effort is", async (effort) => {
     const topLevel = await served({ reasoning_effort: effort });
     const nested = await served({ reasoning: { effort } });
     expect(topLevel.sent).toEqual(nested.sent);
@@ -32,6 +33,13 @@ describe("chat completions reasoning_effort through the openai SDK", () => {
     const xhigh = await served({ reasoning_effort: "xhigh" });
     expect(xhigh.sent.reasoning_effort).toBe("high");
     expect(xhigh.warnings).toContain("reasoning_effort xhigh was served as high");
+    const max = await served({ reasoning_effort: "max" });
+    expect(max.sent.reasoning_effort).toBe("high");
+    expect(max.warnings).toContain("reasoning_effort max was served as high");
+  });
+
+  it("reasoning_effort null (the SDK's type allows it) is as if not sent", async () => {
+    expect(await served({ reasoning_effort: null })).toEqual(await served({}));
   });
 
   it.each([

@@ -3,6 +3,7 @@
 // the key's label, limits, spending and today's free quota; the organisation's credits and
 // spending, which move exactly with each settled charge; nothing of another key or organisation.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createMemoryAccountStores } from "../../core/accounts/memory-store.ts";
 import { createRedisAccountStores } from "../../core/accounts/redis-store.ts";
 import type { AccountStores } from "../../core/accounts/store.ts";
@@ -14,6 +15,26 @@ import { startRedisServer, type RedisServer } from "../support/redis-server.ts";
 /** 2026-11-03T12:00:00Z: twelve hours before a UTC midnight. */
 const T0 = Date.UTC(2026, 10, 3, 12, 0, 0);
 const KEYS = { main: "sk-self-main", limited: "sk-self-limited", other: "sk-self-other", broke: "sk-self-broke" };
+
+/** The key object as OpenRouter's own SDK (@openrouter/sdk, apiKeys.getCurrent) parses it: every field required. */
+const openRouterKeyData = z.object({
+  label: z.string(),
+  limit: z.number().nullable(),
+  usage: z.number(),
+  usage_daily: z.number(),
+  usage_weekly: z.number(),
+  usage_monthly: z.number(),
+  byok_usage: z.number(),
+  byok_usage_daily: z.number(),
+  byok_usage_weekly: z.number(),
+  byok_usage_monthly: z.number(),
+  is_free_tier: z.boolean(),
+  is_provisioning_key: z.boolean(),
+  limit_remaining: z.number().nullable(),
+  limit_reset: z.string().nullable(),
+  include_byok_in_limit: z.boolean(),
+  rate_limit: z.object({ requests: z.number(), interval: z.string(), note: z.string() }),
+});
 
 function config() {
   const model = (id: string, route: Record<string, unknown> = {}) => ({
@@ -67,9 +88,11 @@ const cases: { name: string; split: boolean; stores: () => Promise<AccountStores
 
 describe.each(cases)("self-service endpoints ($name)", ({ split, stores }) => {
   let gateway: Gateway;
+  let clock: number;
   beforeEach(async () => {
+    clock = T0;
     const env = { MAIN_KEY: KEYS.main, LIMITED_KEY: KEYS.limited, OTHER_KEY: KEYS.other, BROKE_KEY: KEYS.broke };
-    gateway = await startGateway(config(), { split, env, core: { now: () => new Date(T0), stores: await stores() } });
+    gateway = await startGateway(config(), { split, env, core: { now: () => new Date(clock), stores: await stores() } });
   });
   afterEach(async () => {
     await gateway?.close();
@@ -102,10 +125,19 @@ describe.each(cases)("self-service endpoints ($name)", ({ split, stores }) => {
         limit: null,
         limit_remaining: null,
         limit_reset: null,
+        include_byok_in_limit: false,
         usage: 0,
+        usage_daily: 0,
+        usage_weekly: 0,
+        usage_monthly: 0,
+        byok_usage: 0,
+        byok_usage_daily: 0,
+        byok_usage_weekly: 0,
+        byok_usage_monthly: 0,
         is_free_tier: false,
         is_provisioning_key: false,
-        rate_limit: { requests: null, tokens: null, interval: "1m" },
+        is_management_key: false,
+        rate_limit: { requests: -1, tokens: -1, interval: "1m", note: expect.any(String) },
         allowed_models: null,
         free_quota: [
           { model: "free/one", limit: 3, used: 0, remaining: 3, reset_at: resetAt },
@@ -113,6 +145,32 @@ describe.each(cases)("self-service endpoints ($name)", ({ split, stores }) => {
         ],
       },
     });
+  });
+
+  it("GET /api/v1/key has every field OpenRouter's SDK requires, of its type", async () => {
+    for (const key of Object.values(KEYS)) expect(openRouterKeyData.safeParse((await get("/key", key)).json.data).error).toBeUndefined();
+  });
+
+  it("GET /api/v1/key: usage_daily, _weekly and _monthly count the key's charges in the current UTC day, week and month", async () => {
+    const usage = async () => {
+      const { data } = (await get("/key", KEYS.main)).json;
+      return [data.usage, data.usage_daily, data.usage_weekly, data.usage_monthly].map((usd: number) => nanosOf(String(usd)));
+    };
+    // T0 is Tuesday 2026-11-03.
+    const tuesday = nanosOf(String(await chat(KEYS.main, "sim/paid")));
+    expect(tuesday).toBeGreaterThan(0n);
+    expect(await usage()).toEqual([tuesday, tuesday, tuesday, tuesday]);
+    clock = Date.UTC(2026, 10, 4, 9);
+    expect(await usage()).toEqual([tuesday, 0n, tuesday, tuesday]);
+    const wednesday = nanosOf(String(await chat(KEYS.main, "sim/paid")));
+    const both = tuesday + wednesday;
+    expect(await usage()).toEqual([both, wednesday, both, both]);
+    clock = Date.UTC(2026, 10, 9);
+    expect(await usage()).toEqual([both, 0n, 0n, both]);
+    clock = Date.UTC(2026, 11, 1);
+    expect(await usage()).toEqual([both, 0n, 0n, 0n]);
+    // Another key's charges are its own.
+    expect((await get("/key", KEYS.limited)).json.data.usage_monthly).toBe(0);
   });
 
   it("GET /api/v1/auth/key, the older path, answers the same", async () => {

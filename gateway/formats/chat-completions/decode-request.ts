@@ -185,13 +185,14 @@ function toReasoning({ reasoning, reasoning_effort: topLevelEffort }: ChatReques
 
 type ChatEffort = NonNullable<ChatRequestBody["reasoning_effort"]>;
 
-/** The router's levels stop at high: OpenAI's xhigh is served as it, with a warning. */
-const routerEffort = (effort: ChatEffort) => (effort === "xhigh" ? "high" : effort);
+/** The router's levels stop at high: OpenAI's xhigh and max are served as it, with a warning. */
+const beyondHigh = (effort: ChatEffort | undefined) => effort === "xhigh" || effort === "max";
+const routerEffort = (effort: ChatEffort) => (beyondHigh(effort) ? "high" : effort);
 
 function reasoningWarnings({ reasoning, reasoning_effort: topLevelEffort }: ChatRequestBody) {
   const param = topLevelEffort !== undefined ? "reasoning_effort" : "reasoning.effort";
   const effort = topLevelEffort ?? reasoning?.effort;
-  return effort === "xhigh" ? [warning("adjusted_parameter", param, `${param} xhigh was served as high, the router's highest level`)] : [];
+  return beyondHigh(effort) ? [warning("adjusted_parameter", param, `${param} ${effort} was served as high, the router's highest level`)] : [];
 }
 
 /** The cache is off without the `cache_key` header; the core decides what to say about that. */

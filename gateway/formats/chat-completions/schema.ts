@@ -183,9 +183,9 @@ const responseFormatSchema = nullMeansAbsent(
 
 // ---- reasoning, cache (routing: router-fields.ts) ----
 
-// `minimal` and `none` are the values OpenAI's reasoning models add; `xhigh` is OpenAI's newest,
-// served as the router's highest, `high` (decode-request.ts).
-const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);
+// The OpenAI SDK's ReasoningEffort: `minimal` and `none` are the values OpenAI's reasoning models
+// add; `xhigh` and `max` are its newest, served as the router's highest, `high` (decode-request.ts).
+const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
 
 const reasoningSchema = nullMeansAbsent(z
   .strictObject({

@@ -15,8 +15,9 @@ const MAX_LIMIT = 1000;
 export function registerModelRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.get("/v1/models", async (ctx) => {
     const cursor = pageCursor(ctx);
+    const listed = asksForActive(ctx);
     const { models } = await core.catalogue.listModels({});
-    ctx.body = modelPage(models, cursor);
+    ctx.body = modelPage(listed ? models : [], cursor);
   });
 
   // The SDK sends the id's slash encoded (`anthropic%2Fclaude-sonnet-4`); curl users write it plain.
@@ -81,6 +82,20 @@ function pageCursor(ctx: Context): Cursor {
   const size = limit === undefined ? DEFAULT_LIMIT : Number(limit);
   if (size < 1 || size > MAX_LIMIT) throw invalidParameter("limit", `limit must be an integer between 1 and ${MAX_LIMIT}.`);
   return { limit: size, afterId, beforeId };
+}
+
+const LIFECYCLES = ["active", "deprecated", "retired"];
+
+/**
+ * Whether the `lifecycle` filter (`lifecycle[]=retired`, as the SDK sends it, or `lifecycle=`)
+ * keeps active models, the only stage the catalogue has; none given keeps them.
+ */
+function asksForActive(ctx: Context): boolean {
+  const stages = [ctx.query["lifecycle[]"], ctx.query.lifecycle].flat().filter((stage): stage is string => stage !== undefined && stage !== "");
+  for (const stage of stages) {
+    if (!LIFECYCLES.includes(stage)) throw invalidParameter("lifecycle", `lifecycle must be one of ${LIFECYCLES.join(", ")}.`);
+  }
+  return stages.length === 0 || stages.includes("active");
 }
 
 /** A query parameter given at most once (an empty value counts as not given). */

@@ -26,19 +26,31 @@ function registerSelfServiceRoutes(router: FormatRoutes, { core }: FormatDeps) {
   });
 }
 
+/** Every field of OpenRouter's key object (its SDK's `apiKeys.getCurrent()` requires each), then the router's own. */
 function encodeKey(key: GetKeyResponse) {
   return {
     label: key.label,
-    key_id: key.keyId,
     // Keys carry no spending limit of their own: the organisation's balance is theirs.
     limit: null,
-    limit_remaining: null,
     limit_reset: null,
+    limit_remaining: null,
+    include_byok_in_limit: false,
     usage: exactNumber(key.usage),
+    usage_daily: exactNumber(key.usageDaily),
+    usage_weekly: exactNumber(key.usageWeekly),
+    usage_monthly: exactNumber(key.usageMonthly),
+    // The router calls providers with the operator's keys only: nothing is charged to a caller's own.
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
     // Nothing left to spend: only `:free` models answer.
     is_free_tier: /^0(\.0*)?$/.test(key.balance),
     is_provisioning_key: false,
-    rate_limit: { requests: key.rpm ?? null, tokens: key.tpm ?? null, interval: "1m" },
+    is_management_key: false,
+    // OpenRouter's legacy object, -1 when unknown: here the key's own limits per minute.
+    rate_limit: { requests: key.rpm ?? -1, tokens: key.tpm ?? -1, interval: "1m", note: RATE_LIMIT_NOTE },
+    key_id: key.keyId,
     allowed_models: key.allowedModels.length > 0 ? key.allowedModels : null,
     free_quota: key.freeQuotas.map((quota) => ({
       model: quota.modelId,
@@ -49,3 +61,5 @@ function encodeKey(key: GetKeyResponse) {
     })),
   };
 }
+
+const RATE_LIMIT_NOTE = "The key's own requests and tokens per minute; -1: none of its own (its organisation's may apply).";

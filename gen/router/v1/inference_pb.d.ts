@@ -82,6 +82,23 @@ export declare type GetKeyResponse = Message$1<"router.v1.GetKeyResponse"> & {
    * @generated from field: repeated router.v1.FreeQuota free_quotas = 8;
    */
   freeQuotas: FreeQuota[];
+
+  /**
+   * USD charged to this key in the current UTC day, week (from Monday) and month.
+   *
+   * @generated from field: string usage_daily = 9;
+   */
+  usageDaily: string;
+
+  /**
+   * @generated from field: string usage_weekly = 10;
+   */
+  usageWeekly: string;
+
+  /**
+   * @generated from field: string usage_monthly = 11;
+   */
+  usageMonthly: string;
 };
 
 /**

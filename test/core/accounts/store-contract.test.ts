@@ -332,20 +332,53 @@ describe.each(implementations)("account stores ($name)", ({ create }) => {
       await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a"), key("sk-b")] }), organization("org-b", { keys: [key("sk-c", { organizationId: "org-b" })] })]);
       admittedOf(await admit(request("sk-a", { requestId: "r-1", charge: credits(400n) })));
       admittedOf(await admit(request("sk-b", { requestId: "r-2", charge: credits(100n) })));
-      expect(await stores.credits.spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 0n, keyNanos: 0n });
+      const spent = async (organizationId: string, keyId: string) => {
+        const { organizationNanos, keyNanos } = await stores.credits.spent(organizationId, keyId, T0);
+        return { organizationNanos, keyNanos };
+      };
+      expect(await spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 0n, keyNanos: 0n });
       await settle("r-1", { chargeNanos: 150n });
       await settle("r-1", { chargeNanos: 150n });
       // 900 beyond a 100 hold, with 750 left: the hold and the 750.
       await settle("r-2", { chargeNanos: 1000n });
       expect(await stores.credits.balance("org-a")).toBe(0n);
-      expect(await stores.credits.spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 1000n, keyNanos: 150n });
-      expect(await stores.credits.spent("org-a", "id-sk-b")).toEqual({ organizationNanos: 1000n, keyNanos: 850n });
-      expect(await stores.credits.spent("org-b", "id-sk-c")).toEqual({ organizationNanos: 0n, keyNanos: 0n });
+      expect(await spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 1000n, keyNanos: 150n });
+      expect(await spent("org-a", "id-sk-b")).toEqual({ organizationNanos: 1000n, keyNanos: 850n });
+      expect(await spent("org-b", "id-sk-c")).toEqual({ organizationNanos: 0n, keyNanos: 0n });
       // A release (charge 0) spends nothing.
       await stores.credits.topUp("org-a", 50n);
       admittedOf(await admit(request("sk-a", { requestId: "r-3", charge: credits(50n) })));
       await settle("r-3");
-      expect(await stores.credits.spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 1000n, keyNanos: 150n });
+      expect(await spent("org-a", "id-sk-a")).toEqual({ organizationNanos: 1000n, keyNanos: 150n });
+    });
+
+    it("counts a key's spending in the UTC day, week (from Monday) and month of each settlement", async () => {
+      // T0 is Tuesday 2026-11-03.
+      const WEDNESDAY = Date.UTC(2026, 10, 4, 9, 0, 0);
+      const NEXT_MONDAY = Date.UTC(2026, 10, 9, 0, 0, 0);
+      const DECEMBER = Date.UTC(2026, 11, 1, 0, 0, 0);
+      // A key id is any string: this one ends like sk-a's counter of Wednesday.
+      const odd = key("sk-odd", { keyId: "id-sk-a:day:2026-11-04" });
+      await stores.seed([organization("org-a", { initialCreditsNanos: 1000n, keys: [key("sk-a"), key("sk-b"), odd] })]);
+      const charge = async (requestId: string, keyName: string, nanos: bigint, now: number) => {
+        admittedOf(await admit(request(keyName, { requestId, charge: credits(nanos), now })));
+        await settle(requestId, { chargeNanos: nanos, now });
+        await settle(requestId, { chargeNanos: nanos, now });
+      };
+      const periods = async (keyId: string, now: number) => (await stores.credits.spent("org-a", keyId, now)).keyPeriodNanos;
+      await charge("r-1", "sk-a", 100n, T0);
+      await charge("r-2", "sk-b", 7n, T0);
+      expect(await periods("id-sk-a", T0)).toEqual({ day: 100n, week: 100n, month: 100n });
+      expect(await periods("id-sk-a", WEDNESDAY)).toEqual({ day: 0n, week: 100n, month: 100n });
+      await charge("r-3", "sk-a", 20n, WEDNESDAY);
+      expect(await periods("id-sk-a", WEDNESDAY)).toEqual({ day: 20n, week: 120n, month: 120n });
+      expect(await periods("id-sk-a", NEXT_MONDAY)).toEqual({ day: 0n, week: 0n, month: 120n });
+      expect(await periods("id-sk-a", DECEMBER)).toEqual({ day: 0n, week: 0n, month: 0n });
+      expect(await periods("id-sk-b", T0)).toEqual({ day: 7n, week: 7n, month: 7n });
+      await charge("r-4", "sk-odd", 5n, WEDNESDAY);
+      expect(await periods("id-sk-a", WEDNESDAY)).toEqual({ day: 20n, week: 120n, month: 120n });
+      expect((await stores.credits.spent("org-a", odd.keyId, WEDNESDAY)).keyNanos).toBe(5n);
+      expect((await stores.credits.spent("org-a", "id-sk-a", DECEMBER)).keyNanos).toBe(120n);
     });
 
     it("releases the whole hold when the charge is zero", async () => {

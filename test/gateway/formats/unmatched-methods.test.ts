@@ -62,6 +62,30 @@ describe("methods a path does not serve", () => {
     expect((await send("POST", "/v1/messages")).status).toBe(400);
   });
 
+  it("Allow names what every route matching the path serves: PUT /images/generations may be POSTed, or read by GET /images/{id}", async () => {
+    const response = await send("PUT", "/api/v1/images/generations");
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("PUT is not allowed on /api/v1/images/generations; use GET, POST.");
+    const other = await send("PATCH", "/api/v1/images/img_1");
+    expect(other.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  it("OPTIONS is 204 with Allow, HEAD is served where GET is", async () => {
+    for (const [path, allow] of [
+      ["/v1/messages", "POST"],
+      ["/api/v1/responses/resp_nope", "GET, HEAD, DELETE"],
+      ["/v1/models", "GET, HEAD"],
+    ]) {
+      const options = await send("OPTIONS", path);
+      expect(options.status).toBe(204);
+      expect(options.headers.get("allow")).toBe(allow);
+    }
+    const head = await send("HEAD", "/api/v1/models");
+    expect(head.status).toBe(200);
+    expect((await send("HEAD", "/v1/messages")).status).toBe(405);
+  });
+
   it("a path nothing serves stays 404 not_found", async () => {
     const response = await send("GET", "/v1/nowhere");
     expect(response.status).toBe(404);
