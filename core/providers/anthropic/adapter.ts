@@ -3,6 +3,7 @@
 import { PublicFormat } from "../../../gen/router/v1/inference_pb.js";
 import { baseUrlOf } from "../base-url.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
+import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
@@ -32,6 +33,9 @@ export const anthropicCapabilities: ProtocolCapabilities = {
   nativeFormat: PublicFormat.MESSAGES,
   serverTools: ["web_search"],
 };
+
+/** An image: about (width x height) / 750 tokens, some 1600 at its 1.15-megapixel ceiling. */
+export const anthropicTokenEstimate: TokenEstimateProfile = { media: { ...DEFAULT_MEDIA_TOKENS, image: 1600 }, openAiModelIds: false };
 
 export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
   return {

@@ -1,7 +1,8 @@
 // The OpenAI chat-completions protocol, spoken by OpenAI and by every vendor
 // configured as `openai-compatible` (their differences are quirk flags).
-import type { ProviderConfig } from "../../config/schema.ts";
+import type { ProviderConfig } from "../provider-config.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
+import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import { baseUrlOf } from "../base-url.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
@@ -18,6 +19,9 @@ export const openAiCompatibleCapabilities: ProtocolCapabilities = {
   parallelToolCalls: true,
   serverTools: [],
 };
+
+/** Its model ids are OpenAI's: the tokenizer picks a known model's own encoding. */
+export const openAiCompatibleTokenEstimate: TokenEstimateProfile = { media: DEFAULT_MEDIA_TOKENS, openAiModelIds: true };
 
 export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter {
   const urls = new WeakMap<ProviderConfig, URL>();
