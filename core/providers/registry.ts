@@ -5,7 +5,7 @@
 // here (docs/architecture.md); the config schema's protocol names are this
 // table's keys.
 import { anthropicCapabilities, anthropicTokenEstimate, createAnthropicAdapter } from "./anthropic/adapter.ts";
-import { createBflMediaAdapter } from "./bfl/adapter.ts";
+import { createBflMediaAdapter } from "./bfl/media.ts";
 import { mediaOnlyCapabilities, type ProtocolCapabilities } from "./capabilities.ts";
 import { createGeminiAdapter, geminiCapabilities, geminiTokenEstimate } from "./gemini/adapter.ts";
 import type { HttpClient } from "./http-client.ts";

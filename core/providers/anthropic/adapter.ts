@@ -1,7 +1,6 @@
 // The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
 // `anthropic-version`, answered by one JSON message or by its SSE event stream.
 import { PublicFormat } from "../../../gen/router/v1/inference_pb.js";
-import { baseUrlOf } from "../base-url.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import type { HttpClient } from "../http-client.ts";
@@ -9,12 +8,12 @@ import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtoc
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { countAnthropicTokens } from "./count-tokens.ts";
-import { anthropicHeaders } from "./headers.ts";
+import { anthropicHeaders, messagesUrl } from "./endpoint.ts";
 import { anthropicErrorMessage, mapError } from "./map-error.ts";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
 
 const protocol: HttpProtocol<AnthropicEvent> = {
-  url: ({ provider }: UpstreamCall) => new URL(`${baseUrlOf(provider)}/messages`),
+  url: ({ provider }: UpstreamCall) => messagesUrl(provider),
   headers: anthropicHeaders,
   convertRequest,
   errorOf: mapError,

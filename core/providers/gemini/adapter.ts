@@ -10,7 +10,7 @@ import { convertRequest } from "./convert-request.ts";
 import { countGeminiTokens } from "./count-tokens.ts";
 import { keyHeaders, methodUrl } from "./endpoint.ts";
 import { googleErrorMessage, mapError } from "./map-error.ts";
-import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-response.ts";
+import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-stream.ts";
 
 const protocol: HttpProtocol<GeminiResponse> = {
   url: (call) => methodUrl(call, call.stream ? "streamGenerateContent?alt=sse" : "generateContent"),
