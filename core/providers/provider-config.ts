@@ -62,4 +62,4 @@ export const providerSchema = z
   });
 
 export type ProviderConfig = z.infer<typeof providerSchema>;
-export type ProviderProtocol = z.infer<typeof providerProtocolSchema>;
+export type { ProviderProtocol } from "./registry.ts";
