@@ -16,7 +16,7 @@ import { createConversations, type Conversations } from "./conversations/convers
 import { openConversationStore } from "./conversations/open-store.ts";
 import type { ConversationStore } from "./conversations/store.ts";
 import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
-import { capabilitiesOf, createAdapters, createMediaAdapters } from "./providers/registry.ts";
+import { capabilitiesOf, createChatAdapters, createMediaAdapters } from "./providers/registry.ts";
 import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
 import { createConversationService } from "./services/conversations.ts";
@@ -90,7 +90,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   }
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
-  const adapters = createAdapters(http);
+  const adapters = createChatAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
   const mediaAdapters = createMediaAdapters();

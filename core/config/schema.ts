@@ -1,16 +1,9 @@
 // The shape of the router's configuration file (YAML or JSON), validated at start.
 // Field names are snake_case like the public API; see docs/configuration.md.
 import { z } from "zod";
-
-/** The name of an environment variable (where a secret is read from). */
-const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
-
-/** An http:// or https:// URL: anything else (ftp://, a host without a scheme) cannot reach an upstream. */
-const httpUrl = (example: string) =>
-  z.url({
-    protocol: /^https?$/,
-    error: (issue) => `must be an http:// or https:// URL (for example ${example}), got ${JSON.stringify(issue.input)}`,
-  });
+import { environmentVariable, httpUrl } from "../config-fields.ts";
+import { providerProtocolSchema, providerSchema } from "../providers/provider-config.ts";
+import { REASONING_EFFORTS } from "../providers/types.ts";
 
 /** A price in USD per token (or per request), as an exact decimal string. */
 const decimalString = z
@@ -20,59 +13,6 @@ const decimalString = z
 const modality = z.enum(["text", "image", "file", "audio", "video", "pdf"]);
 
 const supportedParameter = z.string().min(1);
-
-export const providerProtocolSchema = z.enum(["openai-compatible", "anthropic", "gemini", "simulator", "bfl", "pollo", "kling", "vertex"]);
-
-const openAiQuirksSchema = z
-  .object({
-    /** Which field carries the completion limit upstream. */
-    max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).default("max_tokens"),
-    /**
-     * How the vendor takes reasoning options: OpenAI's `reasoning_effort`, an
-     * OpenRouter-style `reasoning: {effort}`, Qwen's `enable_thinking` (with
-     * `thinking_budget`), or `thinking: {type: enabled|disabled}` (GLM, Kimi).
-     */
-    reasoning_field: z.enum(["reasoning_effort", "reasoning", "enable_thinking", "thinking"]).default("reasoning_effort"),
-    /**
-     * The assistant-message field the vendor reads earlier reasoning back from, or
-     * `none`. DeepSeek and Kimi in thinking mode refuse a history whose tool-call
-     * turns lack their `reasoning_content` (HTTP 400).
-     */
-    reasoning_passback: z.enum(["none", "reasoning_content"]).default("none"),
-  })
-  .strict();
-
-export const providerSchema = z
-  .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "must be lowercase letters, digits and dashes"),
-    label: z.string().min(1),
-    protocol: providerProtocolSchema,
-    /** Base URL of the upstream API (required except for the simulator). */
-    base_url: httpUrl("https://api.openai.com/v1").optional(),
-    /** Environment variable holding the API key; when named, the provider is enabled only when it is set. */
-    api_key_env: environmentVariable.optional(),
-    /** Environment variable holding a second key the protocol signs with (Kling's secret key; required there); enabled only when set. */
-    secret_key_env: environmentVariable.optional(),
-    /** A stream's time to its response headers, and the longest silence between its chunks. */
-    timeout_ms: z.number().int().positive().default(60_000),
-    /** A non-streaming request's time to its whole answer (the upstream generates before it answers). */
-    request_timeout_ms: z.number().int().positive().default(600_000),
-    quirks: openAiQuirksSchema.default({ max_tokens_field: "max_tokens", reasoning_field: "reasoning_effort", reasoning_passback: "none" }),
-    /** Most connections open at once to this provider (per origin); absent: no limit, since every stream holds one for its whole length. */
-    max_connections: z.number().int().positive().optional(),
-    /** Simulator only: milliseconds between streamed chunks. */
-    chunk_delay_ms: z.number().int().nonnegative().default(0),
-  })
-  .strict()
-  .superRefine((provider, ctx) => {
-    if (provider.protocol !== "simulator" && !provider.base_url) {
-      ctx.addIssue({ code: "custom", path: ["base_url"], message: "required for protocol " + provider.protocol });
-    }
-    if (provider.protocol === "kling" && (!provider.api_key_env || !provider.secret_key_env)) {
-      // Kling signs each request with the secret key; the access key is the token's issuer.
-      ctx.addIssue({ code: "custom", path: [provider.api_key_env ? "secret_key_env" : "api_key_env"], message: "required for protocol kling (the access key and the secret key)" });
-    }
-  });
 
 const pricingSchema = z
   .object({
@@ -101,7 +41,7 @@ const pricingSchema = z
   .strict();
 
 const reasoningEffortMapSchema = z.partialRecord(
-  z.enum(["none", "minimal", "low", "medium", "high"]),
+  z.enum(REASONING_EFFORTS),
   z.string(),
 );
 
@@ -306,8 +246,9 @@ function reportDuplicates(values: string[], path: (string | number)[], what: str
 }
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;
-export type ProviderConfig = z.infer<typeof providerSchema>;
-export type ProviderProtocol = z.infer<typeof providerProtocolSchema>;
+// A provider's entry is the providers' own (core/providers/provider-config.ts): shown here with the rest of the file.
+export { providerProtocolSchema, providerSchema };
+export type { ProviderConfig, ProviderProtocol } from "../providers/provider-config.ts";
 export type TasksConfig = z.infer<typeof tasksSchema>;
 export type S3AssetsConfig = z.infer<typeof s3AssetsSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;

@@ -13,7 +13,7 @@ import type { KeyRecord } from "../accounts/store.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { previousNotFound, referenceParam } from "../conversations/conversations.ts";
 import { callerWentAway, invalidParameter, missingApiKey } from "../errors.ts";
-import { tokenEstimateProfile } from "../providers/token-estimates.ts";
+import { tokenEstimateOf } from "../providers/registry.ts";
 import { UpstreamError, type UpstreamCall } from "../providers/types.ts";
 import { planAttempts, type Attempt } from "../routing/plan.ts";
 import { traceEntry, upstreamRejected, type InferenceDeps } from "../routing/run-inference.ts";
@@ -63,7 +63,7 @@ async function countOn(attempt: Attempt, signal: AbortSignal, deps: InferenceDep
       if (!error.retryable) throw upstreamRejected(error, [traceEntry(attempt, "error", error.reason)]);
     }
   }
-  const profile = tokenEstimateProfile(provider.protocol);
+  const profile = tokenEstimateOf(provider.protocol);
   const inputTokens = await estimateInputTokens(attempt.request, { media: profile.media, openAiModelId: profile.openAiModelIds ? route.provider_model_id : undefined });
   return { exact: false, inputTokens };
 }

@@ -4,18 +4,17 @@
 // (o200k_base, or the model's own encoding when the library knows the model),
 // and the chat is counted as OpenAI renders it (the library's per-message
 // overhead and function-definition format). Media the tokenizer cannot see
-// cost a fixed amount each, per protocol (core/providers/token-estimates.ts).
+// cost a fixed amount each, per protocol (its registry entry's token estimate).
 // docs/count-tokens.md says all of it.
 import type { ChatCompletionFunctionDefinition, ChatCompletionRequest, ChatMessage } from "gpt-tokenizer/functionCalling";
 import { computeChatCompletionTokenCount } from "gpt-tokenizer/functionCalling";
 import { DEFAULT_ENCODING, modelToEncodingMap, type EncodingName, type ModelName } from "gpt-tokenizer/mapping";
-import { ResponseFormat_Type, ToolChoice_Mode, type ContentPart, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
+import { ResponseFormat_Type, Role, ToolChoice_Mode, type ContentPart, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
 import { parseDataUri } from "../providers/data-uri.ts";
-import type { MediaTokens } from "../providers/token-estimates.ts";
-import { ROLE_NAMES } from "../providers/openai-compatible/convert-request.ts";
+import type { MediaTokens } from "../providers/token-estimate.ts";
 
 export interface EstimateRoute {
-  /** Fixed costs of media, per the route's protocol (core/providers/token-estimates.ts). */
+  /** Fixed costs of media, per the route's protocol (its registry entry's token estimate). */
   media: MediaTokens;
   /** The upstream's model id when it is OpenAI's: a model the library knows picks its own encoding. */
   openAiModelId?: string;
@@ -47,6 +46,16 @@ function encodingFor(openAiModelId: string | undefined): EncodingName {
 
 type CountText = (text: string) => number;
 
+/** The hub's roles as the tokenizer library's chat renders them (OpenAI's words: the estimate counts OpenAI's rendering, whatever the protocol). */
+const CHAT_ROLES: Record<Role, NonNullable<ChatMessage["role"]>> = {
+  [Role.UNSPECIFIED]: "user",
+  [Role.SYSTEM]: "system",
+  [Role.DEVELOPER]: "developer",
+  [Role.USER]: "user",
+  [Role.ASSISTANT]: "assistant",
+  [Role.TOOL]: "tool",
+};
+
 // Each encoding's ranks are megabytes: loaded on first use, once.
 const ENCODINGS: Record<EncodingName, () => Promise<{ countTokens: (text: string, options?: { disallowedSpecial?: Set<string> }) => number }>> = {
   o200k_base: () => import("gpt-tokenizer/encoding/o200k_base"),
@@ -77,7 +86,7 @@ function textCounter(encoding: EncodingName): Promise<CountText> {
  * providers drop it from the prompt or do not take it back.
  */
 function chatMessages(message: Message, media: MediaTokens): ChatMessage[] {
-  const role = ROLE_NAMES[message.role];
+  const role = CHAT_ROLES[message.role];
   const calls: ChatMessage[] = [];
   const text = message.content
     .map((part) => {

@@ -4,7 +4,7 @@
 // protocol's name: it asks its descriptor.
 
 import type { PublicFormat } from "../../gen/router/v1/inference_pb.js";
-import type { ProviderConfig } from "../config/schema.ts";
+import type { ProviderConfig } from "./provider-config.ts";
 
 /** The chat media options, by the output modality they steer. */
 export type MediaOutput = "image" | "audio";
@@ -71,7 +71,23 @@ export interface ProtocolCapabilities {
    * names). Unset: the key is needed.
    */
   readonly ambientCredentials?: AmbientCredentials;
+  /**
+   * `false` for a protocol that runs media jobs only (no chat adapter in its
+   * registry entry): routing skips its routes for a chat request. Unset: it serves chat.
+   */
+  readonly chat?: false;
 }
+
+/** The descriptor of a protocol that serves no chat (BFL, Pollo, Kling): it carries nothing of a chat request. */
+export const mediaOnlyCapabilities: ProtocolCapabilities = {
+  reasoning: "effort",
+  cacheControl: false,
+  mediaOptions: [],
+  passthrough: [],
+  parallelToolCalls: false,
+  serverTools: [],
+  chat: false,
+};
 
 /** Credentials a protocol finds in the environment in place of the provider's key. */
 export interface AmbientCredentials {

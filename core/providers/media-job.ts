@@ -3,11 +3,12 @@
 // requests and answers look; the task service does the rest (leases, backoff,
 // timeouts, billing, hosted copies of the outputs, the result's shape).
 import type { ImageParameters, VideoParameters, VideoResultStyle } from "../../gen/router/v1/tasks_pb.js";
-import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
+import type { ProviderConfig } from "./provider-config.ts";
+import type { UpstreamRoute } from "./types.ts";
 
 export interface MediaJobCall {
   provider: ProviderConfig;
-  route: ModelProviderConfig;
+  route: UpstreamRoute;
   apiKey: string;
   /** The second credential of a provider that signs its requests (Kling's secret key), from its secret_key_env. */
   secretKey?: string;

@@ -3,14 +3,24 @@
 // it knows nothing of public formats, routing, billing or other protocols.
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { GenerateRequest, GenerateResponse, Warning } from "../../gen/router/v1/inference_pb.js";
-import type { ModelProviderConfig, ProviderConfig } from "../config/schema.ts";
+import type { ProviderConfig } from "./provider-config.ts";
 import type { ProtocolCapabilities } from "./capabilities.ts";
+
+/** The reasoning efforts a route's reasoning_effort_map maps (the configuration takes these keys). */
+export const REASONING_EFFORTS = ["none", "minimal", "low", "medium", "high"] as const;
+
+/** What an adapter reads of the model's route it serves (the configuration's model provider entry is one). */
+export interface UpstreamRoute {
+  provider_model_id: string;
+  /** The upstream's own effort for each of the hub's; absent ones are the protocol's default mapping. */
+  reasoning_effort_map?: Partial<Record<(typeof REASONING_EFFORTS)[number], string>>;
+}
 
 export interface UpstreamCall {
   /** The request after routing decisions (suffixes resolved, reasoning mapped). */
   request: GenerateRequest;
   provider: ProviderConfig;
-  route: ModelProviderConfig;
+  route: UpstreamRoute;
   /** The upstream's credential, read from the provider's api_key_env. */
   apiKey: string;
   /** Whether the caller reads the answer as a stream (adapters may ask upstream for JSON otherwise). */

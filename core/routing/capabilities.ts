@@ -1,4 +1,4 @@
-// What a request needs of a provider route (tools, structured output, input
+// What a request needs of a provider route (chat, tools, structured output, input
 // modalities, room in the context and completion limits), so routing can skip
 // the routes that would refuse it and say which capability was missing.
 import { ResponseFormat_Type, type ContentPart, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
@@ -35,8 +35,16 @@ function serverToolRequirement(name: string, request: GenerateRequest): Requirem
  */
 const CHARACTERS_PER_TOKEN = 5;
 
+/** A chat request goes to routes whose protocol serves chat: a media-only protocol (images, videos) has no chat adapter. */
+const CHAT: Requirement = {
+  reason: "not_a_chat_protocol",
+  param: "model",
+  description: "a provider that serves chat (its providers make images or videos only, through the media task endpoints)",
+  isMetBy: (route) => route.capabilities.chat !== false,
+};
+
 export function requirementsOf(request: GenerateRequest): Requirement[] {
-  const requirements: Requirement[] = [];
+  const requirements: Requirement[] = [CHAT];
   if (request.tools.length > 0) requirements.push(parameterRequirement("tools", "tools", "tool calling"));
   if (request.responseFormat && request.responseFormat.type !== ResponseFormat_Type.UNSPECIFIED) {
     requirements.push(parameterRequirement("response_format", "response_format", "structured output (response_format)"));

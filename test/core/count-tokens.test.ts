@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../core/config/load.ts";
 import { createCore, type Core } from "../../core/create-core.ts";
 import { ConnectError, errorDetailOf } from "../../core/errors.ts";
-import { tokenEstimateProfile } from "../../core/providers/token-estimates.ts";
+import { tokenEstimateOf } from "../../core/providers/registry.ts";
 import { createCoreServer } from "../../core/server.ts";
 import { createInProcessCoreClient, createRemoteCoreClient, type CoreClient } from "../../gateway/core-client.ts";
 import { CountTokensRequestSchema, GenerateRequestSchema, PublicFormat, Role, ToolChoice_Mode, type Message } from "../../gen/router/v1/inference_pb.js";
@@ -202,7 +202,7 @@ describe("estimates with gpt-tokenizer", () => {
       model: "count/gpt",
       messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hello, world!" } } }, { part: { case: "image", value: { url: "https://example.com/cat.png" } } }] }],
     });
-    expect(withImage.inputTokens - plain.inputTokens).toBe(tokenEstimateProfile("openai-compatible").media.image);
+    expect(withImage.inputTokens - plain.inputTokens).toBe(tokenEstimateOf("openai-compatible").media.image);
     const withTool = await count({ model: "count/gpt", messages: [user("Hello, world!")], tools: [WEATHER_TOOL] });
     expect(withTool.inputTokens).toBeGreaterThan(plain.inputTokens + 10);
     const toolRound = await count({

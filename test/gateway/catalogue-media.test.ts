@@ -7,7 +7,7 @@
 // model object too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
-import { createBflMediaAdapter } from "../../core/providers/bfl/adapter.ts";
+import { createBflMediaAdapter } from "../../core/providers/bfl/media.ts";
 import { startGateway, type Gateway } from "../support/harness.ts";
 
 type Json = Record<string, any>;

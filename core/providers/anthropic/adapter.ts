@@ -1,19 +1,19 @@
 // The Anthropic Messages API: POST {base_url}/messages with `x-api-key` and
 // `anthropic-version`, answered by one JSON message or by its SSE event stream.
 import { PublicFormat } from "../../../gen/router/v1/inference_pb.js";
-import { baseUrlOf } from "../base-url.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
+import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { countAnthropicTokens } from "./count-tokens.ts";
-import { anthropicHeaders } from "./headers.ts";
+import { anthropicHeaders, messagesUrl } from "./endpoint.ts";
 import { anthropicErrorMessage, mapError } from "./map-error.ts";
 import { createEventTranslator, eventSchema, messageAsEvent, messageSchema, type AnthropicEvent } from "./parse-stream.ts";
 
 const protocol: HttpProtocol<AnthropicEvent> = {
-  url: ({ provider }: UpstreamCall) => new URL(`${baseUrlOf(provider)}/messages`),
+  url: ({ provider }: UpstreamCall) => messagesUrl(provider),
   headers: anthropicHeaders,
   convertRequest,
   errorOf: mapError,
@@ -32,6 +32,9 @@ export const anthropicCapabilities: ProtocolCapabilities = {
   nativeFormat: PublicFormat.MESSAGES,
   serverTools: ["web_search"],
 };
+
+/** An image: about (width x height) / 750 tokens, some 1600 at its 1.15-megapixel ceiling. */
+export const anthropicTokenEstimate: TokenEstimateProfile = { media: { ...DEFAULT_MEDIA_TOKENS, image: 1600 }, openAiModelIds: false };
 
 export function createAnthropicAdapter(http: HttpClient): ProviderAdapter {
   return {

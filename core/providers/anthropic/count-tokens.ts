@@ -4,13 +4,12 @@
 // settings, as the model would be charged for them.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
-import { baseUrlOf } from "../base-url.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape } from "../http-exchange.ts";
 import { postJson } from "../post-json.ts";
 import type { UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
-import { anthropicHeaders } from "./headers.ts";
+import { anthropicHeaders, messagesUrl } from "./endpoint.ts";
 import { mapError } from "./map-error.ts";
 
 /**
@@ -31,9 +30,8 @@ export function countTokensBody(call: UpstreamCall): JsonObject {
 }
 
 export async function countAnthropicTokens(http: HttpClient, call: UpstreamCall): Promise<number> {
-  const base = baseUrlOf(call.provider);
   const answer = await postJson(http, call, {
-    url: new URL(`${base}/messages/count_tokens`),
+    url: messagesUrl(call.provider, "count_tokens"),
     headers: anthropicHeaders(call),
     body: countTokensBody(call),
     errorOf: mapError,

@@ -3,23 +3,10 @@
 // whole JSON message is replayed as the same events, so one translator serves both.
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
-import type { JsonObject } from "@bufbuild/protobuf";
-import { BlockWriter, type UsageInit } from "../block-writer.ts";
+import { BlockWriter } from "../block-writer.ts";
+import { createUsageTotals, usageSchema } from "./convert-usage.ts";
 import { mapFinishReason } from "./map-finish-reason.ts";
 import type { Translator } from "../http-exchange.ts";
-
-const count = z.number().int().nonnegative().nullish();
-
-const usageSchema = z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  cache_creation_input_tokens: count,
-  cache_read_input_tokens: count,
-  // The split of cache_creation_input_tokens by time to live.
-  cache_creation: z.looseObject({ ephemeral_1h_input_tokens: count }).nullish(),
-  // The reasoning share of output_tokens (not added to it); absent from older answers.
-  output_tokens_details: z.looseObject({ thinking_tokens: count }).nullish(),
-});
 
 const citationSchema = z.looseObject({
   type: z.string(),
@@ -75,8 +62,6 @@ export const eventSchema = z.discriminatedUnion("type", [
 
 export type AnthropicEvent = z.infer<typeof eventSchema>;
 type Block = z.infer<typeof blockSchema>;
-type Usage = z.infer<typeof usageSchema>;
-type Counts = Record<"input_tokens" | "output_tokens" | "cache_creation_input_tokens" | "cache_read_input_tokens" | "cache_creation_1h" | "thinking_tokens", number>;
 
 export type EventTranslator = Translator<AnthropicEvent>;
 
@@ -92,26 +77,10 @@ const BLOCK_TYPES: Record<string, BlockType> = {
 export function createEventTranslator(): EventTranslator {
   // Blocks are keyed by Anthropic's index while open; skipped kinds leave no gap in ours.
   const blocks = new BlockWriter();
-  const usage: Counts = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation_1h: 0, thinking_tokens: 0 };
-  let rawUsage: JsonObject | undefined;
+  const usage = createUsageTotals();
   let stopReason: string | undefined;
   let stopSequence: string | undefined;
   let stopped = false;
-
-  const addUsage = (reported: Usage | null | undefined) => {
-    if (!reported) return;
-    // Parsed from the upstream's JSON; later reports (message_delta) update earlier ones.
-    rawUsage = { ...rawUsage, ...(reported as JsonObject) };
-    // Counts are running totals: the latest value of each field wins.
-    for (const key of ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const) {
-      const value = reported[key];
-      if (typeof value === "number") usage[key] = value;
-    }
-    const written1h = reported.cache_creation?.ephemeral_1h_input_tokens;
-    if (typeof written1h === "number") usage.cache_creation_1h = written1h;
-    const thinking = reported.output_tokens_details?.thinking_tokens;
-    if (typeof thinking === "number") usage.thinking_tokens = thinking;
-  };
 
   function startBlock(anthropicIndex: number, block: Block) {
     const resultOf = serverToolResultName(block.type);
@@ -170,7 +139,7 @@ export function createEventTranslator(): EventTranslator {
     translate(event) {
       switch (event.type) {
         case "message_start": {
-          addUsage(event.message.usage);
+          usage.add(event.message.usage);
           for (const [position, block] of (event.message.content ?? []).entries()) {
             startBlock(position, block);
             stopBlock(position);
@@ -195,7 +164,7 @@ export function createEventTranslator(): EventTranslator {
         case "message_delta":
           if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
           if (event.delta.stop_sequence) stopSequence = event.delta.stop_sequence;
-          addUsage(event.usage);
+          usage.add(event.usage);
           break;
         case "message_stop":
           stopped = true;
@@ -203,10 +172,10 @@ export function createEventTranslator(): EventTranslator {
       }
       return blocks.take();
     },
-    complete: () => stopped && stopReason !== undefined && rawUsage !== undefined,
+    complete: () => stopped && stopReason !== undefined && usage.reported(),
     end() {
       const raw = stopReason ?? "end_turn";
-      blocks.end({ ...tokenUsage(usage), raw: rawUsage }, { reason: mapFinishReason(raw), rawReason: raw, stopSequence });
+      blocks.end(usage.total(), { reason: mapFinishReason(raw), rawReason: raw, stopSequence });
       return blocks.take();
     },
   };
@@ -221,22 +190,6 @@ function openingOf(blockType: BlockType, block: Block) {
 /** `web_search_tool_result` -> `web_search`; undefined for other block types. */
 function serverToolResultName(type: string): string | undefined {
   return type.endsWith("_tool_result") ? type.slice(0, -"_tool_result".length) : undefined;
-}
-
-/**
- * Anthropic counts cache reads and writes apart from `input_tokens`; the hub's
- * input count includes both. Thinking tokens are part of `output_tokens`, and
- * `output_tokens_details.thinking_tokens` says how many (0 when not reported).
- */
-function tokenUsage(usage: Counts): UsageInit {
-  return {
-    inputTokens: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
-    cachedInputTokens: usage.cache_read_input_tokens,
-    cacheWriteTokens: usage.cache_creation_input_tokens,
-    cacheWrite1hTokens: Math.min(usage.cache_creation_1h, usage.cache_creation_input_tokens),
-    outputTokens: usage.output_tokens,
-    reasoningTokens: Math.min(usage.thinking_tokens, usage.output_tokens),
-  };
 }
 
 function isNonEmptyObject(value: unknown): boolean {

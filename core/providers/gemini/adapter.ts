@@ -2,6 +2,7 @@
 // POST {base_url}/models/{model}:generateContent for one JSON answer, and
 // :streamGenerateContent?alt=sse for Server-Sent Events, key in `x-goog-api-key`.
 import type { ProtocolCapabilities } from "../capabilities.ts";
+import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter } from "../types.ts";
@@ -9,7 +10,7 @@ import { convertRequest } from "./convert-request.ts";
 import { countGeminiTokens } from "./count-tokens.ts";
 import { keyHeaders, methodUrl } from "./endpoint.ts";
 import { googleErrorMessage, mapError } from "./map-error.ts";
-import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-response.ts";
+import { createResponseTranslator, responseSchema, type GeminiResponse } from "./parse-stream.ts";
 
 const protocol: HttpProtocol<GeminiResponse> = {
   url: (call) => methodUrl(call, call.stream ? "streamGenerateContent?alt=sse" : "generateContent"),
@@ -30,6 +31,9 @@ export const geminiCapabilities: ProtocolCapabilities = {
   // Grounding with Google Search.
   serverTools: ["web_search"],
 };
+
+/** 258 tokens per image tile. */
+export const geminiTokenEstimate: TokenEstimateProfile = { media: { ...DEFAULT_MEDIA_TOKENS, image: 258 }, openAiModelIds: false };
 
 export function createGeminiAdapter(http: HttpClient): ProviderAdapter {
   return { capabilities: geminiCapabilities, stream: (call) => exchange(http, call, protocol), countTokens: (call) => countGeminiTokens(http, call) };

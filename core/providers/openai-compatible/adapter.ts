@@ -1,12 +1,12 @@
 // The OpenAI chat-completions protocol, spoken by OpenAI and by every vendor
 // configured as `openai-compatible` (their differences are quirk flags).
-import type { ProviderConfig } from "../../config/schema.ts";
 import type { ProtocolCapabilities } from "../capabilities.ts";
-import { baseUrlOf } from "../base-url.ts";
+import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import type { HttpClient } from "../http-client.ts";
 import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
 import type { ProviderAdapter } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
+import { bearerHeaders, chatCompletionsUrl } from "./endpoint.ts";
 import { mapError } from "./map-error.ts";
 import { chunkSchema, createChunkTranslator, isPlainChunk, type OpenAiChunk } from "./parse-stream.ts";
 
@@ -19,18 +19,13 @@ export const openAiCompatibleCapabilities: ProtocolCapabilities = {
   serverTools: [],
 };
 
+/** Its model ids are OpenAI's: the tokenizer picks a known model's own encoding. */
+export const openAiCompatibleTokenEstimate: TokenEstimateProfile = { media: DEFAULT_MEDIA_TOKENS, openAiModelIds: true };
+
 export function createOpenAiCompatibleAdapter(http: HttpClient): ProviderAdapter {
-  const urls = new WeakMap<ProviderConfig, URL>();
   const protocol: HttpProtocol<OpenAiChunk> = {
-    url({ provider }) {
-      let url = urls.get(provider);
-      if (!url) {
-        url = new URL(`${baseUrlOf(provider)}/chat/completions`);
-        urls.set(provider, url);
-      }
-      return url;
-    },
-    headers: ({ apiKey }): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    url: ({ provider }) => chatCompletionsUrl(provider),
+    headers: bearerHeaders,
     convertRequest,
     errorOf: mapError,
     parse: (data) => (data === "[DONE]" ? undefined : parseChunk(data)),

@@ -12,6 +12,7 @@ import {
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
 import type { ProtocolCapabilities } from "../capabilities.ts";
+import { DEFAULT_MEDIA_TOKENS, type TokenEstimateProfile } from "../token-estimate.ts";
 import { BlockWriter, dataDelta, textDelta, type UsageInit } from "../block-writer.ts";
 import { UpstreamError, upstreamHttpError, type ProviderAdapter, type UpstreamCall } from "../types.ts";
 import { AUDIO_TOKENS_PER_SECOND, generateClip } from "./audio-clip.ts";
@@ -27,6 +28,8 @@ export const simulatorCapabilities: ProtocolCapabilities = {
   parallelToolCalls: true,
   serverTools: [],
 };
+
+export const simulatorTokenEstimate: TokenEstimateProfile = { media: DEFAULT_MEDIA_TOKENS, openAiModelIds: false };
 
 export function createSimulatorAdapter(): ProviderAdapter {
   return { capabilities: simulatorCapabilities, stream: simulate };

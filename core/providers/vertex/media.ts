@@ -11,9 +11,7 @@ import { baseUrlOf } from "../base-url.ts";
 import { checkShape } from "../http-exchange.ts";
 import { mediaJson } from "../media-http.ts";
 import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../media-job.ts";
-import { createMediaOnlyChatAdapter, mediaOnlyCapabilities } from "../media-only.ts";
-import type { ProviderAdapter } from "../types.ts";
-import type { ProtocolCapabilities } from "../capabilities.ts";
+import { mediaOnlyCapabilities, type ProtocolCapabilities } from "../capabilities.ts";
 import { applicationDefaultCredentialsConfigured, createAccessTokens, projectOf, type AccessTokens } from "./access-token.ts";
 import { fetchImageInput } from "./image-input.ts";
 
@@ -33,9 +31,6 @@ export const vertexCapabilities: ProtocolCapabilities = {
     present: (env, provider) => applicationDefaultCredentialsConfigured(env) && !["", PLACEHOLDER_PROJECT].includes(projectOf(provider.base_url ?? "")),
   },
 };
-
-/** The chat path: Veo serves none (a chat request fails over), under Vertex's own descriptor. */
-export const createVertexChatAdapter = (): ProviderAdapter => ({ ...createMediaOnlyChatAdapter("videos")(), capabilities: vertexCapabilities });
 
 const operation = z.object({
   name: z.string(),

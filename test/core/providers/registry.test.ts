@@ -1,38 +1,32 @@
-// The provider registry is the one place that names protocols: each entry's
-// adapter carries the descriptor the catalogue reads, and no shared code
-// branches on a protocol's name.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+// The provider registry holds each protocol's whole entry: its descriptor, its
+// chat adapter (the descriptor the catalogue reads is the adapter's), its media
+// adapter, and the config schema's protocol names. That nothing else names a
+// protocol is protocol-names.test.ts.
 import { describe, expect, it } from "vitest";
 import { providerProtocolSchema } from "../../../core/config/schema.ts";
 import { createHttpClient } from "../../../core/providers/http-client.ts";
-import { capabilitiesOf, createAdapters } from "../../../core/providers/registry.ts";
-
-const ROOT = join(import.meta.dirname, "../../..");
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })
-    .filter((name) => name.endsWith(".ts"))
-    .map((name) => join(folder, name));
-}
+import { capabilitiesOf, createChatAdapters, createMediaAdapters, PROTOCOL_NAMES, protocolOf } from "../../../core/providers/registry.ts";
 
 describe("the provider registry", () => {
-  it("builds one adapter per configurable protocol, each carrying its registered descriptor", async () => {
+  it("builds one chat adapter per protocol that serves chat, each carrying its registered descriptor", async () => {
     const http = createHttpClient();
-    const adapters = createAdapters(http);
-    expect(Object.keys(adapters).sort()).toEqual([...providerProtocolSchema.options].sort());
-    for (const protocol of providerProtocolSchema.options) expect(adapters[protocol].capabilities).toBe(capabilitiesOf(protocol));
+    const adapters = createChatAdapters(http);
+    const chatProtocols = providerProtocolSchema.options.filter((protocol) => protocolOf(protocol).chat !== undefined);
+    expect(Object.keys(adapters).sort()).toEqual([...chatProtocols].sort());
+    for (const protocol of chatProtocols) expect(adapters[protocol].capabilities).toBe(capabilitiesOf(protocol));
     await http.close();
   });
 
-  it("is the only place outside core/providers/ and the config schema that names a protocol", () => {
-    const names = providerProtocolSchema.options.join("|");
-    const quoted = new RegExp(`["'\`](${names})["'\`]`);
-    const allowed = (file: string) => file.startsWith(join("core", "providers")) || file === join("core", "config", "schema.ts");
-    const offenders = [...sourceFiles("core"), ...sourceFiles("gateway")]
-      .filter((file) => !allowed(file))
-      .filter((file) => quoted.test(readFileSync(join(ROOT, file), "utf8")))
-      .map((file) => relative(ROOT, join(ROOT, file)));
-    expect(offenders).toEqual([]);
+  it("says in each descriptor whether the protocol serves chat, and every protocol serves chat or media jobs", () => {
+    const media = createMediaAdapters();
+    for (const protocol of providerProtocolSchema.options) {
+      const entry = protocolOf(protocol);
+      expect(entry.capabilities.chat !== false, protocol).toBe(entry.chat !== undefined);
+      expect(entry.chat !== undefined || media[protocol] !== undefined, protocol).toBe(true);
+    }
+  });
+
+  it("is where the config schema's protocol names come from", () => {
+    expect(providerProtocolSchema.options).toEqual(PROTOCOL_NAMES);
   });
 });

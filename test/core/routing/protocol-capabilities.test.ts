@@ -3,10 +3,12 @@
 // breakpoints, media options, pass-through fields and 1-hour cache prices
 // exactly as its descriptor says.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { createCatalogue, type Catalogue } from "../../../core/catalogue/catalogue.ts";
 import { routerConfigSchema, type ProviderProtocol } from "../../../core/config/schema.ts";
 import type { ProtocolCapabilities } from "../../../core/providers/capabilities.ts";
+import { errorDetailOf } from "../../../core/errors.ts";
 import { planAttempts, type Attempt } from "../../../core/routing/plan.ts";
 import { GenerateRequestSchema, Role } from "../../../gen/router/v1/inference_pb.js";
 
@@ -141,5 +143,24 @@ describe("the 1-hour cache write price by the descriptor", () => {
   it("is the route's own price when it names one", () => {
     const priced = route({ ...NOTHING, oneHourCacheWritePriceMultiple: 3 }, { input_cache_write_1h: "0.000005" });
     expect(priced.prices.inputCacheWrite1h).toBe(priced.prices.prompt * 5n);
+  });
+});
+
+describe("chat by the descriptor", () => {
+  const request = () => create(GenerateRequestSchema, { model: "test/any", messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } } }] }] });
+  it("a protocol without chat (chat: false) is skipped for a chat request: a 400 naming the model, never a dispatch", () => {
+    let refusal: unknown;
+    try {
+      planAttempts(request(), catalogueWith({ ...NOTHING, chat: false }));
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ConnectError);
+    const detail = errorDetailOf(refusal as ConnectError);
+    expect(detail).toMatchObject({ reason: "capability_not_supported", param: "model" });
+    expect((refusal as ConnectError).rawMessage).toContain("serves chat");
+  });
+  it("a protocol with chat is planned", () => {
+    expect(planAttempts(request(), catalogueWith(NOTHING)).attempts).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
 import { createAnthropicAdapter } from "../../../../core/providers/anthropic/adapter.ts";
-import { ANTHROPIC_VERSION } from "../../../../core/providers/anthropic/headers.ts";
+import { ANTHROPIC_VERSION } from "../../../../core/providers/anthropic/endpoint.ts";
 import { createHttpClient, type HttpClient } from "../../../../core/providers/http-client.ts";
 import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../../../core/providers/types.ts";
 import { viewOf, type EventView } from "../../../support/event-view.ts";

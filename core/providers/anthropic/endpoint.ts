@@ -1,5 +1,12 @@
-// The headers of every Anthropic request (/messages and /messages/count_tokens).
+// Where and how every Anthropic request goes: {base_url}/messages and
+// {base_url}/messages/count_tokens, with the version, the key and the betas.
+import { baseUrlOf } from "../base-url.ts";
+import type { ProviderConfig } from "../provider-config.ts";
 import type { UpstreamCall } from "../types.ts";
+
+/** `{base_url}/messages`, or one of its sub-resources (`count_tokens`). */
+export const messagesUrl = (provider: ProviderConfig, subResource?: string): URL =>
+  new URL(`${baseUrlOf(provider)}/messages${subResource ? `/${subResource}` : ""}`);
 
 /** The API version every request names (the current stable one). */
 export const ANTHROPIC_VERSION = "2023-06-01";

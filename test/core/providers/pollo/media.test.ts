@@ -4,14 +4,14 @@
 // enveloped (as the live API) or flat (as the OpenAPI document).
 import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { providerSchema, type ModelProviderConfig } from "../../../core/config/schema.ts";
-import type { JobState, MediaJobCall } from "../../../core/providers/media-job.ts";
-import { createPolloMediaAdapter } from "../../../core/providers/pollo/media.ts";
-import { UpstreamError } from "../../../core/providers/types.ts";
-import { VideoParametersSchema, VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
-import { FAIL_PROMPT, MODERATE_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../../support/fake-media-common.ts";
-import { POLLO_FAILURE_MESSAGE, POLLO_KEY, POLLO_MODERATION_MESSAGE, startFakePollo } from "../../support/fake-media-pollo.ts";
-import { startRecordingServer, type FakeUpstream } from "../../support/recording-server.ts";
+import { providerSchema, type ModelProviderConfig } from "../../../../core/config/schema.ts";
+import type { JobState, MediaJobCall } from "../../../../core/providers/media-job.ts";
+import { createPolloMediaAdapter } from "../../../../core/providers/pollo/media.ts";
+import { UpstreamError } from "../../../../core/providers/types.ts";
+import { VideoParametersSchema, VideoResultStyle } from "../../../../gen/router/v1/tasks_pb.js";
+import { FAIL_PROMPT, MODERATE_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../../../support/fake-media-common.ts";
+import { POLLO_FAILURE_MESSAGE, POLLO_KEY, POLLO_MODERATION_MESSAGE, startFakePollo } from "../../../support/fake-media-pollo.ts";
+import { startRecordingServer, type FakeUpstream } from "../../../support/recording-server.ts";
 
 const adapter = createPolloMediaAdapter();
 const video = (fields: Parameters<typeof create<typeof VideoParametersSchema>>[1] = {}) => create(VideoParametersSchema, { prompt: "a wave at dusk", ...fields });

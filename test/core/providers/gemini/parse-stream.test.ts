@@ -3,7 +3,7 @@
 // (test/support/block-lifecycle.ts): one block open at a time, each closed once.
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { characterIndex, createResponseTranslator, responseSchema } from "../../../../core/providers/gemini/parse-response.ts";
+import { characterIndex, createResponseTranslator, responseSchema } from "../../../../core/providers/gemini/parse-stream.ts";
 import { readServerSentEvents } from "../../../../core/providers/read-sse.ts";
 import { blockTrace, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, FinishReason, Modality } from "../../../../gen/router/v1/inference_pb.js";

@@ -4,15 +4,15 @@
 // parameter in Kling's names and forms, and the refusals that end a task.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
-import { parseConfig } from "../../../core/config/load.ts";
-import { providerSchema, modelProviderSchema } from "../../../core/config/schema.ts";
-import { createKlingMediaAdapter } from "../../../core/providers/kling/media.ts";
-import type { JobState, MediaJobCall, SubmittedJob } from "../../../core/providers/media-job.ts";
-import { UpstreamError } from "../../../core/providers/types.ts";
-import { VideoParametersSchema, VideoResultStyle } from "../../../gen/router/v1/tasks_pb.js";
-import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../../support/fake-media-common.ts";
-import { KLING_ACCESS_KEY, KLING_FAILURE_MESSAGE, KLING_MODERATION_MESSAGE, KLING_SECRET_KEY, startFakeKling } from "../../support/fake-media-kling.ts";
+import { createCatalogue } from "../../../../core/catalogue/catalogue.ts";
+import { parseConfig } from "../../../../core/config/load.ts";
+import { providerSchema, modelProviderSchema } from "../../../../core/config/schema.ts";
+import { createKlingMediaAdapter } from "../../../../core/providers/kling/media.ts";
+import type { JobState, MediaJobCall, SubmittedJob } from "../../../../core/providers/media-job.ts";
+import { UpstreamError } from "../../../../core/providers/types.ts";
+import { VideoParametersSchema, VideoResultStyle } from "../../../../gen/router/v1/tasks_pb.js";
+import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_MP4, type FakeMediaUpstream } from "../../../support/fake-media-common.ts";
+import { KLING_ACCESS_KEY, KLING_FAILURE_MESSAGE, KLING_MODERATION_MESSAGE, KLING_SECRET_KEY, startFakeKling } from "../../../support/fake-media-kling.ts";
 
 const clock = { ms: Date.UTC(2026, 10, 1) };
 const adapter = createKlingMediaAdapter({ now: () => clock.ms });
