@@ -3,10 +3,8 @@
 // charge's hold, in one step of the account store). Every refusal is told here,
 // before anything is answered.
 import type { GenerateRequest } from "../../gen/router/v1/inference_pb.js";
-import { checkKey } from "../accounts/check-key.ts";
-import { sha256Hex } from "../auth/keys.ts";
+import { callerKeyDigest, checkKey } from "../accounts/check-key.ts";
 import { previousNotFound, referenceParam, type RecordOptions, type TurnRecorder } from "../conversations/conversations.ts";
-import { missingApiKey } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admitRequest, type AdmittedRequest } from "./inference-charge.ts";
 import type { InferenceDeps } from "./inference-deps.ts";
@@ -29,9 +27,7 @@ export interface PreparedInference {
 
 export async function prepareInference(request: GenerateRequest, deps: InferenceDeps, record?: RecordOptions): Promise<PreparedInference> {
   const started = performance.now();
-  const apiKey = request.caller?.apiKey ?? "";
-  if (!apiKey) throw missingApiKey();
-  const keyDigest = sha256Hex(apiKey);
+  const keyDigest = callerKeyDigest(request.caller);
   const id = request.requestId || newServiceId(deps.catalogue.idPrefix);
   // A stored conversation's history goes first, so planning and the hold count it (docs/architecture.md, "Conversations").
   const received = request;
