@@ -7,12 +7,11 @@
 // Gemini), an estimate elsewhere (estimate.ts). docs/count-tokens.md.
 import { create } from "@bufbuild/protobuf";
 import { CountTokensResponseSchema, type CountTokensRequest, type CountTokensResponse } from "../../gen/router/v1/inference_pb.js";
-import { checkKey } from "../accounts/check-key.ts";
+import { authenticate } from "../accounts/check-key.ts";
 import { refusalError } from "../accounts/refusals.ts";
 import type { KeyRecord } from "../accounts/store.ts";
-import { sha256Hex } from "../auth/keys.ts";
 import { previousNotFound, referenceParam } from "../conversations/conversations.ts";
-import { callerWentAway, invalidParameter, missingApiKey } from "../errors.ts";
+import { callerWentAway, invalidParameter } from "../errors.ts";
 import { tokenEstimateOf } from "../providers/registry.ts";
 import { UpstreamError, type UpstreamCall } from "../providers/types.ts";
 import { planAttempts, type Attempt } from "../routing/plan.ts";
@@ -22,9 +21,7 @@ import { estimateInputTokens } from "./estimate.ts";
 export async function countTokens(count: CountTokensRequest, signal: AbortSignal, deps: InferenceDeps): Promise<CountTokensResponse> {
   let request = count.request;
   if (!request) throw invalidParameter("request", "CountTokens needs the request to count.");
-  const apiKey = request.caller?.apiKey ?? "";
-  if (!apiKey) throw missingApiKey();
-  const key = await checkKey(deps.accounts, sha256Hex(apiKey));
+  const key = await authenticate(deps.accounts, request.caller);
   // A stored conversation's history is part of the prompt, as for Generate.
   if (request.conversation?.previousId) {
     if (!deps.conversations) throw previousNotFound(request.conversation.previousId, referenceParam(request.format));

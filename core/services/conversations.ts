@@ -8,11 +8,10 @@ import type { BackgroundAnswers } from "../background/background-answers.ts";
 import { asOf, isActive, withCancelRequested } from "../conversations/turn-status.ts";
 import type { Caller } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
-import { checkKey } from "../accounts/check-key.ts";
+import { authenticate } from "../accounts/check-key.ts";
 import { fromStore } from "../accounts/refusals.ts";
-import { sha256Hex } from "../auth/keys.ts";
 import type { Conversations } from "../conversations/conversations.ts";
-import { Code, echoed, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
 
 export interface ConversationServiceDeps {
   accounts: Pick<Accounts, "stores">;
@@ -34,11 +33,7 @@ export const inputItemId = (turnId: string, position: number) => `${turnId}_in${
 export function createConversationService(deps: ConversationServiceDeps): ServiceImpl<typeof ConversationService> {
   const { store } = deps.conversations;
 
-  const organizationOf = async (caller: Caller | undefined) => {
-    const apiKey = caller?.apiKey ?? "";
-    if (!apiKey) throw missingApiKey();
-    return (await checkKey(deps.accounts, sha256Hex(apiKey))).organizationId;
-  };
+  const organizationOf = async (caller: Caller | undefined) => (await authenticate(deps.accounts, caller)).organizationId;
 
   const turnOf = async (caller: Caller | undefined, id: string): Promise<Turn> => turnIn(await organizationOf(caller), id);
 

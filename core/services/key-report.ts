@@ -2,16 +2,13 @@
 // (GetCredits), for the self-service endpoints GET /api/v1/key and
 // /api/v1/credits: authenticated by the key, nothing of any other key.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { GetCreditsResponseSchema, GetKeyResponseSchema } from "../../gen/router/v1/inference_pb.js";
+import type { Caller, GetCreditsResponseSchema, GetKeyResponseSchema } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
-import { checkKey } from "../accounts/check-key.ts";
+import { authenticate } from "../accounts/check-key.ts";
 import { formatNanos } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
-import type { KeyRecord } from "../accounts/store.ts";
 import { nextUtcMidnight } from "../accounts/windows.ts";
-import { sha256Hex } from "../auth/keys.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import { missingApiKey } from "../errors.ts";
 import { dailyFreeQuota } from "../routing/inference-charge.ts";
 
 export interface KeyReportDeps {
@@ -20,13 +17,8 @@ export interface KeyReportDeps {
   now: () => Date;
 }
 
-async function callerKey(apiKey: string | undefined, accounts: Accounts): Promise<KeyRecord> {
-  if (!apiKey) throw missingApiKey();
-  return checkKey(accounts, sha256Hex(apiKey));
-}
-
-export async function describeKey(apiKey: string | undefined, deps: KeyReportDeps): Promise<MessageInitShape<typeof GetKeyResponseSchema>> {
-  const key = await callerKey(apiKey, deps.accounts);
+export async function describeKey(caller: Caller | undefined, deps: KeyReportDeps): Promise<MessageInitShape<typeof GetKeyResponseSchema>> {
+  const key = await authenticate(deps.accounts, caller);
   const { stores } = deps.accounts;
   const now = deps.now().getTime();
   // The free models this key may use, each with the organisation's quota (quotas are per organisation).
@@ -56,8 +48,8 @@ export async function describeKey(apiKey: string | undefined, deps: KeyReportDep
   };
 }
 
-export async function describeCredits(apiKey: string | undefined, deps: KeyReportDeps): Promise<MessageInitShape<typeof GetCreditsResponseSchema>> {
-  const key = await callerKey(apiKey, deps.accounts);
+export async function describeCredits(caller: Caller | undefined, deps: KeyReportDeps): Promise<MessageInitShape<typeof GetCreditsResponseSchema>> {
+  const key = await authenticate(deps.accounts, caller);
   const { credits } = deps.accounts.stores;
   const now = deps.now().getTime();
   const [spent, balance] = await Promise.all([fromStore(credits.spent(key.organizationId, key.keyId, now)), fromStore(credits.balance(key.organizationId))]);

@@ -19,12 +19,11 @@ import {
 } from "../../gen/router/v1/tasks_pb.js";
 import type { Caller } from "../../gen/router/v1/inference_pb.js";
 import type { Accounts } from "../accounts/accounts.ts";
-import { checkKey } from "../accounts/check-key.ts";
+import { authenticate, callerKeyDigest, checkKey } from "../accounts/check-key.ts";
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { UnreadableRecordError } from "../accounts/store-errors.ts";
-import { sha256Hex } from "../auth/keys.ts";
-import { Code, echoed, invalidParameter, missingApiKey, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import { namesPrivateHost } from "../providers/safe-fetch.ts";
@@ -91,11 +90,7 @@ export function createTasks(deps: TasksDeps): Tasks {
   const { store, assets } = deps;
   const poller = createTaskPoller({ store, leaseMs: deps.config.lease_seconds * 1000, watchMs: deps.config.poll_interval_ms, run: (task, signal) => runJob(task, deps, signal), logger: deps.logger });
 
-  const organizationOf = async (caller: Caller | undefined) => {
-    const apiKey = caller?.apiKey ?? "";
-    if (!apiKey) throw missingApiKey();
-    return checkKey(deps.accounts, sha256Hex(apiKey));
-  };
+  const organizationOf = (caller: Caller | undefined) => authenticate(deps.accounts, caller);
 
   /** Whether the task is still stored; one that cannot be decoded is, until it expires (its assets stay with it). */
   const taskKept = (organizationId: string, id: string) =>
@@ -134,9 +129,7 @@ export function createTasks(deps: TasksDeps): Tasks {
    * fields every kind shares, before anything is fetched.
    */
   const checkCaller = async (request: TaskCreateRequest & { caller?: Caller }): Promise<CheckedCaller> => {
-    const apiKey = request.caller?.apiKey ?? "";
-    if (!apiKey) throw missingApiKey();
-    const keyDigest = sha256Hex(apiKey);
+    const keyDigest = callerKeyDigest(request.caller);
     const { organizationId } = await checkKey(deps.accounts, keyDigest);
     if (request.idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       throw invalidParameter("Idempotency-Key", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (a UUID is 36).`);

@@ -1,0 +1,18 @@
+// What running a chat inference needs: one interface shared by its steps
+// (prepare-inference, fallback, run-inference) and by the services that call them.
+import type { Accounts } from "../accounts/accounts.ts";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Conversations } from "../conversations/conversations.ts";
+import type { ProviderAdapter } from "../providers/types.ts";
+
+export interface InferenceDeps {
+  catalogue: Catalogue;
+  accounts: Accounts;
+  /** One adapter per wire protocol named in the configuration. */
+  adapters: Record<string, ProviderAdapter>;
+  /** Stored conversations; absent: none is kept, so none can be continued. */
+  conversations?: Conversations;
+  now: () => Date;
+  /** Draws router/free's model (a number in [0, 1)); injected so tests can fix it. */
+  random: () => number;
+}

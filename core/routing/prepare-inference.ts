@@ -1,0 +1,53 @@
+// The first step of an inference: the caller's key, the stored conversation's
+// history, the plan of attempts, and the admission (key, limits and the
+// charge's hold, in one step of the account store). Every refusal is told here,
+// before anything is answered.
+import type { GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+import { callerKeyDigest, checkKey } from "../accounts/check-key.ts";
+import { previousNotFound, referenceParam, type RecordOptions, type TurnRecorder } from "../conversations/conversations.ts";
+import { newServiceId } from "../ids.ts";
+import { admitRequest, type AdmittedRequest } from "./inference-charge.ts";
+import type { InferenceDeps } from "./inference-deps.ts";
+import { planAttempts, type Plan } from "./plan.ts";
+
+/**
+ * A request admitted and ready to answer: its history prepended, its attempts
+ * planned, its charge held. GenerateInBackground prepares before it answers
+ * the caller, so a refusal (key, credits, limits, model) is told at once.
+ */
+export interface PreparedInference {
+  id: string;
+  /** The request with its stored conversation's history first. */
+  request: GenerateRequest;
+  plan: Plan;
+  admitted: AdmittedRequest;
+  recorder: TurnRecorder | undefined;
+  started: number;
+}
+
+export async function prepareInference(request: GenerateRequest, deps: InferenceDeps, record?: RecordOptions): Promise<PreparedInference> {
+  const started = performance.now();
+  const keyDigest = callerKeyDigest(request.caller);
+  const id = request.requestId || newServiceId(deps.catalogue.idPrefix);
+  // A stored conversation's history goes first, so planning and the hold count it (docs/architecture.md, "Conversations").
+  const received = request;
+  if (request.conversation?.previousId) request = await withHistory(request, keyDigest, deps);
+  let plan: Plan;
+  try {
+    plan = planAttempts(request, deps.catalogue);
+  } catch (error) {
+    // A bad key is told before anything about the request (401 first).
+    await checkKey(deps.accounts, keyDigest);
+    throw error;
+  }
+  const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
+  const recorder = deps.conversations?.recorder(received, admitted.admission.key.organizationId, record);
+  return { id, request, plan, admitted, recorder, started };
+}
+
+/** The request with its stored conversation's history first; the key is told before anything about the conversation. */
+async function withHistory(request: GenerateRequest, keyDigest: string, deps: InferenceDeps): Promise<GenerateRequest> {
+  const { organizationId } = await checkKey(deps.accounts, keyDigest);
+  if (!deps.conversations) throw previousNotFound(request.conversation!.previousId, referenceParam(request.format));
+  return deps.conversations.expand(request, organizationId);
+}
