@@ -3,7 +3,7 @@
 // in formats/index.ts.
 import type Router from "@koa/router";
 import type { Context, Middleware } from "koa";
-import { Code, routerError } from "../../core/errors.ts";
+import { Code, echoed, routerError } from "../../core/errors.ts";
 import type { CoreClient } from "../core-client.ts";
 import type { PublicError } from "../errors/http-status.ts";
 
@@ -84,7 +84,7 @@ function refuseOtherMethods(methods: ReadonlySet<string>): Middleware {
     if (ctx.status !== 404 || ctx.body !== undefined) return;
     const allowed = [...methods].filter((method) => method !== "HEAD").join(", ");
     ctx.set("allow", [...methods].join(", "));
-    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${allowed}.`);
+    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${echoed(ctx.path)}; use ${allowed}.`);
   };
 }
 
