@@ -5,6 +5,26 @@
 // does with bytes that are not UTF-8 (docs/requests.md).
 
 /**
+ * A lone surrogate's JSON escape: a high one's not followed by a low one's, or
+ * a low one's not preceded by a high one's that is itself an escape (after an
+ * even run of backslashes: `\\ud800` is a backslash and the text "ud800").
+ * Text after an escaped backslash can only make a false alarm, never a miss.
+ */
+const LONE_SURROGATE_ESCAPE =
+  /\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|\\u[dD][c-fC-F](?<!(?:^|[^\\])(?:\\\\)*\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F])/;
+
+/**
+ * Whether JSON text may hold a lone surrogate once parsed; false means surely
+ * not. Only an escape can make one (text decoded from UTF-8 or written by
+ * JSON.stringify has none raw), so most text costs one scan for `\u`, and text
+ * with escaped pairs (Python's json.dumps writes every emoji as two) one
+ * regex, rather than a walk of every string of the parsed value.
+ */
+export function mayHoldLoneSurrogate(json: string): boolean {
+  return json.includes("\\u") && LONE_SURROGATE_ESCAPE.test(json);
+}
+
+/**
  * Replaces, in place, every lone surrogate in the strings and object keys of a
  * parsed JSON value by U+FFFD, and returns the value. The walk keeps its own
  * stack: a body is walked before its depth is checked.

@@ -40,16 +40,27 @@ export function headerList(items: readonly string[], separator: string): string 
   // The first item is always there, cut when it alone is too long.
   let value = items.length === 0 ? "" : headerTextWithin(items[0], room);
   for (let i = 1; i < items.length; i++) {
-    const item = separator + encodeHeaderText(items[i]);
-    if (value.length + item.length > room) return `${value}${separator}... ${items.length - i} more`;
-    value += item;
+    const item = encodedWithin(items[i], room - value.length - separator.length);
+    if (item === undefined) return `${value}${separator}... ${items.length - i} more`;
+    value += separator + item;
   }
   return value;
 }
 
 function headerTextWithin(text: string, room: number): string {
+  return encodedWithin(text, room) ?? `${cutEncoded(text, room - 3)}...`;
+}
+
+/**
+ * The text encoded, or undefined when that is longer than `room`. Every
+ * character encodes to one or more, so a longer text is not encoded at all:
+ * the work is bounded by the cap, never by the caller's text (megabytes of
+ * non-ASCII in a tool's name took seconds of the event loop).
+ */
+function encodedWithin(text: string, room: number): string | undefined {
+  if (text.length > room) return undefined;
   const encoded = encodeHeaderText(text);
-  return encoded.length <= room ? encoded : `${cutEncoded(text, room - 3)}...`;
+  return encoded.length <= room ? encoded : undefined;
 }
 
 /** Printable ASCII but `%`; `/u` takes an astral character whole, so it encodes as one UTF-8 sequence. */
@@ -59,10 +70,14 @@ function encodeHeaderText(text: string): string {
   return text.toWellFormed().replace(UNSAFE_IN_HEADER, encodeURIComponent);
 }
 
-/** The longest encoded start of `text` within `room` characters, never half of an encoded character. */
+/**
+ * The longest encoded start of `text` within `room` characters, never half of
+ * an encoded character. The text is read a character at a time (a lone
+ * surrogate alone, then U+FFFD) and only as far as fits.
+ */
 function cutEncoded(text: string, room: number): string {
   let value = "";
-  for (const character of text.toWellFormed()) {
+  for (const character of text) {
     const encoded = encodeHeaderText(character);
     if (value.length + encoded.length > room) break;
     value += encoded;

@@ -7,13 +7,10 @@ import { bodyParser } from "@koa/bodyparser";
 import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
 import { callerWentAway, Code, ConnectError, routerError } from "../core/errors.ts";
-import { makeWellFormed } from "../core/well-formed.ts";
+import { makeWellFormed, mayHoldLoneSurrogate } from "../core/well-formed.ts";
 
 /** What the body parser (through inflation) can undo; anything else is 415. */
 const SUPPORTED_ENCODINGS = ["identity", "gzip", "deflate", "br"];
-
-/** A JSON escape of a surrogate, paired or not (an escaped backslash before it is a rare false alarm: the walk then changes nothing). */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /**
  * Sets `ctx.request.body` to the parsed JSON value, or to undefined when the
@@ -36,10 +33,11 @@ export function readJsonBody(limitBytes: number): Middleware {
   return (ctx, next) => {
     normaliseContentEncoding(ctx.req);
     return parse(ctx, () => {
-      const raw = ctx.request.rawBody;
-      if (raw === "") ctx.request.body = undefined;
-      // Only a `\uD800`-`\uDFFF` escape can make a lone surrogate (decoded UTF-8 never does): replaced by U+FFFD here, at the edge.
-      else if (SURROGATE_ESCAPE.test(raw)) ctx.request.body = makeWellFormed(ctx.request.body);
+      // Undefined when onError let a blank body through unparsed.
+      const raw: string | undefined = ctx.request.rawBody;
+      if (raw === undefined || raw === "") ctx.request.body = undefined;
+      // A lone surrogate is replaced by U+FFFD here, at the edge; the text tells first whether the body can hold one.
+      else if (mayHoldLoneSurrogate(raw)) ctx.request.body = makeWellFormed(ctx.request.body);
       return next();
     });
   };

@@ -4,11 +4,14 @@
 // back the same way, so a record written before that rule is still read; a
 // record that cannot be read at all is an UnreadableRecordError, never an outage.
 import { fromJson, fromJsonString, toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { makeWellFormed } from "../well-formed.ts";
+import { makeWellFormed, mayHoldLoneSurrogate } from "../well-formed.ts";
 import { UnreadableRecordError } from "./store-errors.ts";
 
 export function storedJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): string {
-  return JSON.stringify(makeWellFormed(toJson(schema, message)));
+  const value = toJson(schema, message);
+  const json = JSON.stringify(value);
+  // JSON.stringify writes a lone surrogate as its escape: only then is the record walked.
+  return mayHoldLoneSurrogate(json) ? JSON.stringify(makeWellFormed(value)) : json;
 }
 
 /** The record, or UnreadableRecordError naming it (`record`, for example "task tsk_1"). */

@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { ReasoningOptionsSchema, type GenerateRequest, type Warning } from "../../gen/router/v1/inference_pb.js";
 import { supportedParametersOf, type Catalogue, type CatalogueModel, type ProviderRoute } from "../catalogue/catalogue.ts";
 import { noFreeModelAvailable } from "../accounts/refusals.ts";
-import { Code, invalidParameter, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
 import { warning } from "../warnings.ts";
 import { missingKeysMessage } from "./missing-keys.ts";
 import { findModel, parseModelReference, type ModelReference } from "./model-id.ts";
@@ -147,7 +147,7 @@ function checkProvidersExist(request: GenerateRequest, catalogue: Catalogue) {
   for (const [field, ids] of [["only", preferences.only], ["order", preferences.order]] as const) {
     const unknown = ids.filter((id) => catalogue.provider(id) === undefined);
     if (unknown.length > 0) {
-      const names = unknown.map((id) => `"${id}"`).join(", ");
+      const names = unknown.map((id) => `"${echoed(id)}"`).join(", ");
       throw invalidParameter(`provider.${field}`, `provider.${field} names ${unknown.length === 1 ? "a provider" : "providers"} that do${unknown.length === 1 ? "es" : ""} not exist: ${names}.`);
     }
   }

@@ -41,7 +41,7 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
   const knownOrganization = async (organizationId: string) => {
     requireOrganization(organizationId);
     if (!(await fromStore(stores.organizations.exists(organizationId)))) {
-      throw routerError(Code.NotFound, "organization_not_found", `No organization ${organizationId}.`, { param: "organization_id" });
+      throw routerError(Code.NotFound, "organization_not_found", `No organization ${echoed(organizationId)}.`, { param: "organization_id" });
     }
     return organizationId;
   };

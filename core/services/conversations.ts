@@ -77,7 +77,7 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
       let from = 0;
       if (request.after) {
         const index = items.findIndex((item) => item.id === request.after);
-        if (index < 0) throw invalidParameter("after", `No input item ${request.after} in ${turn.id}.`);
+        if (index < 0) throw invalidParameter("after", `No input item ${echoed(request.after)} in ${turn.id}.`);
         from = request.includeAfter ? index : index + 1;
       }
       const page = items.slice(from, from + limit);

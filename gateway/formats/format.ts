@@ -4,7 +4,7 @@
 import type Router from "@koa/router";
 import type { RouterContext } from "@koa/router";
 import type { Context, Middleware } from "koa";
-import { Code, routerError } from "../../core/errors.ts";
+import { Code, echoed, routerError } from "../../core/errors.ts";
 import type { CoreClient } from "../core-client.ts";
 import type { PublicError } from "../errors/http-status.ts";
 
@@ -87,7 +87,7 @@ function refuseUnservedMethods(): Middleware {
       return;
     }
     const use = served.filter((method) => method !== "HEAD").join(", ");
-    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${use}.`);
+    throw routerError(Code.Unimplemented, "method_not_allowed", `${ctx.method} is not allowed on ${echoed(ctx.path)}; use ${use}.`);
   };
   refusals.add(refuse);
   return refuse;

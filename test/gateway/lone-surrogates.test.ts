@@ -8,12 +8,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fromJsonString } from "@bufbuild/protobuf";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfigFile } from "../../core/config/load.ts";
+import { conversationRedisKeys } from "../../core/conversations/redis-keys.ts";
 import { taskRedisKeys, unfinishedMember } from "../../core/tasks/redis-keys.ts";
 import { createRedisTaskStore } from "../../core/tasks/redis-store.ts";
 import { createTaskPoller } from "../../core/tasks/poller.ts";
+import { TurnSchema } from "../../gen/router/v1/conversations_pb.js";
+import { TaskSchema } from "../../gen/router/v1/tasks_pb.js";
 import { startGateway, type Gateway } from "../support/harness.ts";
 import { startRedisServer, type RedisServer } from "../support/redis-server.ts";
 import { taskClient, type TaskClient } from "../support/video-task-harness.ts";
@@ -100,12 +104,22 @@ describe("a lone surrogate in caller text, with Redis", () => {
     expect([response.status, ((await response.json()) as Record<string, any>).error.param]).toEqual([400, "metadata"]);
   });
 
-  it("written by the store from any source (a provider's text): read back with U+FFFD", async () => {
+  it("written by the store from any source (a provider's text): stored with U+FFFD, so any reader decodes it", async () => {
     const id = await images.created({ prompt: "plain", size: "256x256" });
     const task = await images.finished(id).then(() => images.stored(id));
     task.image!.prompt = "from\udbffupstream";
     await gateway.core.tasks.store.save(task);
     expect((await images.stored(id)).image?.prompt).toBe("from\ufffdupstream");
+    // Decoded as protobuf-es does without the store's lenient read (an instance of an earlier version).
+    expect(fromJsonString(TaskSchema, (await raw.get(taskRedisKeys(PREFIX).task(ORG, id)))!).image?.prompt).toBe("from\ufffdupstream");
+
+    const stored = await postResponse({ model: "simulator/echo", input: "plain", store: true });
+    const { store } = gateway.core.conversations;
+    const turn = (await store.get(ORG, stored.json.id))!;
+    turn.metadata = { "from\ud800upstream": "v\udfff" };
+    await store.save(turn);
+    const json = (await raw.hGet(conversationRedisKeys(PREFIX).turn(ORG, turn.id), "turn"))!;
+    expect(fromJsonString(TurnSchema, json).metadata).toEqual({ "from\ufffdupstream": "v\ufffd" });
   });
 
   it("a task stored with a lone surrogate before this rule is still read, with U+FFFD", async () => {

@@ -4,7 +4,10 @@
 // drains what has arrived, or says `Connection: close` when more is still
 // coming, so a keep-alive client's next request is answered (on a fresh
 // connection after a close). Before, that request sat behind the unread bytes,
-// unanswered, for about a minute.
+// unanswered, for about a minute. A body that never ends is not drained: the
+// gateway closes the connection once the refusal is sent.
+import { once } from "node:events";
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { Client } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,6 +65,33 @@ describe.each([
     } finally {
       await client.close();
     }
+  });
+});
+
+describe.each([
+  { coding: "zstd", status: 415 },
+  { coding: "gzip", status: 400 },
+])("a body that never ends, refused ($status for $coding)", ({ coding, status }) => {
+  it("is not drained: the refusal says Connection: close and the gateway closes the connection", async () => {
+    const socket = connect(Number(new URL(gateway.url).port), "127.0.0.1");
+    await once(socket, "connect");
+    let answer = "";
+    socket.setEncoding("latin1").on("data", (text: string) => (answer += text));
+    // Not once(): a write racing the close fails (EPIPE), and the close is what is awaited.
+    socket.on("error", () => {});
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(
+      `POST /api/v1/chat/completions HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer ${TEST_KEY}\r\ncontent-encoding: ${coding}\r\ntransfer-encoding: chunked\r\n\r\n`,
+    );
+    // 16 KB chunks, each as soon as the last was written, for as long as the connection takes them.
+    const chunk = `4000\r\n${"a".repeat(0x4000)}\r\n`;
+    const sendMore = (error?: Error | null) => {
+      if (!error && socket.writable) socket.write(chunk, sendMore);
+    };
+    sendMore();
+    await closed;
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
   });
 });
 

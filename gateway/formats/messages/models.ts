@@ -4,7 +4,7 @@
 // Anthropic's cursor pagination (`limit`, `after_id`, `before_id`). Like every catalogue GET,
 // they need no key (decisions.md).
 import type { Context } from "koa";
-import { invalidParameter } from "../../../core/errors.ts";
+import { echoed, invalidParameter } from "../../../core/errors.ts";
 import type { Model } from "../../../gen/router/v1/catalogue_pb.js";
 import type { FormatDeps, FormatRoutes } from "../format.ts";
 
@@ -54,7 +54,7 @@ export function modelPage(models: readonly Model[], { limit, afterId, beforeId }
   const ids = models.map((model) => model.id);
   const indexOf = (id: string, param: string) => {
     const index = ids.indexOf(id);
-    if (index < 0) throw invalidParameter(param, `${param} ${id} is not a model of this catalogue.`);
+    if (index < 0) throw invalidParameter(param, `${param} ${echoed(id)} is not a model of this catalogue.`);
     return index;
   };
   let start = 0;

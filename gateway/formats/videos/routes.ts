@@ -3,7 +3,7 @@
 // format's /api/v1/assets route. docs/tasks.md.
 import { z } from "zod";
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
-import { invalidParameter } from "../../../core/errors.ts";
+import { echoed, invalidParameter } from "../../../core/errors.ts";
 import { taskNotFound, taskOfKind } from "../../../core/tasks/task-not-found.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
@@ -43,7 +43,7 @@ function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
     const apiKey = bearerKey(ctx.headers);
     const { taskId, model } = validateBody(asyncResponseBody, ctx.request.body);
     const task = await findTask(core, apiKey, taskId, model);
-    if (model !== undefined && task.modelId !== model) throw invalidParameter("model", `Task ${taskId} was created with another model than ${model}.`);
+    if (model !== undefined && task.modelId !== model) throw invalidParameter("model", `Task ${taskId} was created with another model than ${echoed(model)}.`);
     ctx.body = await encodeTask(task, originOf(ctx), core, apiKey);
   });
 }
