@@ -121,6 +121,20 @@ describe("npm start: gateway and core in one process", { timeout: TIMEOUT }, () 
   });
 });
 
+describe("npm start with HOST=::1", { timeout: TIMEOUT }, () => {
+  it("logs both addresses as valid URLs, the IPv6 address in brackets, and answers on them", async () => {
+    const devKey = "sk-deployment-v6-" + process.pid;
+    const gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", HOST: "::1", ROUTER_DEV_KEY: devKey });
+    const urlOf = async (msg: RegExp) => logLine(await gateway.waitForLine((line) => msg.test(logLine(line)?.msg ?? ""), `logging ${msg}`))?.url ?? "";
+    const coreUrl = await urlOf(/^core listening/);
+    const gatewayUrl = await urlOf(/^gateway listening$/);
+    for (const url of [coreUrl, gatewayUrl]) expect(url).toMatch(/^http:\/\/\[::1\]:[1-9]\d*$/);
+    await expectEchoAnswers(sdk(gatewayUrl, devKey));
+    expect((await connectUnary(coreUrl, "/router.v1.CatalogueService/GetModel", { id: "simulator/echo" })).status).toBe(200);
+    expect(await gateway.stop()).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe("npm start without ROUTER_DEV_KEY", { timeout: TIMEOUT }, () => {
   it("prints a generated development key that works", async () => {
     const gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0" });

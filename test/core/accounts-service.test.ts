@@ -606,13 +606,19 @@ describe("the admin CLI (npm run admin)", () => {
     expect(JSON.parse(result.stdout)).toEqual({ balance: "2" });
   });
 
-  it("a core that does not answer on GRPC_PORT: the line asks whether GRPC_PORT is right", async () => {
+  it("a core that does not answer on GRPC_PORT: the line asks whether GRPC_PORT is right, and names CORE_URL for a core elsewhere", async () => {
     const port = String(await freePort());
-    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port });
+    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port, HOST: "" });
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toMatch(
-      new RegExp(`^error: cannot reach the core at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*, and is GRPC_PORT \\(or CORE_URL\\) right\\?\n$`),
+      new RegExp(
+        `^error: cannot reach the core at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*, and is GRPC_PORT right\\? ` +
+          "Without CORE_URL the core is looked for on 127\\.0\\.0\\.1; a core not on 127\\.0\\.0\\.1 is reached with CORE_URL \\(for example http://\\[::1\\]:50051\\)\\.\n$",
+      ),
     );
+    // The core of `HOST=::1 npm start` listens on ::1 only: the CORE_URL that reaches it.
+    const onV6 = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port, HOST: "::1" });
+    expect(onV6.stderr).toContain(`HOST is "::1": a core listening there is reached with CORE_URL=http://[::1]:${port}.`);
   });
 
   it.each(["0", "http", "70000"])("refuses GRPC_PORT=%s when CORE_URL is unset", async (port) => {
@@ -671,6 +677,17 @@ describe("the admin CLI (npm run admin)", () => {
       expect(result, commandLines[i].join(" ")).toMatchObject({ code: 1, stdout: "" });
       expect(result.stderr, commandLines[i].join(" ")).toMatch(/^error: [^]*\(see --help\)\n$/);
     });
+  });
+
+  it("names an unknown flag in one plain line", async () => {
+    for (const [flag, args] of [
+      ["--extra", ["balance", "--org", "org_dev", "--extra", "1"]],
+      ["-x", ["balance", "-x"]],
+    ] as const) {
+      const result = await cli([...args], { CORE_URL: "http://127.0.0.1:9" });
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toBe(`error: unknown flag ${flag} (see --help)\n`);
+    }
   });
 
   it("--help prints the commands", async () => {
