@@ -112,6 +112,19 @@ describe("npm start with a configuration that cannot work", { timeout: TIMEOUT }
     );
   });
 
+  it("says in one line that the file is empty, or not there", async () => {
+    for (const [name, lines] of [
+      ["empty.yaml", []],
+      ["comments.yaml", ["# nothing yet", ""]],
+    ] as const) {
+      expect(await startFailing(name, [...lines])).toBe(`configuration file ${join(dir, name)} is empty\n`);
+    }
+    const missing = join(dir, "missing.yaml");
+    const entry = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent", ROUTER_CONFIG: missing });
+    expect(await entry.exited).toEqual({ code: 1, signal: null });
+    expect(entry.stderr()).toBe(`configuration file ${missing} not found (ROUTER_CONFIG names the file to use)\n`);
+  });
+
   it("keeps the line and column of a YAML error, one line per error", async () => {
     const file = "syntax.yaml";
     const stderr = await startFailing(file, ["providers:", SIMULATOR, "models: []", "\tid_prefix: rtr"]);
