@@ -1,6 +1,7 @@
 // The shape of the router's configuration file (YAML or JSON), validated at start.
 // Field names are snake_case like the public API; see docs/configuration.md.
 import { z } from "zod";
+import { reportUnknownAllowedModels } from "../catalogue/allowed-model.ts";
 
 /** The name of an environment variable (where a secret is read from). */
 const environmentVariable = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
@@ -295,6 +296,7 @@ export const routerConfigSchema = z
     });
     const keyIds = config.organizations.flatMap((org) => org.keys.map((key) => key.id));
     reportDuplicates(keyIds, ["organizations"], "key id", ctx);
+    reportUnknownAllowedModels(config, ctx);
   });
 
 function reportDuplicates(values: string[], path: (string | number)[], what: string, ctx: z.RefinementCtx) {
