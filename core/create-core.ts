@@ -118,7 +118,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     services: {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue, mediaAdapters),
-      accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now }),
+      accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now, modelIds: catalogue.models.map((model) => model.config.id) }),
       conversations: createConversationService({ accounts, conversations, background, now }),
       tasks: createTaskService(tasks),
     },

@@ -50,8 +50,9 @@ export function errorDetailOf(error: ConnectError): ErrorDetail | undefined {
   return error.findDetails(ErrorDetailSchema)[0];
 }
 
-export const missingApiKey = () =>
-  routerError(Code.Unauthenticated, "missing_api_key", "No API key provided. Send Authorization: Bearer <API_KEY>.");
+/** `how`: the headers the endpoint reads a key from (the Messages endpoints take `x-api-key` too). */
+export const missingApiKey = (how = "Authorization: Bearer <API_KEY>") =>
+  routerError(Code.Unauthenticated, "missing_api_key", `No API key provided. Send ${how}.`);
 
 /** The caller stopped waiting (its connection closed or its call was cancelled): nobody reads the answer. */
 export const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");

@@ -2,6 +2,7 @@
 // check that the ports are free before anything is printed or started.
 import { once } from "node:events";
 import net from "node:net";
+import { hostPort } from "./host-port.ts";
 
 /** A port this process will listen on, with the environment variable that chooses it. */
 export interface ListenTarget {
@@ -12,7 +13,7 @@ export interface ListenTarget {
 
 /** One line for a failed listen(): what went wrong and which variable to change. */
 export function describeListenError(error: unknown, target: ListenTarget): string {
-  const where = `Cannot listen on ${target.host}:${target.port}`;
+  const where = `Cannot listen on ${hostPort(target.host, target.port)}`;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case "EADDRINUSE":

@@ -1,5 +1,6 @@
 // The core's network face: Connect, gRPC and gRPC-Web on one cleartext HTTP/2
 // port, with health checking and server reflection for `buf curl`.
+import { httpUrl } from "./host-port.ts";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
@@ -53,7 +54,7 @@ export async function createCoreServer(core: Core, options: { host: string; port
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${options.host}:${port}`,
+    url: httpUrl(options.host, port),
     port,
     health,
     /** Lets open calls finish for up to `graceMs`, then cuts what is left. */

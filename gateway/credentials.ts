@@ -19,5 +19,6 @@ export function bearerKey(headers: IncomingHttpHeaders): string {
 export function messagesKey(headers: IncomingHttpHeaders): string {
   const header = headers["x-api-key"];
   if (typeof header === "string" && header.trim() !== "" && !headers.authorization) return header.trim();
+  if (!headers.authorization) throw missingApiKey("x-api-key: <API_KEY> or Authorization: Bearer <API_KEY>");
   return bearerKey(headers);
 }

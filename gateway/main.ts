@@ -4,6 +4,7 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { httpUrl } from "../core/host-port.ts";
 import { createCoreServer } from "../core/server.ts";
 import { announceDevKey, closeOnSignals, createCoreOrExit, exitWithError, listenOrExit, startupToListen } from "../core/startup.ts";
 import { createApp } from "./app.ts";
@@ -36,7 +37,7 @@ if (split) {
 const app = createApp({ core, logger, idPrefix: config.id_prefix });
 const server: Server = await listenOrExit({ host, port, variable: "PORT" }, () => listening(listenGateway(app, port, host)));
 server.keepAliveTimeout = 65_000;
-logger.info({ url: `http://${host}:${(server.address() as AddressInfo).port}` }, split ? "gateway listening (core at CORE_URL)" : "gateway listening");
+logger.info({ url: httpUrl(host, (server.address() as AddressInfo).port) }, split ? "gateway listening (core at CORE_URL)" : "gateway listening");
 closeOnSignals(async () => {
   await new Promise((resolve) => server.close(resolve));
   for (const close of closers) await close();

@@ -12,6 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { errorDetailOf } from "../core/errors.ts";
 import { coreUrlProblem } from "../gateway/core-client.ts";
+import { httpUrl } from "../core/host-port.ts";
 import { DEFAULT_GRPC_PORT, portNumber } from "../core/port-number.ts";
 
 const USAGE = `Usage: npm run -s admin -- <command> [flags]
@@ -186,9 +187,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   } catch (error) {
     // Without our ErrorDetail the core did not answer: refused, reset, not the core at that address.
     if (error instanceof ConnectError && !errorDetailOf(error)) {
-      throw new SetupError(
-        `cannot reach the core at ${coreUrl}: ${error.rawMessage}. Is the core running (npm start or npm run start:core), and is ${env.CORE_URL ? "CORE_URL" : "GRPC_PORT (or CORE_URL)"} right?`,
-      );
+      throw new SetupError(`cannot reach the core at ${coreUrl}: ${error.rawMessage}. Is the core running (npm start or npm run start:core), ${whatToCheck(env, coreUrl)}`);
     }
     throw error;
   }
@@ -211,6 +210,19 @@ function coreUrlOf(env: NodeJS.ProcessEnv): string {
   return `http://127.0.0.1:${port}`;
 }
 
+/**
+ * The setting to check when the core does not answer. Without CORE_URL the CLI tries 127.0.0.1,
+ * where a core started with another HOST (`::1`, a LAN address) does not listen.
+ */
+function whatToCheck(env: NodeJS.ProcessEnv, coreUrl: string): string {
+  if (env.CORE_URL) return "and is CORE_URL right?";
+  const host = env.HOST && !["127.0.0.1", "localhost", "0.0.0.0", "::"].includes(env.HOST) ? env.HOST : undefined;
+  const elsewhere = host
+    ? `HOST is ${JSON.stringify(host)}: a core listening there is reached with CORE_URL=${httpUrl(host, new URL(coreUrl).port)}`
+    : "a core not on 127.0.0.1 is reached with CORE_URL (for example http://[::1]:50051)";
+  return `and is GRPC_PORT right? Without CORE_URL the core is looked for on 127.0.0.1; ${elsewhere}.`;
+}
+
 /** What to do next, for a refusal that has an obvious next step. */
 const HINTS: Record<string, string> = {
   organization_not_found: "list-orgs lists the organisations there are",
@@ -226,7 +238,9 @@ function describeError(error: unknown): string {
   }
   // parseArgs refuses unknown flags and missing values with a TypeError carrying a code.
   if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
-    return `${error.message} (see --help)`;
+    // Node's own words for an unknown flag advise a `--` that no command takes, and leave a quote unclosed.
+    const unknown = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '([^']+)'/.exec(error.message)?.[1] : undefined;
+    return `${unknown ? `unknown flag ${unknown}` : error.message} (see --help)`;
   }
   return error instanceof Error ? error.message : String(error);
 }

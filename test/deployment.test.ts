@@ -5,6 +5,7 @@
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http2 from "node:http2";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
@@ -117,6 +118,29 @@ describe("npm start: gateway and core in one process", { timeout: TIMEOUT }, () 
   });
 
   it("stops cleanly on SIGTERM", async () => {
+    expect(await gateway.stop()).toEqual({ code: 0, signal: null });
+  });
+});
+
+/** Whether this machine has the IPv6 loopback (some containers have none). */
+async function hasIpv6Loopback(): Promise<boolean> {
+  const server = net.createServer();
+  const listened = await new Promise<boolean>((resolve) => server.once("error", () => resolve(false)).listen(0, "::1", () => resolve(true)));
+  if (listened) await new Promise((resolve) => server.close(resolve));
+  return listened;
+}
+
+describe("npm start with HOST=::1", { timeout: TIMEOUT }, async () => {
+  const ipv6 = await hasIpv6Loopback();
+  it.skipIf(!ipv6)("logs both addresses as valid URLs, the IPv6 address in brackets, and answers on them", async () => {
+    const devKey = "sk-deployment-v6-" + process.pid;
+    const gateway = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", HOST: "::1", ROUTER_DEV_KEY: devKey });
+    const urlOf = async (msg: RegExp) => logLine(await gateway.waitForLine((line) => msg.test(logLine(line)?.msg ?? ""), `logging ${msg}`))?.url ?? "";
+    const coreUrl = await urlOf(/^core listening/);
+    const gatewayUrl = await urlOf(/^gateway listening$/);
+    for (const url of [coreUrl, gatewayUrl]) expect(url).toMatch(/^http:\/\/\[::1\]:[1-9]\d*$/);
+    await expectEchoAnswers(sdk(gatewayUrl, devKey));
+    expect((await connectUnary(coreUrl, "/router.v1.CatalogueService/GetModel", { id: "simulator/echo" })).status).toBe(200);
     expect(await gateway.stop()).toEqual({ code: 0, signal: null });
   });
 });

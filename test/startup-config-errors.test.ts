@@ -112,6 +112,48 @@ describe("npm start with a configuration that cannot work", { timeout: TIMEOUT }
     );
   });
 
+  it("refuses a key's allowed_models that the file's catalogue does not have, or that carry a suffix, each at its line", async () => {
+    const file = "allowed-models.yaml";
+    const stderr = await startFailing(file, [
+      "providers:",
+      "  - {id: cloud, label: Cloud, protocol: openai-compatible, base_url: https://cloud.example/v1}",
+      ...MODEL('"0.000001"', '"0.000002"'),
+      "organizations:",
+      "  - id: org",
+      "    name: Org",
+      "    keys:",
+      "      - id: key_one",
+      "        env: ONE_KEY",
+      "        allowed_models:",
+      "          - cloud/big",
+      "          - cloud/bgi",
+      "          - cloud/big:free",
+      "          - elsewhere/model",
+    ]);
+    expect(stderr).toBe(
+      [
+        `invalid configuration ${join(dir, file)}:`,
+        '  - organizations.0.keys.0.allowed_models.1: "cloud/bgi" is not a model of the catalogue; did you mean "cloud/big"? (line 27)',
+        '  - organizations.0.keys.0.allowed_models.2: "cloud/big:free" carries a suffix: the allow-list takes catalogue ids without one ("cloud/big" allows "cloud/big:free" too) (line 28)',
+        '  - organizations.0.keys.0.allowed_models.3: "elsewhere/model" is not a model of the catalogue (line 29)',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("says in one line that the file is empty, or not there", async () => {
+    for (const [name, lines] of [
+      ["empty.yaml", []],
+      ["comments.yaml", ["# nothing yet", ""]],
+    ] as const) {
+      expect(await startFailing(name, [...lines])).toBe(`configuration file ${join(dir, name)} is empty\n`);
+    }
+    const missing = join(dir, "missing.yaml");
+    const entry = spawnEntry(GATEWAY_ENTRY, { PORT: "0", GRPC_PORT: "0", LOG_LEVEL: "silent", ROUTER_CONFIG: missing });
+    expect(await entry.exited).toEqual({ code: 1, signal: null });
+    expect(entry.stderr()).toBe(`configuration file ${missing} not found (ROUTER_CONFIG names the file to use)\n`);
+  });
+
   it("keeps the line and column of a YAML error, one line per error", async () => {
     const file = "syntax.yaml";
     const stderr = await startFailing(file, ["providers:", SIMULATOR, "models: []", "\tid_prefix: rtr"]);

@@ -9,11 +9,17 @@ export const DEFAULT_CONFIG_PATH = new URL("../../config/default.yaml", import.m
 
 export class ConfigError extends Error {
   readonly problems: string[];
-  constructor(file: string, problems: string[]) {
-    super(`invalid configuration ${file}:\n` + problems.map((p) => "  - " + p).join("\n"));
+  /** `whole`: one line that says it all (a file that is not there, or empty), instead of the list. */
+  constructor(file: string, problems: string[], whole?: string) {
+    super(whole ?? `invalid configuration ${file}:\n` + problems.map((p) => "  - " + p).join("\n"));
     this.name = "ConfigError";
     this.problems = problems;
   }
+}
+
+/** A problem that is the whole file's: said in one line, naming the file. */
+function wholeFileError(file: string, problem: string): ConfigError {
+  return new ConfigError(file, [problem], `configuration file ${file} ${problem}`);
 }
 
 /** Parses configuration text (YAML is a superset of JSON, so both are accepted). */
@@ -30,6 +36,8 @@ export function parseConfig(text: string, file = "<inline>"): RouterConfig {
     // An alias bomb (too many expansions) and the like: nothing to point at.
     throw new ConfigError(file, [(error as Error).message]);
   }
+  // Nothing but blank lines and comments: not a configuration with every field missing.
+  if (raw === null || raw === undefined) throw wholeFileError(file, "is empty");
   const result = routerConfigSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(file, schemaProblems(result.error.issues, routerConfigSchema, source));
   return result.data;
@@ -40,6 +48,7 @@ export function loadConfigFile(file: string = DEFAULT_CONFIG_PATH): RouterConfig
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw wholeFileError(file, "not found (ROUTER_CONFIG names the file to use)");
     throw new ConfigError(file, [(error as Error).message]);
   }
   return parseConfig(text, file);

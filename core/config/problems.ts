@@ -145,7 +145,7 @@ function closest(key: string, known: string[]): string | undefined {
 }
 
 /** Edits (insert, delete, substitute, swap two neighbours) from one string to the other. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {

@@ -32,7 +32,7 @@ export function coreRequestHandler(routes: (router: ConnectRouter) => void, log:
       response.end();
       return;
     }
-    handler(universalRequestFromNodeRequest(request, response, undefined, undefined))
+    handler(universalRequestFromNodeRequest(readableAuthority(request), response, undefined, undefined))
       .then((answer) => universalResponseToNodeResponse(answer, response))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
@@ -41,6 +41,18 @@ export function coreRequestHandler(routes: (router: ConnectRouter) => void, log:
         else log.error({ rpc, err: reason }, `handler for rpc ${rpc} failed`);
       });
   };
+}
+
+/**
+ * The adapter builds the request's URL from its :authority, and throws, out of this handler and
+ * so out of the process, for one that is no URL's: an IPv6 address without brackets (`::1:50051`,
+ * what Node's http2.connect sends for `http://[::1]:50051`), or none. No handler reads that URL:
+ * such an authority is replaced, so that any caller is answered and none ends the core.
+ */
+function readableAuthority(request: http2.Http2ServerRequest): http2.Http2ServerRequest {
+  const authority = request.headers[":authority"];
+  if (typeof authority !== "string" || !URL.canParse(`http://${authority}`)) request.headers[":authority"] = "core.invalid";
+  return request;
 }
 
 /** The caller reset the call's stream with CANCEL (what gRPC and Connect clients send when they stop a call). */

@@ -50,16 +50,25 @@ export function findModel(catalogue: Catalogue, reference: ModelReference, reque
   const param = reference.requested === request.model ? "model" : "models";
   const exact = catalogue.get(reference.baseId);
   if (exact) return exact;
-  if (BARE_NAME_FORMATS.has(request.format) && !reference.baseId.includes("/")) {
-    const matches = catalogue.models.filter((model) => bareModelName(model.config.id) === reference.baseId);
-    if (matches.length === 1) return matches[0];
-    if (matches.length > 1) {
-      const ids = matches.map((model) => model.config.id);
-      throw routerError(Code.InvalidArgument, "ambiguous_model", `Model ${echoed(reference.baseId)} names several models: ${ids.join(", ")}; send one of these ids.`, {
-        param,
-        metadata: { candidates: ids },
-      });
-    }
-  }
+  const bare = BARE_NAME_FORMATS.has(request.format) ? modelOfBareName(catalogue.models, (model) => model.config.id, reference.baseId, param) : undefined;
+  if (bare) return bare;
   throw routerError(Code.NotFound, "model_not_found", `Model ${echoed(reference.baseId)} is not in the catalogue.`, { param });
+}
+
+/**
+ * The one model whose bare name `name` is (a name with no provider: `claude-sonnet-4-5`), for
+ * the Messages route and Anthropic's GET /v1/models/{id} alike. Several with it: a 400 listing
+ * them; none, or a name with a provider: undefined.
+ */
+export function modelOfBareName<M>(models: readonly M[], idOf: (model: M) => string, name: string, param: string): M | undefined {
+  if (name.includes("/")) return undefined;
+  const matches = models.filter((model) => bareModelName(idOf(model)) === name);
+  if (matches.length > 1) {
+    const ids = matches.map(idOf);
+    throw routerError(Code.InvalidArgument, "ambiguous_model", `Model ${echoed(name)} names several models: ${ids.join(", ")}; send one of these ids.`, {
+      param,
+      metadata: { candidates: ids },
+    });
+  }
+  return matches[0];
 }

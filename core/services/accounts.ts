@@ -15,6 +15,7 @@ import { formatNanos, parseNanos } from "../accounts/ledger-units.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { formatMoney, parseMoney } from "../billing/money.ts";
+import { allowedModelProblem } from "../catalogue/allowed-model.ts";
 import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 
@@ -23,6 +24,8 @@ export interface AccountServiceDeps {
   /** ROUTER_ADMIN_TOKEN; undefined or empty: the service refuses every call. */
   adminToken: string | undefined;
   now: () => Date;
+  /** The catalogue's model ids: a key's allow-list may name only these. */
+  modelIds: readonly string[];
 }
 
 export const USAGE_LIMIT_DEFAULT = 50;
@@ -62,6 +65,10 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
         if (value !== undefined && value <= 0) throw invalidParameter(param, `${param} must be a positive number when set.`);
       }
       if (request.allowedModels.some((id) => !id.trim())) throw invalidParameter("allowed_models", "allowed_models holds an empty model id.");
+      for (const id of request.allowedModels) {
+        const problem = allowedModelProblem(id, deps.modelIds);
+        if (problem) throw invalidParameter("allowed_models", `allowed_models: ${problem}${problem.endsWith("?") ? "" : "."}`);
+      }
       // 32 random bytes: the key cannot be guessed; only its digest is stored.
       const apiKey = "sk-rtr-" + randomBytes(32).toString("base64url");
       const record = await fromStore(

@@ -12,7 +12,13 @@ const isRetryableStatus = (status: number) => status === 408 || status === 409 |
  */
 const CONFIGURATION_REASONS = new Set(["no_provider_available"]);
 
-const isRetryable = (error: PublicError) => isRetryableStatus(error.status) && !CONFIGURATION_REASONS.has(error.code);
+/**
+ * 429 reasons that last hours, not seconds: the daily free quota resets at the next UTC midnight.
+ * The SDKs' short backoff cannot outwait it, so their retries only delay the answer.
+ */
+const LONG_WAIT_REASONS = new Set(["free_quota_exhausted"]);
+
+const isRetryable = (error: PublicError) => isRetryableStatus(error.status) && !CONFIGURATION_REASONS.has(error.code) && !LONG_WAIT_REASONS.has(error.code);
 
 /** Retry-After, the routing trace, the exceeded rate-limit window, and whether to retry. */
 export function errorHeaders(error: PublicError): Record<string, string> {

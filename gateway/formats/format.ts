@@ -14,7 +14,12 @@ export interface GatewayFormat {
    * status and headers are the same for every format). Errors inside a
    * committed stream are the stream encoder's (write-event-stream.ts).
    */
-  encodeError(error: PublicError): unknown;
+  encodeError(error: PublicError, requestId: string): unknown;
+  /**
+   * A header that carries the request id on every answer of this format's routes, errors
+   * included (Anthropic's `request-id`, which its SDK reads), besides the app's `x-request-id`.
+   */
+  requestIdHeader?: string;
   register(routes: FormatRoutes, deps: FormatDeps): void;
 }
 
@@ -43,14 +48,17 @@ export interface BodyReaders {
 
 /**
  * Adds a format's routes to the app's router. Each route first records the
- * format's error encoder in `ctx.state.encodeError`, before anything can
- * throw (the app's error middleware reads it); a POST route then reads its
+ * format's error encoder in `ctx.state.encodeError` (and sets its request-id
+ * header), before anything can throw (the app's error middleware reads it),
+ * a 405 of the path included; a POST route then reads its
  * body (`readBodies`), so an unreadable body is told in the format's own shape.
  * One router for every format keeps routing one match per request.
  */
 export function formatRoutes(router: Router, format: GatewayFormat, readBodies: BodyReaders): FormatRoutes {
   const claimErrors: Middleware = (ctx, next) => {
-    ctx.state.encodeError = format.encodeError;
+    const requestId: string = ctx.state.requestId;
+    ctx.state.encodeError = (error: PublicError) => format.encodeError(error, requestId);
+    if (format.requestIdHeader) ctx.set(format.requestIdHeader, requestId);
     return next();
   };
   // Each path once: a method no route of it serves is refused in this format's shape.
@@ -72,10 +80,10 @@ export function formatRoutes(router: Router, format: GatewayFormat, readBodies: 
 const refusals = new WeakSet<Middleware>();
 
 /**
- * A method no route matching the path serves: 405 with `Allow`, in the format's error shape (a
+ * A method no route of the path serves: 405 with `Allow`, in the format's error shape (a
  * Messages client reads Anthropic's envelope even for `GET /v1/messages`). OPTIONS is answered
- * 204 with the same `Allow`. A method another matching route serves (`GET /images/{id}` for
- * `/images/generations`) goes on to it.
+ * 204 with the same `Allow`. A path written out (`/images/generations`) owns its methods: a
+ * pattern that also matches it (`GET /images/{id}`) does not serve it.
  */
 function refuseUnservedMethods(): Middleware {
   const refuse: Middleware = async (ctx, next) => {
@@ -95,10 +103,14 @@ function refuseUnservedMethods(): Middleware {
 
 const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
-/** What the routes matching the request's path serve (HEAD with each GET, as Koa's router answers it), in a stable order. */
+/**
+ * What the most specific routes matching the request's path (those with the fewest parameters)
+ * serve (HEAD with each GET, as Koa's router answers it), in a stable order.
+ */
 function servedMethods(ctx: Context): string[] {
-  const layers = (ctx as RouterContext).matched ?? [];
-  const served = new Set(layers.filter((layer) => !layer.stack.some((middleware) => refusals.has(middleware as Middleware))).flatMap((layer) => layer.methods));
+  const layers = ((ctx as RouterContext).matched ?? []).filter((layer) => !layer.stack.some((middleware) => refusals.has(middleware as Middleware)));
+  const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
+  const served = new Set(layers.filter((layer) => layer.paramNames.length === fewest).flatMap((layer) => layer.methods));
   return [...METHOD_ORDER.filter((method) => served.has(method)), ...[...served].filter((method) => !METHOD_ORDER.includes(method))];
 }
 

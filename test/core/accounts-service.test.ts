@@ -36,6 +36,8 @@ const adminScript = fileURLToPath(new URL("../../scripts/admin.ts", import.meta.
 const run = promisify(execFile);
 
 const ADMIN_TOKEN = "rtr-admin-test-token";
+/** The catalogue the service checks allow-lists against. */
+const MODEL_IDS = ["simulator/echo", "test/ok", "openai/gpt-4o", "openai/gpt-4o-mini"];
 const START = Date.UTC(2026, 10, 2, 10, 0, 0);
 
 /** Store calls as the service made them, to check what it hands the store. */
@@ -71,7 +73,7 @@ let server: CoreServer;
 let client: Client<typeof AccountService>;
 
 beforeAll(async () => {
-  server = await serve(createAccountService({ stores, adminToken: ADMIN_TOKEN, now: () => new Date(clock) }));
+  server = await serve(createAccountService({ stores, adminToken: ADMIN_TOKEN, now: () => new Date(clock), modelIds: MODEL_IDS }));
   client = createClient(AccountService, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
 });
 
@@ -144,7 +146,7 @@ describe("the admin token", () => {
     let disabledClient: Client<typeof AccountService>;
 
     beforeAll(async () => {
-      disabled = await serve(createAccountService({ stores, adminToken: undefined, now: () => new Date(clock) }));
+      disabled = await serve(createAccountService({ stores, adminToken: undefined, now: () => new Date(clock), modelIds: MODEL_IDS }));
       disabledClient = createClient(AccountService, createConnectTransport({ baseUrl: disabled.url, httpVersion: "2" }));
     });
 
@@ -214,6 +216,24 @@ describe("keys", () => {
   ])("CreateKey refuses %s with INVALID_ARGUMENT and the param", async (_name, request, param) => {
     const before = recorded.createdKeys.length;
     await expectFailure(client.createKey(request, admin), Code.InvalidArgument, "invalid_parameter", param);
+    expect(recorded.createdKeys.length).toBe(before);
+  });
+
+  it.each([
+    ["a typo", "openai/gpt4o", '"openai/gpt4o" is not a model of the catalogue; did you mean "openai/gpt-4o"?'],
+    ["another typo", "simulator/ech0", '"simulator/ech0" is not a model of the catalogue; did you mean "simulator/echo"?'],
+    ["a bare name", "gpt-4o-mini", '"gpt-4o-mini" is not a model of the catalogue; did you mean "openai/gpt-4o-mini"?'],
+    ["an unknown model", "vendor/unheard-of", '"vendor/unheard-of" is not a model of the catalogue'],
+    ["a suffix", "simulator/echo:free", '"simulator/echo:free" carries a suffix: the allow-list takes catalogue ids without one ("simulator/echo" allows "simulator/echo:free" too)'],
+  ])("CreateKey refuses %s in allowed_models with INVALID_ARGUMENT naming the id, and makes no key", async (_name, id, problem) => {
+    const before = recorded.createdKeys.length;
+    const error = await failure(client.createKey({ organizationId: "acme", allowedModels: ["simulator/echo", id] }, admin));
+    expect({ code: Code[error.code], reason: errorDetailOf(error)?.reason, param: errorDetailOf(error)?.param }).toEqual({
+      code: Code[Code.InvalidArgument],
+      reason: "invalid_parameter",
+      param: "allowed_models",
+    });
+    expect(error.rawMessage).toBe(`allowed_models: ${problem}${problem.endsWith("?") ? "" : "."}`);
     expect(recorded.createdKeys.length).toBe(before);
   });
 
@@ -326,7 +346,7 @@ describe("organisations", () => {
       { organizationId: "org_b", name: "Beta", rpm: 60, tpm: 1000, initialCreditsNanos: 2_500_000_000n, keys: [] },
       { organizationId: "org_a", name: "Alpha", initialCreditsNanos: 0n, keys: [] },
     ]);
-    const server = await serve(createAccountService({ stores: own, adminToken: ADMIN_TOKEN, now: () => new Date(clock) }));
+    const server = await serve(createAccountService({ stores: own, adminToken: ADMIN_TOKEN, now: () => new Date(clock), modelIds: MODEL_IDS }));
     try {
       const ownClient = createClient(AccountService, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
       await ownClient.topUp({ organizationId: "org_c", amount: "0.5" }, admin);
@@ -456,7 +476,7 @@ describe("an unavailable store", () => {
       credits: { topUp: down, balance: down, spent: down },
       usage: { append: down, get: down, list: down },
     };
-    broken = await serve(createAccountService({ stores: unavailable, adminToken: ADMIN_TOKEN, now: () => new Date(clock) }));
+    broken = await serve(createAccountService({ stores: unavailable, adminToken: ADMIN_TOKEN, now: () => new Date(clock), modelIds: MODEL_IDS }));
     brokenClient = createClient(AccountService, createConnectTransport({ baseUrl: broken.url, httpVersion: "2" }));
   });
 
@@ -606,13 +626,19 @@ describe("the admin CLI (npm run admin)", () => {
     expect(JSON.parse(result.stdout)).toEqual({ balance: "2" });
   });
 
-  it("a core that does not answer on GRPC_PORT: the line asks whether GRPC_PORT is right", async () => {
+  it("a core that does not answer on GRPC_PORT: the line asks whether GRPC_PORT is right, and names CORE_URL for a core elsewhere", async () => {
     const port = String(await freePort());
-    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port });
+    const result = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port, HOST: "" });
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toMatch(
-      new RegExp(`^error: cannot reach the core at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*, and is GRPC_PORT \\(or CORE_URL\\) right\\?\n$`),
+      new RegExp(
+        `^error: cannot reach the core at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*, and is GRPC_PORT right\\? ` +
+          "Without CORE_URL the core is looked for on 127\\.0\\.0\\.1; a core not on 127\\.0\\.0\\.1 is reached with CORE_URL \\(for example http://\\[::1\\]:50051\\)\\.\n$",
+      ),
     );
+    // The core of `HOST=::1 npm start` listens on ::1 only: the CORE_URL that reaches it.
+    const onV6 = await cli(["balance", "--org", "cli-port"], { CORE_URL: "", GRPC_PORT: port, HOST: "::1" });
+    expect(onV6.stderr).toContain(`HOST is "::1": a core listening there is reached with CORE_URL=http://[::1]:${port}.`);
   });
 
   it.each(["0", "http", "70000"])("refuses GRPC_PORT=%s when CORE_URL is unset", async (port) => {
@@ -671,6 +697,27 @@ describe("the admin CLI (npm run admin)", () => {
       expect(result, commandLines[i].join(" ")).toMatchObject({ code: 1, stdout: "" });
       expect(result.stderr, commandLines[i].join(" ")).toMatch(/^error: [^]*\(see --help\)\n$/);
     });
+  });
+
+  it("create-key with a model the catalogue does not have: exit 1 naming it, and no key", async () => {
+    const result = await cli(["create-key", "--org", "cli-org", "--name", "t", "--model", "openai/gpt4o", "--model", "simulator/echo"]);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        'error: [invalid_argument] allowed_models: "openai/gpt4o" is not a model of the catalogue; did you mean "openai/gpt-4o"? (reason: invalid_parameter, param: allowed_models)\n',
+    });
+  });
+
+  it("names an unknown flag in one plain line", async () => {
+    for (const [flag, args] of [
+      ["--extra", ["balance", "--org", "org_dev", "--extra", "1"]],
+      ["-x", ["balance", "-x"]],
+    ] as const) {
+      const result = await cli([...args], { CORE_URL: "http://127.0.0.1:9" });
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toBe(`error: unknown flag ${flag} (see --help)\n`);
+    }
   });
 
   it("--help prints the commands", async () => {

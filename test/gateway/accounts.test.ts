@@ -289,6 +289,8 @@ describe.each(implementations)("accounts through the gateway ($name stores)", ({
       });
       // Whole seconds until the next UTC midnight, rounded up.
       expect(refused.headers.get("retry-after")).toBe(String(Math.ceil((MIDNIGHT - clock) / 1000)));
+      // Hours away: the SDKs' seconds of backoff cannot outwait it, so they are told not to retry.
+      expect(refused.headers.get("x-should-retry")).toBe("false");
       // The exhausted quota as the request window, as on the answers before it.
       expect(refused.headers.get("x-ratelimit-limit-requests")).toBe("10");
       expect(refused.headers.get("x-ratelimit-remaining-requests")).toBe("0");
@@ -568,6 +570,8 @@ describe.each(implementations)("accounts through the gateway ($name stores)", ({
       expect(refused.status).toBe(429);
       expect(refused.json.error).toMatchObject({ code: "rate_limit_exceeded", type: "rate_limit_error", status: 429 });
       expect(refused.json.error.metadata).toMatchObject({ scope: "key", unit: "requests", limit: 3 });
+      // Seconds away: the SDKs' own backoff may retry it.
+      expect(refused.headers.get("x-should-retry")).toBeNull();
       expect({
         limit: refused.headers.get("x-ratelimit-limit-requests"),
         remaining: refused.headers.get("x-ratelimit-remaining-requests"),

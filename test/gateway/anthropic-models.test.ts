@@ -74,7 +74,7 @@ describe("GET /v1/models through the Anthropic SDK", () => {
     expect(active.data.map((model) => model.id)).toEqual(catalogueIds);
     const wrong = await fetch(`${gateway.url}/v1/models?lifecycle[]=ancient`);
     expect(wrong.status).toBe(400);
-    expect(await wrong.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "lifecycle" } });
+    expect(await wrong.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", param: "lifecycle" }, request_id: wrong.headers.get("request-id") });
   });
 
   it("retrieves one model by its id, slash and all", async () => {
@@ -84,10 +84,22 @@ describe("GET /v1/models through the Anthropic SDK", () => {
     expect(await plain.json()).toEqual(model);
   });
 
-  it("an unknown model is NotFoundError in Anthropic's envelope", async () => {
-    const error = await client.models.retrieve("test/nope").then(() => undefined, (e: unknown) => e);
+  it("retrieves a model by its bare name, as POST /v1/messages resolves it, answering the catalogue id", async () => {
+    expect(await client.models.retrieve("thinker")).toEqual(await client.models.retrieve("test/thinker"));
+    expect(await client.models.retrieve("echo")).toMatchObject({ id: "simulator/echo" });
+  });
+
+  it.each(["test/nope", "nope"])("an unknown model (%s) is NotFoundError in Anthropic's envelope, with the request id in the body and the headers", async (id) => {
+    const error = await client.models.retrieve(id).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
-    expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: "error", error: { code: "model_not_found" } });
+    const { requestID, headers } = error as InstanceType<typeof Anthropic.NotFoundError>;
+    expect(requestID).toMatch(/\S/);
+    expect(headers.get("x-request-id")).toBe(requestID);
+    expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", code: "model_not_found", param: expect.any(String), message: expect.any(String) },
+      request_id: requestID,
+    });
   });
 
   it.each([

@@ -45,6 +45,9 @@ describe("chat completions reasoning_effort through the openai SDK", () => {
   it.each([
     [{ reasoning: { effort: "low" } }, "reasoning.effort"],
     [{ reasoning: { max_tokens: 2048 } }, "reasoning.max_tokens"],
+    // The conflict is said first, not the budget's range (1024 to 32000).
+    [{ reasoning: { max_tokens: 100 } }, "reasoning.max_tokens"],
+    [{ reasoning: { effort: "low", max_tokens: 100 } }, "reasoning.effort"],
   ])("with %j as well: a 400 naming both", async (other, named) => {
     const before = stack.upstream.requests.length;
     const params = { model: "test/thinker", messages, reasoning_effort: "high", ...other } as OpenAI.ChatCompletionCreateParamsNonStreaming;

@@ -76,10 +76,13 @@ describe("small edges", () => {
   it("takes an asset index in digits only, and names index when the task has no such asset", async () => {
     const done = await images.finished(await images.created({ prompt: "assets", size: "256x256" }));
     const base = done.data[0].url.replace(/\/0$/, "");
-    for (const index of ["1e3", "0x0", "+0", "0.0"]) {
+    for (const index of ["1e3", "0x0", "+0", "0.0", "1000000000", "99999999999999999999999"]) {
       const answer = await images.download(`${base}/${index}`);
-      expect([answer.status, ((await answer.json()) as { error: { param: string } }).error.param], index).toEqual([400, "index"]);
+      const { error } = (await answer.json()) as { error: { param: string; message: string } };
+      // The bound is named: a number past it is out of range, not "not a whole number".
+      expect([answer.status, error.param, error.message], index).toEqual([400, "index", "The asset index is a whole number from 0 to 999999999, in digits."]);
     }
+    expect((await images.download(`${base}/999999999`)).status).toBe(404);
     const missing = await images.download(`${base}/5`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "asset_not_found", param: "index" });

@@ -669,7 +669,9 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         expectAnthropicValid("ErrorResponse", answer, "the error");
         const requestId = response.headers.get("request-id");
         expect(requestId).toBe(response.headers.get("x-request-id"));
-        expect(answer).toEqual({ type: "error", error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "missing_api_key" }, request_id: requestId });
+        // Both headers these routes read a key from are named.
+        const message = "No API key provided. Send x-api-key: <API_KEY> or Authorization: Bearer <API_KEY>.";
+        expect(answer).toEqual({ type: "error", error: { message, type: "invalid_request_error", param: null, code: "missing_api_key" }, request_id: requestId });
       });
     }
 
@@ -700,7 +702,8 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         body: JSON.stringify({ model: "conv/anthropic", messages: [{ role: "user", content: "Hi" }] }),
       });
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: { message: expect.any(String), type: "invalid_request_error", param: null, code: "missing_api_key" } });
+      const message = "No API key provided. Send Authorization: Bearer <API_KEY>.";
+      expect(await response.json()).toEqual({ error: { message, type: "invalid_request_error", param: null, code: "missing_api_key" } });
     });
 
     for (const mode of MODES) {
@@ -714,12 +717,15 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
       });
     }
 
-    it("a body that cannot be read: 400 in the envelope, its request_id null (refused before the route's handler)", async () => {
+    it("a body that cannot be read: 400 in the envelope, with the request id in the body and the request-id header", async () => {
       const response = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": TEST_KEY }, body: "{not json" });
       expect(response.status).toBe(400);
       const answer = await response.json();
       expectAnthropicValid("ErrorResponse", answer, "the error");
-      expect(answer).toMatchObject({ type: "error", error: { type: "invalid_request_error" }, request_id: null });
+      const requestId = response.headers.get("request-id");
+      expect(requestId).toMatch(/\S/);
+      expect(requestId).toBe(response.headers.get("x-request-id"));
+      expect(answer).toMatchObject({ type: "error", error: { type: "invalid_request_error" }, request_id: requestId });
     });
 
     it("thinking's budget must be below max_tokens: a 400 naming thinking.budget_tokens", async () => {

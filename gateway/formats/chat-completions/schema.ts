@@ -218,7 +218,7 @@ const cacheSchema = nullMeansAbsent(z
 
 // ---- the body ----
 
-export const chatRequestSchema = nullMeansAbsent(z
+export const chatRequestSchema = nullMeansAbsent(z.preprocess(refuseTwoEfforts, z
   .strictObject({
     model: nonEmptyString,
     models: modelsSchema.optional(),
@@ -268,10 +268,6 @@ export const chatRequestSchema = nullMeansAbsent(z
     if (maxTokens !== undefined && reasoningBudget !== undefined && reasoningBudget >= maxTokens) {
       ctx.addIssue({ code: "custom", path: ["reasoning", "max_tokens"], message: `must be less than max_tokens (${maxTokens})` });
     }
-    const sized = body.reasoning?.effort !== undefined ? "reasoning.effort" : body.reasoning?.max_tokens !== undefined ? "reasoning.max_tokens" : undefined;
-    if (body.reasoning_effort !== undefined && sized !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["reasoning_effort"], message: `and ${sized} both set the reasoning effort: send one of them` });
-    }
     if (body.stream_options !== undefined && body.stream !== true) {
       ctx.addIssue({ code: "custom", path: ["stream_options"], message: "is only allowed when stream is true" });
     }
@@ -282,7 +278,20 @@ export const chatRequestSchema = nullMeansAbsent(z
     if (body.tool_choice === "required" && !body.tools?.length) {
       ctx.addIssue({ code: "custom", path: ["tool_choice"], message: "is \"required\", but tools is empty" });
     }
-  }));
+  })));
+
+/**
+ * `reasoning_effort` with `reasoning.effort` or `reasoning.max_tokens`: refused before the fields'
+ * own checks, whose complaint (a budget out of range) would be beside the point. A null is absent.
+ */
+function refuseTwoEfforts(body: unknown, ctx: z.RefinementCtx): unknown {
+  if (!isObject(body) || body.reasoning_effort == null || !isObject(body.reasoning)) return body;
+  const sized = body.reasoning.effort != null ? "reasoning.effort" : body.reasoning.max_tokens != null ? "reasoning.max_tokens" : undefined;
+  if (sized) ctx.addIssue({ code: "custom", path: ["reasoning_effort"], message: `and ${sized} both set the reasoning effort: send one of them`, input: body });
+  return body;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 export type ChatMessage = ChatRequestBody["messages"][number];

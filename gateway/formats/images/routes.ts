@@ -13,6 +13,9 @@ import { encodeImageTask } from "../../../core/tasks/image-result.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
 
+/** The largest asset index a request may name: nine digits (no task has nearly so many assets). */
+const MAX_ASSET_INDEX = 999_999_999;
+
 export const images: GatewayFormat = { encodeError: specErrorBody, register: registerImageRoutes };
 
 function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
@@ -33,9 +36,9 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
 
   router.get("/api/v1/assets/:taskId/:index", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
-    // Digits only: Number() would read "1e3" as 1000 and " 1" as 1.
+    // Digits only: Number() would read "1e3" as 1000 and " 1" as 1. Nine digits keep it exact and within the core's uint32.
     const index = /^\d{1,9}$/.test(ctx.params.index) ? Number(ctx.params.index) : -1;
-    if (index < 0) throw invalidParameter("index", "The asset index is a whole number from 0, in digits.");
+    if (index < 0) throw invalidParameter("index", `The asset index is a whole number from 0 to ${MAX_ASSET_INDEX}, in digits.`);
     await serveAsset(ctx, core, apiKey, ctx.params.taskId, index);
   });
 }

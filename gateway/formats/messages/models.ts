@@ -1,10 +1,11 @@
 // GET /v1/models and /v1/models/{model_id} in Anthropic's shape, which the Anthropic SDK's
 // models.list() and models.retrieve() read: the catalogue (the same models, in the same order,
 // as /api/v1/models, which keeps the OpenAI-style shape) as a page of ModelInfo objects with
-// Anthropic's cursor pagination (`limit`, `after_id`, `before_id`). Like every catalogue GET,
-// they need no key (decisions.md).
+// Anthropic's cursor pagination (`limit`, `after_id`, `before_id`); one model by its id or, as
+// the Messages route reads it, its bare name. Like every catalogue GET, they need no key (docs/contract.md).
 import type { Context } from "koa";
 import { echoed, invalidParameter } from "../../../core/errors.ts";
+import { modelOfBareName } from "../../../core/routing/model-id.ts";
 import type { Model } from "../../../gen/router/v1/catalogue_pb.js";
 import type { FormatDeps, FormatRoutes } from "../format.ts";
 
@@ -21,9 +22,11 @@ export function registerModelRoutes(router: FormatRoutes, { core }: FormatDeps) 
   });
 
   // The SDK sends the id's slash encoded (`anthropic%2Fclaude-sonnet-4`); curl users write it plain.
+  // A bare name (`claude-sonnet-4-5`) is the catalogue model POST /v1/messages would serve for it.
   const answerModel = async (ctx: Context, id: string) => {
-    const { model } = await core.catalogue.getModel({ id });
-    ctx.body = encodeModelInfo(model!);
+    const bare = id.includes("/") ? undefined : modelOfBareName((await core.catalogue.listModels({})).models, (model) => model.id, id, "model_id");
+    const model = bare ?? (await core.catalogue.getModel({ id })).model!;
+    ctx.body = encodeModelInfo(model);
   };
   router.get("/v1/models/:id", (ctx) => answerModel(ctx, ctx.params.id));
   router.get("/v1/models/:author/:slug", (ctx) => answerModel(ctx, `${ctx.params.author}/${ctx.params.slug}`));

@@ -4,7 +4,6 @@
 // GET /v1/models answers the catalogue in Anthropic's shape (models.ts).
 // Errors come in this format's envelope (encode-error.ts).
 import { messagesKey } from "../../credentials.ts";
-import type { PublicError } from "../../errors/http-status.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
@@ -15,7 +14,7 @@ import { createMessageStreamEncoder } from "./encode-stream.ts";
 import { registerModelRoutes } from "./models.ts";
 import type { Context } from "koa";
 
-export const messages: GatewayFormat = { encodeError: (error) => messagesErrorBody(error), register: registerMessagesRoutes };
+export const messages: GatewayFormat = { encodeError: messagesErrorBody, requestIdHeader: "request-id", register: registerMessagesRoutes };
 
 /** Both paths the spec names for each endpoint. */
 const PREFIXES = ["/v1", "/api/v1"];
@@ -26,7 +25,6 @@ function registerMessagesRoutes(router: FormatRoutes, deps: FormatDeps) {
   registerModelRoutes(router, deps);
   for (const prefix of PREFIXES) {
     router.post(`${prefix}/messages`, async (ctx) => {
-      claimErrorsWithRequestId(ctx);
       const { request, stream } = decodeMessagesRequest(takeBody(ctx), decodeContext(ctx));
       ctx.state.requestTags = request.requestTags;
       const call = await startCall(ctx, core, request);
@@ -38,23 +36,11 @@ function registerMessagesRoutes(router: FormatRoutes, deps: FormatDeps) {
     });
 
     router.post(`${prefix}/messages/count_tokens`, async (ctx) => {
-      claimErrorsWithRequestId(ctx);
       const { request } = decodeMessagesRequest(takeBody(ctx), decodeContext(ctx), true);
       const counted = await core.inference.countTokens({ request });
       ctx.body = { input_tokens: counted.inputTokens, exact: counted.exact };
     });
   }
-}
-
-/**
- * The request id in the `request-id` header (Anthropic's SDK reads it, errors
- * included) and, from here on, in the body of the route's errors (the app's
- * error middleware reads ctx.state.encodeError).
- */
-function claimErrorsWithRequestId(ctx: Context) {
-  const requestId: string = ctx.state.requestId;
-  ctx.set("request-id", requestId);
-  ctx.state.encodeError = (error: PublicError) => messagesErrorBody(error, requestId);
 }
 
 function decodeContext(ctx: Context): DecodeContext {

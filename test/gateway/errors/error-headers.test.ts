@@ -24,6 +24,11 @@ describe("error headers", () => {
     expect(errorHeaders(error(503, { code: "no_provider_available" }))["x-should-retry"]).toBe("false");
   });
 
+  it("tell them not to retry the exhausted daily free quota (it resets at midnight), and keep ordinary rate limits retryable", () => {
+    expect(errorHeaders(error(429, { code: "free_quota_exhausted", retryAfterSeconds: 43_200 }))["x-should-retry"]).toBe("false");
+    for (const code of ["rate_limit_exceeded", "upstream_rate_limited"]) expect(errorHeaders(error(429, { code, retryAfterSeconds: 7 }))).not.toHaveProperty("x-should-retry");
+  });
+
   it("pass the longest wait asked for as Retry-After", () => {
     expect(errorHeaders(error(429, { retryAfterSeconds: 7 }))["retry-after"]).toBe("7");
     expect(errorHeaders(error(429))).not.toHaveProperty("retry-after");

@@ -27,10 +27,14 @@ describe("methods a path does not serve", () => {
         expect(response.status).toBe(405);
         expect(response.headers.get("allow")).toBe("POST");
         expect(response.headers.get("x-should-retry")).toBe("false");
+        // The request id, in the body and in Anthropic's request-id header, as on the route's other errors.
+        const requestId = response.headers.get("x-request-id");
+        expect(requestId).toMatch(/\S/);
+        expect(response.headers.get("request-id")).toBe(requestId);
         expect(await response.json()).toEqual({
           type: "error",
           error: { type: "invalid_request_error", code: "method_not_allowed", param: null, message: `${method} is not allowed on ${path}; use POST.` },
-          request_id: null,
+          request_id: requestId,
         });
       });
     }
@@ -57,16 +61,23 @@ describe("methods a path does not serve", () => {
     const put = await send("PUT", "/api/v1/responses/resp_nope");
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("GET, HEAD, DELETE");
-    // POST /responses/{id}/cancel is its own route; GET /images/{id} is reached past POST /images/generations' refusal.
-    expect((await send("GET", "/api/v1/images/generations")).status).toBe(404);
+    // POST /responses/{id}/cancel is its own route.
+    expect((await send("POST", "/api/v1/responses/resp_nope/cancel")).status).toBe(404);
     expect((await send("POST", "/v1/messages")).status).toBe(400);
   });
 
-  it("Allow names what every route matching the path serves: PUT /images/generations may be POSTed, or read by GET /images/{id}", async () => {
-    const response = await send("PUT", "/api/v1/images/generations");
-    expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("GET, HEAD, POST");
-    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("PUT is not allowed on /api/v1/images/generations; use GET, POST.");
+  it("a path written out owns its methods: GET /images/generations is 405 (POST only), not task \"generations\" of GET /images/{id}", async () => {
+    for (const method of ["GET", "PUT"]) {
+      const response = await send(method, "/api/v1/images/generations");
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      expect(await response.json()).toEqual({
+        error: { type: "invalid_request_error", code: "method_not_allowed", param: null, message: `${method} is not allowed on /api/v1/images/generations; use POST.` },
+      });
+    }
+    // Any other id is still GET /images/{id}'s.
+    const task = await send("GET", "/api/v1/images/img_1");
+    expect([task.status, ((await task.json()) as { error: { code: string } }).error.code]).toEqual([404, "task_not_found"]);
     const other = await send("PATCH", "/api/v1/images/img_1");
     expect(other.headers.get("allow")).toBe("GET, HEAD");
   });
