@@ -4,7 +4,7 @@ import { z } from "zod";
 import { environmentVariable, httpUrl } from "../config-fields.ts";
 import { providerProtocolSchema, providerSchema } from "../providers/provider-config.ts";
 import { REASONING_EFFORTS } from "../providers/types.ts";
-import { reportUnknownAllowedModels } from "../catalogue/allowed-model.ts";
+import { reportUnknownAllowedModels } from "./allowed-model.ts";
 
 /** A price in USD per token (or per request), as an exact decimal string. */
 const decimalString = z

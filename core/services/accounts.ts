@@ -15,7 +15,7 @@ import { formatNanos, parseNanos } from "../accounts/ledger-units.ts";
 import { usageRecordToProto } from "../accounts/usage-proto.ts";
 import { sha256Hex } from "../auth/keys.ts";
 import { formatMoney, parseMoney } from "../billing/money.ts";
-import { allowedModelProblem } from "../catalogue/allowed-model.ts";
+import { allowedModelProblem } from "../config/allowed-model.ts";
 import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 

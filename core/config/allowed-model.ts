@@ -2,9 +2,8 @@
 // as the admission step compares them: an id that is not one (a typo, a `:free` suffix) would
 // refuse every request of the key with 403 model_not_allowed. Refused where it is written instead.
 import type { z } from "zod";
-import { editDistance } from "../config/problems.ts";
-import type { RouterConfig } from "../config/schema.ts";
-import { bareModelName } from "../routing/model-id.ts";
+import { editDistance } from "./problems.ts";
+import type { RouterConfig } from "./schema.ts";
 
 /** Why `id` cannot be in an allow-list of this catalogue, with the id likely meant; undefined when it can. */
 export function allowedModelProblem(id: string, catalogueIds: readonly string[]): string | undefined {
@@ -21,7 +20,8 @@ export function allowedModelProblem(id: string, catalogueIds: readonly string[])
 
 /** The catalogue id a mistyped one was likely meant as: its bare name's only model, or a few letters off. */
 function nearestId(id: string, catalogueIds: readonly string[]): string | undefined {
-  const sameName = catalogueIds.filter((candidate) => bareModelName(candidate) === id);
+  // A bare name is what follows the provider (routing/model-id.ts, which config may not import: it imports config).
+  const sameName = catalogueIds.filter((candidate) => candidate.slice(candidate.indexOf("/") + 1) === id);
   if (!id.includes("/") && sameName.length === 1) return sameName[0];
   let best: { id: string; distance: number } | undefined;
   for (const candidate of catalogueIds) {
