@@ -27,7 +27,7 @@ export async function countTokens(count: CountTokensRequest, signal: AbortSignal
   const key = await checkKey(deps.accounts, sha256Hex(apiKey));
   // A stored conversation's history is part of the prompt, as for Generate.
   if (request.conversation?.previousId) {
-    if (!deps.conversations) throw previousNotFound(request.conversation.previousId, referenceParam(request.format));
+    if (!deps.conversations) throw previousNotFound(request.conversation.previousId, referenceParam(request));
     request = await deps.conversations.expand(request, key.organizationId);
   }
   const plan = planAttempts(request, deps.catalogue);

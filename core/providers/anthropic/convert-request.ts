@@ -17,6 +17,7 @@ import {
 import { warning } from "../../warnings.ts";
 import { parseDataUri } from "../data-uri.ts";
 import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../types.ts";
+import { anthropicOptions } from "./provider-options.ts";
 
 /** Anthropic has no JSON mode without a schema: a json_object request gets this instruction instead. */
 export const JSON_OBJECT_INSTRUCTION = "Respond with a single JSON object and nothing else.";
@@ -138,7 +139,8 @@ function upstreamEffort({ request, route }: UpstreamCall): string | undefined {
 
 function convertThinking(call: UpstreamCall, thinking: ThinkingMode | undefined): JsonObject {
   // A Messages request's `display` (summarized, omitted) as it asked.
-  const display: JsonObject = call.request.reasoning?.display ? { display: call.request.reasoning.display } : {};
+  const { thinkingDisplay } = anthropicOptions(call.request);
+  const display: JsonObject = thinkingDisplay ? { display: thinkingDisplay } : {};
   switch (thinking) {
     case "budget":
       return { thinking: { type: "enabled", budget_tokens: call.request.reasoning!.maxTokens!, ...display } };

@@ -1,18 +1,21 @@
 // The headers of every Anthropic request (/messages and /messages/count_tokens).
 import type { UpstreamCall } from "../types.ts";
+import { anthropicOptions } from "./provider-options.ts";
 
 /** The API version every request names (the current stable one). */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /**
  * The version, the key, and a Messages request's `anthropic-beta` values
- * (routing clears them for a request in another format); betas change what
+ * (provider_options; routing gives them to Anthropic routes alone); betas change what
  * is generated and what is counted alike (tools, context management).
  */
 export function anthropicHeaders({ apiKey, request }: Pick<UpstreamCall, "apiKey" | "request">): Record<string, string> {
   return {
     "anthropic-version": ANTHROPIC_VERSION,
     ...(apiKey ? { "x-api-key": apiKey } : {}),
-    ...(request.anthropicBeta.length > 0 ? { "anthropic-beta": request.anthropicBeta.join(",") } : {}),
+    ...betasHeader(anthropicOptions(request).betas),
   };
 }
+
+const betasHeader = (betas: string[]): Record<string, string> => (betas.length > 0 ? { "anthropic-beta": betas.join(",") } : {});
