@@ -58,3 +58,13 @@ describe("the shared contract", () => {
     expect(names.filter((name) => vendors.test(name))).toEqual([]);
   });
 });
+
+describe("native-block fidelity", () => {
+  it("is one shared helper: no protocol folder reads a request's originals or native blocks itself", () => {
+    const own = /\.original\b|case === "native"|\.native\b/;
+    const offenders = sourceFiles(join("core", "providers"))
+      .filter((file) => file !== join("core", "providers", "native-blocks.ts"))
+      .filter((file) => own.test(readFileSync(join(ROOT, file), "utf8")));
+    expect(offenders).toEqual([]);
+  });
+});

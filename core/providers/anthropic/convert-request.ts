@@ -12,10 +12,12 @@ import {
   type Message,
   type SamplingParams,
   type ServerTool,
+  type Tool,
   type Warning,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
 import { parseDataUri } from "../data-uri.ts";
+import { nativeBlock, nativeFields, nativeOriginal, nativeServerTool, nativeTool } from "../native-blocks.ts";
 import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../types.ts";
 import { anthropicOptions } from "./provider-options.ts";
 
@@ -55,8 +57,8 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
  * itself; `user` as Anthropic's `metadata.user_id`.
  */
 function convertPassthrough(request: GenerateRequest): JsonObject {
-  const { user, ...fields } = request.passthrough ?? {};
-  return typeof user === "string" ? { ...fields, metadata: { user_id: user } } : fields;
+  const { user, fields } = nativeFields(request);
+  return user !== undefined ? { ...fields, metadata: { user_id: user } } : fields;
 }
 
 const notCarried = (param: string, what = param) => warning("unsupported_parameter", param, `${what} is not supported by the Anthropic protocol and was ignored`);
@@ -197,20 +199,8 @@ function convertTools(request: GenerateRequest): JsonObject {
   if (request.tools.length === 0 && request.serverTools.length === 0) return {};
   const out: JsonObject = {
     tools: [
-      ...request.tools.map((tool) =>
-        // A Messages request's own definition, when it had fields the hub's Tool does not carry.
-        tool.original
-          ? tool.original
-          : withCacheControl(
-              {
-                name: tool.name,
-                ...(tool.description ? { description: tool.description } : {}),
-                input_schema: tool.parameters ?? { type: "object" },
-                ...(tool.strict ? { strict: true } : {}),
-              },
-              tool.cacheControl,
-            ),
-      ),
+      // A Messages request's own definition, when it had fields the hub's Tool does not carry.
+      ...request.tools.map((tool) => nativeTool(tool) ?? customToolOf(tool)),
       ...request.serverTools.map(serverToolOf),
     ],
   };
@@ -236,9 +226,20 @@ function convertTools(request: GenerateRequest): JsonObject {
   return out;
 }
 
+function customToolOf(tool: Tool): JsonObject {
+  const definition: JsonObject = {
+    name: tool.name,
+    ...(tool.description ? { description: tool.description } : {}),
+    input_schema: tool.parameters ?? { type: "object" },
+    ...(tool.strict ? { strict: true } : {}),
+  };
+  return withCacheControl(definition, tool.cacheControl);
+}
+
 /** A server tool: a Messages request's own definition as it came, else web search in Anthropic's terms. */
 function serverToolOf(tool: ServerTool): JsonObject {
-  if (tool.native) return tool.native;
+  const native = nativeServerTool(tool);
+  if (native) return native;
   return {
     type: WEB_SEARCH_TOOL,
     name: "web_search",
@@ -258,14 +259,19 @@ const isSystem = (message: Message) => message.role === Role.SYSTEM || message.r
 
 /** System and developer text, block by block so cache breakpoints stay where they were. */
 function convertSystem(request: GenerateRequest, warnings: Warning[]): JsonObject[] {
-  const blocks = request.messages
-    .filter(isSystem)
-    .flatMap((message) => message.content.flatMap((part) => (part.original ? [part.original] : part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [])));
+  const blocks = request.messages.filter(isSystem).flatMap((message) => message.content.flatMap(systemBlocksOf));
   if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) {
     blocks.push({ type: "text", text: JSON_OBJECT_INSTRUCTION });
     warnings.push(warning("adjusted_parameter", "response_format", "Anthropic has no json_object mode: the system prompt asks for a single JSON object instead"));
   }
   return blocks;
+}
+
+/** A system block: a Messages request's own as it came, else its text. */
+function systemBlocksOf(part: ContentPart): JsonObject[] {
+  const original = nativeOriginal(part);
+  if (original) return [original];
+  return part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [];
 }
 
 /**
@@ -311,7 +317,7 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
   const rest: JsonObject[] = [];
   for (const part of message.content) {
     // A Messages request's own block, as it came (routing left it for this protocol only).
-    const own = ownBlock(part);
+    const own = nativeBlock(part);
     if (own) {
       (part.part.case === "reasoning" ? reasoning : rest).push(own);
       continue;
@@ -337,15 +343,8 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
   return [...reasoning, ...rest];
 }
 
-/** A Messages request's block as it came: its original, or a block the hub does not model. */
-function ownBlock(part: ContentPart): JsonObject | undefined {
-  if (part.original) return part.original;
-  if (part.part.case === "native" && part.part.value.block) return part.part.value.block;
-  return undefined;
-}
-
 function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] {
-  const own = ownBlock(part);
+  const own = nativeBlock(part);
   if (own) return [own];
   const cache = part.cacheControl;
   switch (part.part.case) {
