@@ -9,6 +9,7 @@ import {
   type ContentPart,
   type FilePart,
   type GenerateRequest,
+  type ImagePart,
   type Message,
   type SamplingParams,
   type ServerTool,
@@ -16,7 +17,7 @@ import {
   type Warning,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
-import { parseDataUri } from "../data-uri.ts";
+import { imageData, parseDataUri } from "../data-uri.ts";
 import { nativeBlock, nativeFields, nativeOriginal, nativeServerTool, nativeTool } from "../native-blocks.ts";
 import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../types.ts";
 import { anthropicOptions } from "./provider-options.ts";
@@ -351,7 +352,7 @@ function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] 
     case "text":
       return part.part.value.text ? [textBlock(part.part.value.text, cache)] : [];
     case "image":
-      return [withCacheControl({ type: "image", source: mediaSource(part.part.value.url) }, cache)];
+      return [withCacheControl({ type: "image", source: mediaSource(part.part.value) }, cache)];
     case "file": {
       const file = part.part.value;
       const document = file.fileData ? documentBlock(file.fileData, file.mimeType, file.filename) : file.url ? { type: "document", source: { type: "url", url: file.url }, ...(file.filename ? { title: file.filename } : {}) } : undefined;
@@ -384,10 +385,10 @@ function withCacheControl(block: JsonObject, cache: CacheControl | undefined): J
   return { ...block, cache_control: cache.ttl ? { type: "ephemeral", ttl: cache.ttl } : { type: "ephemeral" } };
 }
 
-/** A data URI as base64, anything else as a URL Anthropic fetches. */
-function mediaSource(url: string): JsonObject {
-  const data = parseDataUri(url);
-  return data ? { type: "base64", media_type: data.mimeType, data: data.data } : { type: "url", url };
+/** Image data (given as data or as a data URI) as base64, a web URL as a URL Anthropic fetches. */
+function mediaSource(image: ImagePart): JsonObject {
+  const data = imageData(image);
+  return data ? { type: "base64", media_type: data.mimeType, data: data.data } : { type: "url", url: image.url };
 }
 
 /**

@@ -126,7 +126,7 @@ function typedPart(block: ContentBlockParam): PartInit {
       return textPart(block.text);
     case "image": {
       const { source } = block;
-      if (source.type === "base64") return { part: { case: "image", value: { url: `data:${source.media_type};base64,${source.data}` } } };
+      if (source.type === "base64") return { part: { case: "image", value: { data: source.data, mimeType: source.media_type } } };
       if (source.type === "url") return { part: { case: "image", value: { url: source.url } } };
       return { part: { case: "file", value: { fileId: source.file_id } } };
     }

@@ -792,7 +792,7 @@ export declare const TextPartSchema: GenMessage<TextPart>;
  */
 export declare type ImagePart = Message$1<"router.v1.ImagePart"> & {
   /**
-   * An https URL or a data URI.
+   * An https URL or a data URI; empty when `data` is set.
    *
    * @generated from field: string url = 1;
    */
@@ -804,6 +804,21 @@ export declare type ImagePart = Message$1<"router.v1.ImagePart"> & {
    * @generated from field: string detail = 2;
    */
   detail: string;
+
+  /**
+   * The image's bytes in base64, with their `mime_type`, when the format gave
+   * them as data (a Messages `base64` source): a protocol that takes data
+   * (Anthropic, Gemini) sends them as they are, one that takes a URL makes a
+   * data URI of them. No data URI is built to be split again.
+   *
+   * @generated from field: string data = 3;
+   */
+  data: string;
+
+  /**
+   * @generated from field: string mime_type = 4;
+   */
+  mimeType: string;
 };
 
 /**
