@@ -2,7 +2,8 @@
 // beside its own (spec: `models`, `provider`, `request_tags`): their schemas,
 // for a format's strict body schema, and their GenerateRequest fields.
 import { z } from "zod";
-import type { PublicFormat } from "../gen/router/v1/inference_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { FormatPolicySchema, PublicFormat } from "../gen/router/v1/inference_pb.js";
 import { MAX_ITEMS } from "./limits.ts";
 import { list, nonEmptyString } from "./schema-parts.ts";
 import { nullMeansAbsent } from "./validation.ts";
@@ -38,10 +39,21 @@ function decodeRouterFields(body: RouterFieldsBody) {
   };
 }
 
-/** What every generation format's request starts with: its format, the caller, the request id, the stream switch, the model and the router fields. */
-export function requestHead(format: PublicFormat, body: RouterFieldsBody & { model: string; stream?: boolean }, context: { apiKey: string; requestId: string }) {
+/**
+ * A public format as the core sees it: its name and the rules the core applies
+ * for it (format_policy: the conversation reference's parameter, the `store`
+ * default, bare model names), which each format states in its decoder.
+ */
+export interface RequestFormat {
+  format: PublicFormat;
+  policy: MessageInitShape<typeof FormatPolicySchema>;
+}
+
+/** What every generation format's request starts with: its format and policy, the caller, the request id, the stream switch, the model and the router fields. */
+export function requestHead({ format, policy }: RequestFormat, body: RouterFieldsBody & { model: string; stream?: boolean }, context: { apiKey: string; requestId: string }) {
   return {
     format,
+    formatPolicy: policy,
     caller: { apiKey: context.apiKey },
     requestId: context.requestId,
     stream: body.stream ?? false,

@@ -7,7 +7,6 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { TurnSchema, TurnStatus, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import {
   FinishReason,
-  PublicFormat,
   type GenerateRequest,
   type GenerateResponse,
   Role,
@@ -84,17 +83,15 @@ export interface Conversations {
 export const previousNotFound = (previousId: string, param: string) =>
   routerError(Code.InvalidArgument, "previous_response_not_found", `Previous response with id '${echoed(previousId)}' not found.`, { param });
 
-/** The public field that carries the reference, named in errors: the format decides it. */
-export function referenceParam(format: PublicFormat): string {
-  if (format === PublicFormat.INTERACTIONS) return "previous_interaction_id";
-  if (format === PublicFormat.RESPONSES) return "previous_response_id";
-  return "conversation.previous_id";
+/** The public field that carries the reference, named in errors: the format's decoder says which (format_policy). */
+export function referenceParam(request: Pick<GenerateRequest, "formatPolicy">): string {
+  return request.formatPolicy?.referenceParam || "conversation.previous_id";
 }
 
-/** Whether an answer is kept: `store` when the request says, else the format's default (kept for Responses and Interactions). */
+/** Whether an answer is kept: `store` when the request says, else the format's default (format_policy). */
 function storesAnswer(request: GenerateRequest): boolean {
   if (request.store !== undefined) return request.store;
-  return request.format === PublicFormat.RESPONSES || request.format === PublicFormat.INTERACTIONS;
+  return request.formatPolicy?.storeByDefault ?? false;
 }
 
 /** The answer's reasoning, stamped with the protocol that signed it, so that no other provider is sent its signature. */
@@ -197,7 +194,7 @@ export function createConversations(options: ConversationsOptions): Conversation
     async expand(request, organizationId) {
       const previousId = request.conversation?.previousId;
       if (!previousId) return request;
-      const history = await historyFor(organizationId, previousId, referenceParam(request.format));
+      const history = await historyFor(organizationId, previousId, referenceParam(request));
       // A new request object: the caller's stays as it was (its messages are this turn's input).
       return { ...request, messages: [...history, ...request.messages] };
     },

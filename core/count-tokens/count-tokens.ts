@@ -24,7 +24,7 @@ export async function countTokens(count: CountTokensRequest, signal: AbortSignal
   const key = await authenticate(deps.accounts, request.caller);
   // A stored conversation's history is part of the prompt, as for Generate.
   if (request.conversation?.previousId) {
-    if (!deps.conversations) throw previousNotFound(request.conversation.previousId, referenceParam(request.format));
+    if (!deps.conversations) throw previousNotFound(request.conversation.previousId, referenceParam(request));
     request = await deps.conversations.expand(request, key.organizationId);
   }
   const plan = planAttempts(request, deps.catalogue);

@@ -54,8 +54,9 @@ export interface ProtocolCapabilities {
    * The public format whose own wire this protocol speaks (Anthropic: the
    * Messages format). A request in that format reaches it with nothing lost:
    * its unmodelled blocks (NativePart), the originals of its blocks and
-   * tools, every pass-through field and its `anthropic-beta` values. Other
-   * routes get the typed parts only, with a warning for what was dropped.
+   * tools and every pass-through field, which its converter takes from
+   * `native-blocks.ts`. Other routes get the typed parts only, with a warning
+   * for what was dropped.
    */
   readonly nativeFormat?: PublicFormat;
   /**

@@ -1,7 +1,7 @@
 // Parses the model strings of a request: `<provider>/<model>` with an optional
 // shortcut suffix (`:thinking`, `:free`), and finds the catalogue model they
-// name (a bare name too, in the formats whose clients send one).
-import { PublicFormat, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
+// name (a bare name too, where the request's format allows one).
+import type { GenerateRequest } from "../../gen/router/v1/inference_pb.js";
 import type { Catalogue, CatalogueModel } from "../catalogue/catalogue.ts";
 import { Code, echoed, routerError } from "../errors.ts";
 export type ModelSuffix = "thinking" | "free";
@@ -35,22 +35,16 @@ export function bareModelName(id: string): string {
 }
 
 /**
- * Formats whose clients name models without the provider (Anthropic's SDK and
- * the coding agents send `claude-sonnet-4-5`): a bare name there resolves to
- * the catalogue model whose bare name it is.
+ * The catalogue model a reference names: its id exactly, or, where the
+ * request's format allows bare names (format_policy.bare_model_names: Anthropic's
+ * SDK and the coding agents send `claude-sonnet-4-5`), the one model with that
+ * bare name. Several with it: a 400 listing them; none: 404 model_not_found.
  */
-const BARE_NAME_FORMATS = new Set([PublicFormat.MESSAGES, PublicFormat.INTERACTIONS]);
-
-/**
- * The catalogue model a reference names: its id exactly, or in a bare-name
- * format the one model with that bare name. Several with it: a 400 listing
- * them; none: 404 model_not_found.
- */
-export function findModel(catalogue: Catalogue, reference: ModelReference, request: Pick<GenerateRequest, "format" | "model">): CatalogueModel {
+export function findModel(catalogue: Catalogue, reference: ModelReference, request: Pick<GenerateRequest, "formatPolicy" | "model">): CatalogueModel {
   const param = reference.requested === request.model ? "model" : "models";
   const exact = catalogue.get(reference.baseId);
   if (exact) return exact;
-  const bare = BARE_NAME_FORMATS.has(request.format) ? modelOfBareName(catalogue.models, (model) => model.config.id, reference.baseId, param) : undefined;
+  const bare = request.formatPolicy?.bareModelNames ? modelOfBareName(catalogue.models, (model) => model.config.id, reference.baseId, param) : undefined;
   if (bare) return bare;
   throw routerError(Code.NotFound, "model_not_found", `Model ${echoed(reference.baseId)} is not in the catalogue.`, { param });
 }

@@ -1,6 +1,6 @@
 // What a request in one public format carries for that format's own protocol
 // alone (capabilities.ts `nativeFormat`): blocks the hub does not model
-// (NativePart), the originals of its blocks and tools, and `anthropic-beta`.
+// (NativePart) and the originals of its blocks and tools.
 // On any other route they are taken out here, once, so no adapter has to know
 // about them: the typed parts stand in for the originals, and each dropped
 // block type is said in a warning. A tool result's own blocks are looked at
@@ -15,7 +15,7 @@ const isOwn = (part: ContentPart): boolean =>
 
 /** Whether the request carries anything only its own format's protocol takes. */
 export const carriesNative = (request: GenerateRequest) =>
-  request.anthropicBeta.length > 0 || request.tools.some((tool) => tool.original) || request.messages.some((message) => message.content.some(isOwn));
+  request.tools.some((tool) => tool.original) || request.messages.some((message) => message.content.some(isOwn));
 
 export function withoutNativeParts(request: GenerateRequest, route: ProviderRoute): { request: GenerateRequest; warnings: Warning[] } {
   const droppedTypes = new Set<string>();
@@ -36,7 +36,7 @@ export function withoutNativeParts(request: GenerateRequest, route: ProviderRout
     warning("unsupported_parameter", "messages", `${type} blocks are not supported by ${route.model.id} on ${route.provider.id} and were left out`),
   );
   return {
-    request: { ...request, messages, tools: request.tools.map((tool) => (tool.original ? { ...tool, original: undefined } : tool)), anthropicBeta: [] },
+    request: { ...request, messages, tools: request.tools.map((tool) => (tool.original ? { ...tool, original: undefined } : tool)) },
     warnings,
   };
 }

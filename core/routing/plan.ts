@@ -217,6 +217,7 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = stripped.request;
     warnings.push(...stripped.warnings);
   }
+  adapted = withOwnProviderOptions(adapted, route);
   const passthrough = adapted.passthrough;
   // The native format's own protocol takes every field the format's decoder did not model.
   if (passthrough && route.capabilities.nativeFormat !== request.format) {
@@ -228,6 +229,14 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     }
   }
   return { request: adapted, warnings };
+}
+
+/** The request with its route's protocol's provider options alone: no upstream is sent another protocol's. */
+function withOwnProviderOptions(request: GenerateRequest, route: ProviderRoute): GenerateRequest {
+  const options = request.providerOptions;
+  const protocol = route.provider.protocol;
+  if (Object.keys(options).every((key) => key === protocol)) return request;
+  return { ...request, providerOptions: options[protocol] ? { [protocol]: options[protocol] } : {} };
 }
 
 /** Whether this route generates the modality and its protocol carries the fields that steer it. */

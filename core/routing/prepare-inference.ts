@@ -48,6 +48,6 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
 /** The request with its stored conversation's history first; the key is told before anything about the conversation. */
 async function withHistory(request: GenerateRequest, keyDigest: string, deps: InferenceDeps): Promise<GenerateRequest> {
   const { organizationId } = await checkKey(deps.accounts, keyDigest);
-  if (!deps.conversations) throw previousNotFound(request.conversation!.previousId, referenceParam(request.format));
+  if (!deps.conversations) throw previousNotFound(request.conversation!.previousId, referenceParam(request));
   return deps.conversations.expand(request, organizationId);
 }

@@ -6,7 +6,6 @@
 // free quotas (docs/tasks.md, "Not built yet"). `:thinking` means nothing to
 // a media model. And the 503 for a media model with no enabled route of the
 // kind, naming the key variables to set as chat's does.
-import { PublicFormat } from "../../gen/router/v1/inference_pb.js";
 import type { Catalogue, CatalogueModel, ProviderRoute } from "../catalogue/catalogue.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
 import { findModel, parseModelReference } from "../routing/model-id.ts";
@@ -14,8 +13,8 @@ import { missingKeysMessage } from "../routing/missing-keys.ts";
 
 export function mediaModelOf(catalogue: Catalogue, modelId: string): CatalogueModel {
   const reference = parseModelReference(modelId, (candidate) => catalogue.get(candidate) !== undefined);
-  // Media endpoints take full ids only (no bare names): the OpenAI-style format's rule.
-  const model = findModel(catalogue, reference, { format: PublicFormat.CHAT_COMPLETIONS, model: modelId });
+  // Media endpoints take full ids only (no format policy allows bare names).
+  const model = findModel(catalogue, reference, { model: modelId });
   if (reference.suffix === "free") {
     if (!model.routes.some((route) => route.route.free?.enabled)) {
       throw routerError(Code.InvalidArgument, "free_slug_disabled", `Model ${model.config.id} is not enabled for :free.`, { param: "model" });

@@ -16,6 +16,7 @@ import { startFakeAnthropicUpstream } from "../support/fake-anthropic-upstream.t
 import { FAKE_COUNTS } from "../support/fake-count-tokens.ts";
 import { startFakeGeminiUpstream } from "../support/fake-gemini-upstream.ts";
 import type { FakeUpstream } from "../support/recording-server.ts";
+import { FORMAT_FIELDS } from "../support/request-formats.ts";
 
 const KEY = "sk-count-key";
 const LIMITED_KEY = "sk-count-limited";
@@ -99,7 +100,7 @@ const WEATHER_TOOL = {
 };
 
 function count(fields: RequestInit, apiKey = KEY, through = client) {
-  const request = create(GenerateRequestSchema, { caller: { apiKey }, format: PublicFormat.MESSAGES, ...fields } as RequestInit);
+  const request = create(GenerateRequestSchema, { caller: { apiKey }, ...FORMAT_FIELDS.messages, ...fields } as RequestInit);
   return through.inference.countTokens(create(CountTokensRequestSchema, { request }));
 }
 
@@ -122,7 +123,7 @@ describe("exact counts from the provider", () => {
       toolChoice: { mode: ToolChoice_Mode.AUTO },
       sampling: { temperature: 0.5, maxTokens: 300, stop: ["END"] },
       passthrough: { user: "user-1" },
-      anthropicBeta: ["token-efficient-tools-2025-02-19", "interleaved-thinking-2025-05-14"],
+      providerOptions: { anthropic: { betas: ["token-efficient-tools-2025-02-19", "interleaved-thinking-2025-05-14"] } },
     });
     const requests = anthropic.requests.slice(sent);
     expect(requests.map((r) => r.path)).toEqual(["/v1/messages/count_tokens"]);
@@ -249,7 +250,7 @@ describe("the route and the caller", () => {
   it("counts a stored conversation's history as part of the prompt, as Generate sends it", async () => {
     const stored = create(GenerateRequestSchema, {
       caller: { apiKey: LIMITED_KEY },
-      format: PublicFormat.RESPONSES,
+      ...FORMAT_FIELDS.responses,
       requestId: "resp_count_1",
       model: "count/echo",
       messages: [user("Remember the number 42.")],
@@ -259,7 +260,7 @@ describe("the route and the caller", () => {
     await core.conversations.idle();
     const { turn } = await client.conversations.getTurn({ caller: { apiKey: LIMITED_KEY }, id: "resp_count_1" });
     const next = user("Which number?");
-    const continued = await count({ model: "count/echo", format: PublicFormat.RESPONSES, conversation: { previousId: "resp_count_1" }, messages: [next] }, LIMITED_KEY);
+    const continued = await count({ model: "count/echo", ...FORMAT_FIELDS.responses, conversation: { previousId: "resp_count_1" }, messages: [next] }, LIMITED_KEY);
     const spelledOut = await count({ model: "count/echo", messages: [...turn!.input, ...turn!.output, next] }, LIMITED_KEY);
     expect(continued.inputTokens).toBe(spelledOut.inputTokens);
     expect(await failure(count({ model: "count/echo", conversation: { previousId: "resp_unknown" }, messages: [next] }, LIMITED_KEY))).toEqual({ code: 3, reason: "previous_response_not_found" });
@@ -278,7 +279,7 @@ describe("nothing admitted or charged", () => {
     expect((await core.accounts.usage.list(ORG, 100)).length).toBe(usageBefore);
     // The key allows one request a minute: the counts took none of it.
     const generate = () => {
-      const request = create(GenerateRequestSchema, { caller: { apiKey: KEY }, format: PublicFormat.MESSAGES, model: "count/echo", messages: [user("Hi")], stream: true });
+      const request = create(GenerateRequestSchema, { caller: { apiKey: KEY }, ...FORMAT_FIELDS.messages, model: "count/echo", messages: [user("Hi")], stream: true });
       return (async () => {
         for await (const _ of client.inference.generate(request));
       })();

@@ -9,14 +9,18 @@ import {
   type ContentPart,
   type FilePart,
   type GenerateRequest,
+  type ImagePart,
   type Message,
   type SamplingParams,
   type ServerTool,
+  type Tool,
   type Warning,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
-import { parseDataUri } from "../data-uri.ts";
+import { imageData, parseDataUri } from "../data-uri.ts";
+import { nativeBlock, nativeFields, nativeOriginal, nativeServerTool, nativeTool } from "../native-blocks.ts";
 import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../types.ts";
+import { anthropicOptions } from "./provider-options.ts";
 
 /** Anthropic has no JSON mode without a schema: a json_object request gets this instruction instead. */
 export const JSON_OBJECT_INSTRUCTION = "Respond with a single JSON object and nothing else.";
@@ -54,8 +58,8 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
  * itself; `user` as Anthropic's `metadata.user_id`.
  */
 function convertPassthrough(request: GenerateRequest): JsonObject {
-  const { user, ...fields } = request.passthrough ?? {};
-  return typeof user === "string" ? { ...fields, metadata: { user_id: user } } : fields;
+  const { user, fields } = nativeFields(request);
+  return user !== undefined ? { ...fields, metadata: { user_id: user } } : fields;
 }
 
 const notCarried = (param: string, what = param) => warning("unsupported_parameter", param, `${what} is not supported by the Anthropic protocol and was ignored`);
@@ -138,7 +142,8 @@ function upstreamEffort({ request, route }: UpstreamCall): string | undefined {
 
 function convertThinking(call: UpstreamCall, thinking: ThinkingMode | undefined): JsonObject {
   // A Messages request's `display` (summarized, omitted) as it asked.
-  const display: JsonObject = call.request.reasoning?.display ? { display: call.request.reasoning.display } : {};
+  const { thinkingDisplay } = anthropicOptions(call.request);
+  const display: JsonObject = thinkingDisplay ? { display: thinkingDisplay } : {};
   switch (thinking) {
     case "budget":
       return { thinking: { type: "enabled", budget_tokens: call.request.reasoning!.maxTokens!, ...display } };
@@ -195,20 +200,8 @@ function convertTools(request: GenerateRequest): JsonObject {
   if (request.tools.length === 0 && request.serverTools.length === 0) return {};
   const out: JsonObject = {
     tools: [
-      ...request.tools.map((tool) =>
-        // A Messages request's own definition, when it had fields the hub's Tool does not carry.
-        tool.original
-          ? tool.original
-          : withCacheControl(
-              {
-                name: tool.name,
-                ...(tool.description ? { description: tool.description } : {}),
-                input_schema: tool.parameters ?? { type: "object" },
-                ...(tool.strict ? { strict: true } : {}),
-              },
-              tool.cacheControl,
-            ),
-      ),
+      // A Messages request's own definition, when it had fields the hub's Tool does not carry.
+      ...request.tools.map((tool) => nativeTool(tool) ?? customToolOf(tool)),
       ...request.serverTools.map(serverToolOf),
     ],
   };
@@ -234,9 +227,20 @@ function convertTools(request: GenerateRequest): JsonObject {
   return out;
 }
 
+function customToolOf(tool: Tool): JsonObject {
+  const definition: JsonObject = {
+    name: tool.name,
+    ...(tool.description ? { description: tool.description } : {}),
+    input_schema: tool.parameters ?? { type: "object" },
+    ...(tool.strict ? { strict: true } : {}),
+  };
+  return withCacheControl(definition, tool.cacheControl);
+}
+
 /** A server tool: a Messages request's own definition as it came, else web search in Anthropic's terms. */
 function serverToolOf(tool: ServerTool): JsonObject {
-  if (tool.native) return tool.native;
+  const native = nativeServerTool(tool);
+  if (native) return native;
   return {
     type: WEB_SEARCH_TOOL,
     name: "web_search",
@@ -256,14 +260,19 @@ const isSystem = (message: Message) => message.role === Role.SYSTEM || message.r
 
 /** System and developer text, block by block so cache breakpoints stay where they were. */
 function convertSystem(request: GenerateRequest, warnings: Warning[]): JsonObject[] {
-  const blocks = request.messages
-    .filter(isSystem)
-    .flatMap((message) => message.content.flatMap((part) => (part.original ? [part.original] : part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [])));
+  const blocks = request.messages.filter(isSystem).flatMap((message) => message.content.flatMap(systemBlocksOf));
   if (request.responseFormat?.type === ResponseFormat_Type.JSON_OBJECT) {
     blocks.push({ type: "text", text: JSON_OBJECT_INSTRUCTION });
     warnings.push(warning("adjusted_parameter", "response_format", "Anthropic has no json_object mode: the system prompt asks for a single JSON object instead"));
   }
   return blocks;
+}
+
+/** A system block: a Messages request's own as it came, else its text. */
+function systemBlocksOf(part: ContentPart): JsonObject[] {
+  const original = nativeOriginal(part);
+  if (original) return [original];
+  return part.part.case === "text" && part.part.value.text ? [textBlock(part.part.value.text, part.cacheControl)] : [];
 }
 
 /**
@@ -309,7 +318,7 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
   const rest: JsonObject[] = [];
   for (const part of message.content) {
     // A Messages request's own block, as it came (routing left it for this protocol only).
-    const own = ownBlock(part);
+    const own = nativeBlock(part);
     if (own) {
       (part.part.case === "reasoning" ? reasoning : rest).push(own);
       continue;
@@ -335,22 +344,15 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
   return [...reasoning, ...rest];
 }
 
-/** A Messages request's block as it came: its original, or a block the hub does not model. */
-function ownBlock(part: ContentPart): JsonObject | undefined {
-  if (part.original) return part.original;
-  if (part.part.case === "native" && part.part.value.block) return part.part.value.block;
-  return undefined;
-}
-
 function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] {
-  const own = ownBlock(part);
+  const own = nativeBlock(part);
   if (own) return [own];
   const cache = part.cacheControl;
   switch (part.part.case) {
     case "text":
       return part.part.value.text ? [textBlock(part.part.value.text, cache)] : [];
     case "image":
-      return [withCacheControl({ type: "image", source: mediaSource(part.part.value.url) }, cache)];
+      return [withCacheControl({ type: "image", source: mediaSource(part.part.value) }, cache)];
     case "file": {
       const file = part.part.value;
       const document = file.fileData ? documentBlock(file.fileData, file.mimeType, file.filename) : file.url ? { type: "document", source: { type: "url", url: file.url }, ...(file.filename ? { title: file.filename } : {}) } : undefined;
@@ -383,10 +385,10 @@ function withCacheControl(block: JsonObject, cache: CacheControl | undefined): J
   return { ...block, cache_control: cache.ttl ? { type: "ephemeral", ttl: cache.ttl } : { type: "ephemeral" } };
 }
 
-/** A data URI as base64, anything else as a URL Anthropic fetches. */
-function mediaSource(url: string): JsonObject {
-  const data = parseDataUri(url);
-  return data ? { type: "base64", media_type: data.mimeType, data: data.data } : { type: "url", url };
+/** Image data (given as data or as a data URI) as base64, a web URL as a URL Anthropic fetches. */
+function mediaSource(image: ImagePart): JsonObject {
+  const data = imageData(image);
+  return data ? { type: "base64", media_type: data.mimeType, data: data.data } : { type: "url", url: image.url };
 }
 
 /**

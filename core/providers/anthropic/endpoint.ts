@@ -3,6 +3,7 @@
 import { baseUrlOf } from "../base-url.ts";
 import type { ProviderConfig } from "../provider-config.ts";
 import type { UpstreamCall } from "../types.ts";
+import { anthropicOptions } from "./provider-options.ts";
 
 /** `{base_url}/messages`, or one of its sub-resources (`count_tokens`). */
 export const messagesUrl = (provider: ProviderConfig, subResource?: string): URL =>
@@ -13,13 +14,15 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 
 /**
  * The version, the key, and a Messages request's `anthropic-beta` values
- * (routing clears them for a request in another format); betas change what
+ * (provider_options; routing gives them to Anthropic routes alone); betas change what
  * is generated and what is counted alike (tools, context management).
  */
 export function anthropicHeaders({ apiKey, request }: Pick<UpstreamCall, "apiKey" | "request">): Record<string, string> {
   return {
     "anthropic-version": ANTHROPIC_VERSION,
     ...(apiKey ? { "x-api-key": apiKey } : {}),
-    ...(request.anthropicBeta.length > 0 ? { "anthropic-beta": request.anthropicBeta.join(",") } : {}),
+    ...betasHeader(anthropicOptions(request).betas),
   };
 }
+
+const betasHeader = (betas: string[]): Record<string, string> => (betas.length > 0 ? { "anthropic-beta": betas.join(",") } : {});

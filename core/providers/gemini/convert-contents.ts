@@ -11,11 +11,11 @@
 // - Gemini takes no reasoning as input; a reasoning part's signature goes back
 //   on the part it came with, which parse-response emitted just after it.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { Role, type ContentPart, type Message, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
+import { Role, type ContentPart, type ImagePart, type Message, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
 import { UpstreamError } from "../types.ts";
 import { notCarried } from "./not-carried.ts";
-import { parseDataUri } from "../data-uri.ts";
+import { imageData, parseDataUri } from "../data-uri.ts";
 import { audioMimeType, mimeTypeFromName } from "./media-types.ts";
 
 /**
@@ -98,7 +98,7 @@ function inputPartOf(part: ContentPart, drops: Drops): JsonObject[] {
       return part.part.value.text ? [{ text: part.part.value.text }] : [];
     case "image":
       if (part.part.value.detail && part.part.value.detail !== "auto") drops.add("imageDetail");
-      return imagePart(part.part.value.url, drops);
+      return imagePart(part.part.value, drops);
     case "audio":
       return [{ inlineData: { mimeType: audioMimeType(part.part.value.format), data: part.part.value.data } }];
     case "file":
@@ -113,9 +113,10 @@ function inputPartOf(part: ContentPart, drops: Drops): JsonObject[] {
 }
 
 /** Data URIs travel inline; web (and Cloud Storage) URLs are fetched by Google. */
-function imagePart(url: string, drops: Drops): JsonObject[] {
-  const inline = parseDataUri(url);
+function imagePart(image: ImagePart, drops: Drops): JsonObject[] {
+  const inline = imageData(image);
   if (inline) return [{ inlineData: inline }];
+  const { url } = image;
   if (!isFetchableUri(url)) {
     drops.add("imageUrl");
     return [];

@@ -8,6 +8,7 @@ import {
   type GenerateRequest,
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
+import { imageUrl } from "../data-uri.ts";
 import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 
 /** The hub's roles in OpenAI chat words (also what the token estimate renders). */
@@ -138,7 +139,8 @@ function convertPart(part: ContentPart): JsonObject[] {
     case "text":
       return [{ type: "text", text: part.part.value.text }];
     case "image": {
-      const { url, detail } = part.part.value;
+      const { detail } = part.part.value;
+      const url = imageUrl(part.part.value);
       return [{ type: "image_url", image_url: detail ? { url, detail } : { url } }];
     }
     case "audio":

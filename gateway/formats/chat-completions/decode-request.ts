@@ -21,7 +21,7 @@ import {
 import { warning } from "../../../core/warnings.ts";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
-import { requestHead } from "../../router-fields.ts";
+import { requestHead, type RequestFormat } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 
 export interface DecodeContext {
@@ -37,11 +37,14 @@ export interface DecodedChatRequest {
   stream: boolean;
 }
 
+/** Chat Completions keeps no answer unless asked (`store`), continues none by reference and wants full model ids. */
+export const CHAT_COMPLETIONS: RequestFormat = { format: PublicFormat.CHAT_COMPLETIONS, policy: {} };
+
 export function decodeChatRequest(body: unknown, context: DecodeContext): DecodedChatRequest {
   const parsed = validateBody(chatRequestSchema, body);
   return {
     request: create(GenerateRequestSchema, {
-      ...requestHead(PublicFormat.CHAT_COMPLETIONS, parsed, context),
+      ...requestHead(CHAT_COMPLETIONS, parsed, context),
       messages: parsed.messages.map(toMessage),
       sampling: toSampling(parsed),
       tools: (parsed.tools ?? []).map(toTool),

@@ -6,8 +6,8 @@
 // blocks. What the hub does not model travels beside it for Anthropic
 // upstreams: a block of another type as a NativePart, a block or tool with
 // fields of its own as its `original`, top-level fields as `passthrough`,
-// `anthropic-beta` as anthropic_beta. Other protocols drop those, with a
-// warning the core adds (plan.ts).
+// `anthropic-beta` and `thinking.display` as Anthropic's provider_options.
+// Other protocols drop those, with a warning the core adds (plan.ts).
 import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   GenerateRequestSchema,
@@ -22,7 +22,7 @@ import {
   type ToolSchema,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../../core/warnings.ts";
-import { requestHead } from "../../router-fields.ts";
+import { requestHead, type RequestFormat } from "../../router-fields.ts";
 import { signerOfSignature } from "./encode-message.ts";
 import { validateBody } from "../../validation.ts";
 import { CARRIED_BLOCK_FIELDS, countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
@@ -39,6 +39,9 @@ export interface DecodedMessagesRequest {
   stream: boolean;
 }
 
+/** Messages keeps no answer and takes bare model names (`claude-sonnet-4-5`), as Anthropic's clients send them. */
+export const MESSAGES: RequestFormat = { format: PublicFormat.MESSAGES, policy: { bareModelNames: true } };
+
 /** A Messages body as the core's request; `forCounting`: the count_tokens body, whose max_tokens is optional. */
 export function decodeMessagesRequest(body: unknown, context: DecodeContext, forCounting = false): DecodedMessagesRequest {
   const parsed: MessagesRequestBody = validateBody(forCounting ? countTokensRequestSchema : messagesRequestSchema, body);
@@ -49,7 +52,7 @@ export function decodeMessagesRequest(body: unknown, context: DecodeContext, for
   const { tools, serverTools } = splitTools(parsed.tools ?? []);
   return {
     request: create(GenerateRequestSchema, {
-      ...requestHead(PublicFormat.MESSAGES, parsed, context),
+      ...requestHead(MESSAGES, parsed, context),
       messages,
       sampling: {
         maxTokens: parsed.max_tokens,
@@ -65,7 +68,7 @@ export function decodeMessagesRequest(body: unknown, context: DecodeContext, for
       reasoning: reasoningOf(parsed),
       responseFormat: parsed.output_config?.format ? { type: ResponseFormat_Type.JSON_SCHEMA, name: "output", schema: parsed.output_config.format.schema as JsonObject, strict: true } : undefined,
       passthrough: passthroughOf(parsed),
-      anthropicBeta: context.betas,
+      providerOptions: providerOptionsOf(parsed, context.betas),
       warnings: fieldWarnings(parsed),
     }),
     stream,
@@ -123,7 +126,7 @@ function typedPart(block: ContentBlockParam): PartInit {
       return textPart(block.text);
     case "image": {
       const { source } = block;
-      if (source.type === "base64") return { part: { case: "image", value: { url: `data:${source.media_type};base64,${source.data}` } } };
+      if (source.type === "base64") return { part: { case: "image", value: { data: source.data, mimeType: source.media_type } } };
       if (source.type === "url") return { part: { case: "image", value: { url: source.url } } };
       return { part: { case: "file", value: { fileId: source.file_id } } };
     }
@@ -271,14 +274,24 @@ function reasoningOf(body: MessagesRequestBody) {
   const effort = body.output_config?.effort === undefined ? "" : EFFORTS[body.output_config.effort];
   switch (body.thinking?.type) {
     case "enabled":
-      return { enabled: true, maxTokens: body.thinking.budget_tokens, effort, display: body.thinking.display ?? "" };
+      return { enabled: true, maxTokens: body.thinking.budget_tokens, effort };
     case "disabled":
       return { enabled: false };
     case "adaptive":
-      return { enabled: true, effort: effort || "medium", display: body.thinking.display ?? "" };
+      return { enabled: true, effort: effort || "medium" };
     default:
       return effort ? { effort } : undefined;
   }
+}
+
+/**
+ * What only Anthropic upstreams read, under their protocol's key: the
+ * `anthropic-beta` values and the thinking `display` (summarized, omitted).
+ */
+function providerOptionsOf(body: MessagesRequestBody, betas: string[]): { [protocol: string]: JsonObject } {
+  const display = body.thinking?.type === "enabled" || body.thinking?.type === "adaptive" ? body.thinking.display : undefined;
+  if (betas.length === 0 && !display) return {};
+  return { anthropic: { ...(betas.length > 0 ? { betas } : {}), ...(display ? { thinking: { display } } : {}) } };
 }
 
 /** Every top-level field the decoder does not read, for Anthropic upstreams; `metadata.user_id` as the hub's `user`. */

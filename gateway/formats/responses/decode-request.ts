@@ -16,7 +16,7 @@ import {
 } from "../../../gen/router/v1/inference_pb.js";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
-import { requestHead } from "../../router-fields.ts";
+import { requestHead, type RequestFormat } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 import { fieldWarnings } from "./field-warnings.ts";
 import { decodeEncryptedReasoning, echoOf, type ResponseEcho } from "./encode-response.ts";
@@ -38,6 +38,9 @@ export interface DecodedResponsesRequest {
   echo: ResponseEcho;
 }
 
+/** Responses keeps answers unless `store: false`, continues them by `previous_response_id` and wants full model ids. */
+export const RESPONSES: RequestFormat = { format: PublicFormat.RESPONSES, policy: { referenceParam: "previous_response_id", storeByDefault: true } };
+
 export function decodeResponsesRequest(body: unknown, context: DecodeContext): DecodedResponsesRequest {
   const parsed = validateBody(responsesRequestSchema, body);
   const echo = echoOf(parsed);
@@ -47,7 +50,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   messages.push(...toMessages(parsed.input));
   return {
     request: create(GenerateRequestSchema, {
-      ...requestHead(PublicFormat.RESPONSES, parsed, context),
+      ...requestHead(RESPONSES, parsed, context),
       messages,
       sampling: { temperature: parsed.temperature, topP: parsed.top_p, maxTokens: parsed.max_output_tokens ?? parsed.max_tokens },
       tools: [

@@ -103,7 +103,9 @@ function inputPartOf({ part }: ContentPart): Record<string, unknown>[] {
     case "text":
       return [{ type: "input_text", text: part.value.text }];
     case "image":
-      return [{ type: "input_image", image_url: part.value.url, detail: part.value.detail || "auto" }];
+      // An image given as data (a Messages request's) is shown as its data URI.
+      const image = part.value;
+      return [{ type: "input_image", image_url: image.data ? `data:${image.mimeType};base64,${image.data}` : image.url, detail: image.detail || "auto" }];
     case "file": {
       const { filename, fileData, fileId } = part.value;
       return [{ type: "input_file", ...(filename && { filename }), ...(fileData && { file_data: fileData }), ...(fileId && { file_id: fileId }) }];

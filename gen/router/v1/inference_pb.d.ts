@@ -380,7 +380,7 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
 
   /**
    * Whether to keep this answer (its input and output items) so a later
-   * request can continue from it. Unset: the format's default (Responses: yes).
+   * request can continue from it. Unset: format_policy.store_by_default.
    *
    * @generated from field: optional bool store = 20;
    */
@@ -412,20 +412,31 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
   warnings: Warning[];
 
   /**
-   * `anthropic-beta` header values of a Messages request, sent on to
-   * Anthropic upstreams only (which validate them), ignored elsewhere.
-   *
-   * @generated from field: repeated string anthropic_beta = 24;
-   */
-  anthropicBeta: string[];
-
-  /**
    * Tools the provider runs itself (web search). A route whose protocol has
    * no such tool is not planned (the request is refused if none has).
    *
    * @generated from field: repeated router.v1.ServerTool server_tools = 25;
    */
   serverTools: ServerTool[];
+
+  /**
+   * The rules of the public format the request came in through, set by its
+   * decoder: the core holds no list of formats.
+   *
+   * @generated from field: router.v1.FormatPolicy format_policy = 26;
+   */
+  formatPolicy?: FormatPolicy | undefined;
+
+  /**
+   * Options for one upstream protocol each, keyed by its name (as the Vercel
+   * AI SDK's providerOptions): only a route of that protocol reads its entry,
+   * and routing gives each route its own protocol's entry alone. `anthropic`:
+   * `betas` (the `anthropic-beta` header values, a list of strings) and
+   * `thinking.display` (`summarized`, `omitted`).
+   *
+   * @generated from field: map<string, google.protobuf.Struct> provider_options = 27;
+   */
+  providerOptions: { [key: string]: JsonObject };
 };
 
 /**
@@ -433,6 +444,42 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
  * Use `create(GenerateRequestSchema)` to create a new message.
  */
 export declare const GenerateRequestSchema: GenMessage<GenerateRequest>;
+
+/**
+ * FormatPolicy is what the core needs to know of a public format's rules.
+ *
+ * @generated from message router.v1.FormatPolicy
+ */
+export declare type FormatPolicy = Message$1<"router.v1.FormatPolicy"> & {
+  /**
+   * The public parameter that carries `conversation.previous_id`
+   * (`previous_response_id`), named in errors; empty: `conversation.previous_id`.
+   *
+   * @generated from field: string reference_param = 1;
+   */
+  referenceParam: string;
+
+  /**
+   * Whether an answer is kept when `store` is unset (Responses: yes).
+   *
+   * @generated from field: bool store_by_default = 2;
+   */
+  storeByDefault: boolean;
+
+  /**
+   * Whether a model name without its provider (`claude-sonnet-4-5`, as
+   * Anthropic's clients send) names the one catalogue model of that bare name.
+   *
+   * @generated from field: bool bare_model_names = 3;
+   */
+  bareModelNames: boolean;
+};
+
+/**
+ * Describes the message router.v1.FormatPolicy.
+ * Use `create(FormatPolicySchema)` to create a new message.
+ */
+export declare const FormatPolicySchema: GenMessage<FormatPolicy>;
 
 /**
  * @generated from message router.v1.CountTokensRequest
@@ -745,7 +792,7 @@ export declare const TextPartSchema: GenMessage<TextPart>;
  */
 export declare type ImagePart = Message$1<"router.v1.ImagePart"> & {
   /**
-   * An https URL or a data URI.
+   * An https URL or a data URI; empty when `data` is set.
    *
    * @generated from field: string url = 1;
    */
@@ -757,6 +804,21 @@ export declare type ImagePart = Message$1<"router.v1.ImagePart"> & {
    * @generated from field: string detail = 2;
    */
   detail: string;
+
+  /**
+   * The image's bytes in base64, with their `mime_type`, when the format gave
+   * them as data (a Messages `base64` source): a protocol that takes data
+   * (Anthropic, Gemini) sends them as they are, one that takes a URL makes a
+   * data URI of them. No data URI is built to be split again.
+   *
+   * @generated from field: string data = 3;
+   */
+  data: string;
+
+  /**
+   * @generated from field: string mime_type = 4;
+   */
+  mimeType: string;
 };
 
 /**
@@ -1192,14 +1254,6 @@ export declare type ReasoningOptions = Message$1<"router.v1.ReasoningOptions"> &
    * @generated from field: optional bool enabled = 4;
    */
   enabled?: boolean | undefined;
-
-  /**
-   * Anthropic's thinking `display` (`summarized`, `omitted`): whether the
-   * thinking text is returned; sent to Anthropic only.
-   *
-   * @generated from field: string display = 5;
-   */
-  display: string;
 };
 
 /**

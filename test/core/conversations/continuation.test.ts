@@ -9,6 +9,7 @@ import { ConnectError, errorDetailOf } from "../../../core/errors.ts";
 import { createInProcessCoreClient, type CoreClient } from "../../../gateway/core-client.ts";
 import { BlockType, GenerateRequestSchema, PublicFormat, Role, type GenerateResponse, type Message } from "../../../gen/router/v1/inference_pb.js";
 import { TEST_ENV, TEST_KEY, testConfig } from "../../support/harness.ts";
+import { FORMAT_FIELDS } from "../../support/request-formats.ts";
 
 const OTHER_KEY = "sk-other-org-key";
 
@@ -30,7 +31,7 @@ const user = (text: string) => ({ role: Role.USER, content: [{ part: { case: "te
 
 async function generate(fields: MessageInitShape<typeof GenerateRequestSchema>, apiKey = TEST_KEY): Promise<GenerateResponse[]> {
   const events: GenerateResponse[] = [];
-  const init = { caller: { apiKey }, format: PublicFormat.RESPONSES, model: "simulator/reasoning", stream: true, ...fields } as MessageInitShape<typeof GenerateRequestSchema>;
+  const init = { caller: { apiKey }, ...FORMAT_FIELDS.responses, model: "simulator/reasoning", stream: true, ...fields } as MessageInitShape<typeof GenerateRequestSchema>;
   const request = create(GenerateRequestSchema, init);
   for await (const event of client.inference.generate(request)) events.push(event);
   // Turns are saved off the answer's path; settlements too.
@@ -115,7 +116,7 @@ describe("conversations through the core", () => {
   });
 
   it("keeps nothing of an answer whose caller left before it finished", async () => {
-    const request = create(GenerateRequestSchema, { caller: { apiKey: TEST_KEY }, format: PublicFormat.RESPONSES, model: "simulator/echo", stream: true, requestId: "resp_left", messages: [user("a long story please")] });
+    const request = create(GenerateRequestSchema, { caller: { apiKey: TEST_KEY }, ...FORMAT_FIELDS.responses, model: "simulator/echo", stream: true, requestId: "resp_left", messages: [user("a long story please")] });
     for await (const event of client.inference.generate(request)) if (event.event.case === "blockDelta") break;
     await Promise.all([core.conversations.idle(), core.accounts.idle()]);
     expect((await failure(turn("resp_left"))).detail?.reason).toBe("turn_not_found");
@@ -123,7 +124,7 @@ describe("conversations through the core", () => {
 
   it.each([
     ["store: false", { store: false, requestId: "resp_unkept" }],
-    ["chat completions by default", { format: PublicFormat.CHAT_COMPLETIONS, requestId: "chat_unkept" }],
+    ["chat completions by default", { ...FORMAT_FIELDS.chatCompletions, requestId: "chat_unkept" }],
   ])("keeps nothing with %s", async (_name, fields) => {
     await generate({ ...fields, messages: [user("hello")] });
     expect((await failure(turn(fields.requestId))).detail?.reason).toBe("turn_not_found");

@@ -19,6 +19,7 @@ import {
   Role,
   type GenerateResponse,
 } from "../../../gen/router/v1/inference_pb.js";
+import { FORMAT_FIELDS } from "../../support/request-formats.ts";
 
 const T0 = Date.UTC(2026, 10, 3, 12, 0, 0);
 const TTL_SECONDS = 3600;
@@ -32,7 +33,7 @@ function setup(store: ConversationStore = createMemoryConversationStore({ now: (
 }
 
 function request(fields: MessageInitShape<typeof GenerateRequestSchema> = {}) {
-  return create(GenerateRequestSchema, { format: PublicFormat.RESPONSES, model: "simulator/echo", messages: [text(Role.USER, "hi")], ...fields });
+  return create(GenerateRequestSchema, { ...FORMAT_FIELDS.responses, model: "simulator/echo", messages: [text(Role.USER, "hi")], ...fields } as MessageInitShape<typeof GenerateRequestSchema>);
 }
 
 const event = (value: MessageInitShape<typeof GenerateResponseSchema>["event"]) => create(GenerateResponseSchema, { event: value });
@@ -149,10 +150,10 @@ describe("recorder", () => {
 
   it.each([
     ["store: false on Responses", request({ store: false }), false],
-    ["chat completions by default", request({ format: PublicFormat.CHAT_COMPLETIONS }), false],
-    ["store: true on chat completions", request({ format: PublicFormat.CHAT_COMPLETIONS, store: true }), true],
+    ["chat completions by default", request({ ...FORMAT_FIELDS.chatCompletions }), false],
+    ["store: true on chat completions", request({ ...FORMAT_FIELDS.chatCompletions, store: true }), true],
     ["Responses by default", request(), true],
-    ["Interactions by default", request({ format: PublicFormat.INTERACTIONS }), true],
+    ["Interactions by default", request({ ...FORMAT_FIELDS.interactions }), true],
   ])("keeps the answer or not: %s", async (_name, req, kept) => {
     const { conversations } = setup();
     expect(conversations.recorder(req, "org-a") !== undefined).toBe(kept);
@@ -227,7 +228,7 @@ describe("history", () => {
     const responses = await refusal(conversations.expand(request({ conversation: { previousId } }), organizationId));
     expect(responses.code).toBe(3); // InvalidArgument
     expect(responses.detail).toMatchObject({ reason: "previous_response_not_found", param: "previous_response_id" });
-    const interactions = await refusal(conversations.expand(request({ format: PublicFormat.INTERACTIONS, conversation: { previousId } }), organizationId));
+    const interactions = await refusal(conversations.expand(request({ ...FORMAT_FIELDS.interactions, conversation: { previousId } }), organizationId));
     expect(interactions.detail?.param).toBe("previous_interaction_id");
     const direct = await refusal(conversations.historyFor(organizationId, previousId, "custom_field"));
     expect(direct.detail?.param).toBe("custom_field");
@@ -250,7 +251,7 @@ describe("history", () => {
     expect(broken.code).toBe(3); // InvalidArgument
     expect(broken.detail).toMatchObject({ reason: "previous_response_not_found", param: "previous_response_id" });
     expect(broken.message).toMatch(/earlier turn .* has expired or was deleted/);
-    const interactions = await refusal(conversations.expand(request({ format: PublicFormat.INTERACTIONS, conversation: { previousId: "resp_3" } }), "org-a"));
+    const interactions = await refusal(conversations.expand(request({ ...FORMAT_FIELDS.interactions, conversation: { previousId: "resp_3" } }), "org-a"));
     expect(interactions.detail?.param).toBe("previous_interaction_id");
   });
 

@@ -7,6 +7,7 @@ import { createInProcessCoreClient } from "../../../gateway/core-client.ts";
 import { GenerateRequestSchema, PublicFormat, Role, type GenerateResponse } from "../../../gen/router/v1/inference_pb.js";
 import { TEST_ENV, TEST_KEY, testConfig } from "../../support/harness.ts";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.ts";
+import { FORMAT_FIELDS } from "../../support/request-formats.ts";
 
 let redis: RedisServer;
 let first: Core;
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 async function generate(core: Core, fields: MessageInitShape<typeof GenerateRequestSchema>): Promise<GenerateResponse[]> {
-  const init = { caller: { apiKey: TEST_KEY }, format: PublicFormat.RESPONSES, model: "simulator/echo", stream: true, ...fields } as MessageInitShape<typeof GenerateRequestSchema>;
+  const init = { caller: { apiKey: TEST_KEY }, ...FORMAT_FIELDS.responses, model: "simulator/echo", stream: true, ...fields } as MessageInitShape<typeof GenerateRequestSchema>;
   const events: GenerateResponse[] = [];
   for await (const event of createInProcessCoreClient(core).inference.generate(create(GenerateRequestSchema, init))) events.push(event);
   await Promise.all([core.conversations.idle(), core.accounts.idle()]);

@@ -10,6 +10,7 @@ import { parseConfig } from "../../../core/config/load.ts";
 import { convertRequest } from "../../../core/providers/anthropic/convert-request.ts";
 import { planAttempts } from "../../../core/routing/plan.ts";
 import { GenerateRequestSchema, PublicFormat, Role } from "../../../gen/router/v1/inference_pb.js";
+import { FORMAT_FIELDS } from "../../support/request-formats.ts";
 
 const model = (id: string, provider: string) => ({
   id,
@@ -46,7 +47,7 @@ const citedText = { type: "text", text: "As cited.", citations: [{ type: "char_l
 /** A Messages request with one of everything only Anthropic takes. */
 function messagesRequest(init: RequestInit = {}) {
   const defaults: RequestInit = {
-    format: PublicFormat.MESSAGES,
+    ...FORMAT_FIELDS.messages,
     sampling: { maxTokens: 100 },
     messages: [
       {
@@ -59,7 +60,7 @@ function messagesRequest(init: RequestInit = {}) {
     ],
     tools: [{ name: "lookup", parameters: { type: "object" }, original: { name: "lookup", input_schema: { type: "object" }, defer_loading: true } }],
     passthrough: { service_tier: "auto", context_management: { edits: [] }, user: "u1" },
-    anthropicBeta: ["context-management-2025-06-27"],
+    providerOptions: { anthropic: { betas: ["context-management-2025-06-27"] } },
   };
   return create(GenerateRequestSchema, { ...defaults, ...init } as RequestInit);
 }
@@ -82,7 +83,7 @@ describe("the native format's own protocol", () => {
     expect(body.messages).toEqual([{ role: "user", content: [searchResult, citedText] }]);
     expect(body.tools).toEqual([{ name: "lookup", input_schema: { type: "object" }, defer_loading: true }]);
     expect(body).toMatchObject({ service_tier: "auto", context_management: { edits: [] }, metadata: { user_id: "u1" } });
-    expect(attempt.request.anthropicBeta).toEqual(["context-management-2025-06-27"]);
+    expect(attempt.request.providerOptions).toEqual({ anthropic: { betas: ["context-management-2025-06-27"] } });
   });
 
   it("gives another protocol the typed parts only, saying which blocks and fields were left out", () => {
@@ -91,7 +92,7 @@ describe("the native format's own protocol", () => {
     expect(message.content.map((part) => part.part.case)).toEqual(["text"]);
     expect(message.content[0].original).toBeUndefined();
     expect(attempt.request.tools[0].original).toBeUndefined();
-    expect(attempt.request.anthropicBeta).toEqual([]);
+    expect(attempt.request.providerOptions).toEqual({});
     expect(attempt.request.passthrough).toEqual({ user: "u1" });
     const words = attempt.warnings.map((w) => w.message).join(" | ");
     expect(words).toContain("search_result blocks are not supported by openai/gpt-x");
@@ -130,7 +131,7 @@ describe("the native format's own protocol", () => {
 
   it("keeps a chat request's pass-through filter on Anthropic (only the native format's fields all go)", () => {
     const chat = create(GenerateRequestSchema, {
-      format: PublicFormat.CHAT_COMPLETIONS,
+      ...FORMAT_FIELDS.chatCompletions,
       model: "anthropic/claude-x",
       sampling: { maxTokens: 100 },
       messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } } }] }],
@@ -168,7 +169,7 @@ describe("bare model names", () => {
   });
 
   it("are not read in chat completions, whose spec asks for <provider>/<model>", () => {
-    const chat = create(GenerateRequestSchema, { format: PublicFormat.CHAT_COMPLETIONS, model: "claude-x", messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } } }] }] });
+    const chat = create(GenerateRequestSchema, { ...FORMAT_FIELDS.chatCompletions, model: "claude-x", messages: [{ role: Role.USER, content: [{ part: { case: "text", value: { text: "Hi" } } }] }] });
     expect(() => planAttempts(chat, catalogue)).toThrow(expect.objectContaining({ rawMessage: "Model claude-x is not in the catalogue." }));
   });
 });

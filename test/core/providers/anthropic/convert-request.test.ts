@@ -220,9 +220,9 @@ describe("Anthropic request conversion", () => {
   });
 
   it("sends a Messages request's thinking display as it asked, adaptive or by budget", () => {
-    const adaptive = convertRequest(call({ messages: [user(text("x"))], reasoning: { effort: "high", display: "omitted" } }, { reasoning_effort_map: { high: "high" } }));
+    const adaptive = convertRequest(call({ messages: [user(text("x"))], reasoning: { effort: "high" }, providerOptions: { anthropic: { thinking: { display: "omitted" } } } }, { reasoning_effort_map: { high: "high" } }));
     expect(adaptive.thinking).toEqual({ type: "adaptive", display: "omitted" });
-    const budget = convertRequest(call({ messages: [user(text("x"))], sampling: { maxTokens: 4000 }, reasoning: { maxTokens: 2000, display: "summarized" } }));
+    const budget = convertRequest(call({ messages: [user(text("x"))], sampling: { maxTokens: 4000 }, reasoning: { maxTokens: 2000 }, providerOptions: { anthropic: { thinking: { display: "summarized" } } } }));
     expect(budget.thinking).toEqual({ type: "enabled", budget_tokens: 2000, display: "summarized" });
     const plain = convertRequest(call({ messages: [user(text("x"))], sampling: { maxTokens: 4000 }, reasoning: { maxTokens: 2000 } }));
     expect(plain.thinking).toEqual({ type: "enabled", budget_tokens: 2000 });
