@@ -1,12 +1,12 @@
 // Diagnostic (not part of `npm run bench`): what the lone-surrogate rule costs a
-// request body and a stored record (core/well-formed.ts), beside JSON.parse of
+// request body and a stored record (wire/well-formed.ts), beside JSON.parse of
 // the same text. `scan` is mayHoldLoneSurrogate on the text, what every body and
 // record pays; `walk` is makeWellFormed over the parsed value, what only a text
 // the scan flags pays. Chat bodies of about 2 KB and 200 KB, as a JavaScript
 // client writes them (astral characters raw) and as Python's json.dumps does
 // (every emoji as an escaped surrogate pair). Best of 60 rounds, in ns per body.
 //   npx node bench/lone-surrogate-scan.ts
-import { makeWellFormed, mayHoldLoneSurrogate } from "../core/well-formed.ts";
+import { makeWellFormed, mayHoldLoneSurrogate } from "../wire/well-formed.ts";
 
 function chatBody(targetBytes: number, escapedPairs: boolean): string {
   const messages: unknown[] = [{ role: "system", content: "You are a helpful assistant.\nAnswer briefly and precisely." }];

@@ -57,5 +57,15 @@ export const missingApiKey = (how = "Authorization: Bearer <API_KEY>") =>
 /** The caller stopped waiting (its connection closed or its call was cancelled): nobody reads the answer. */
 export const callerWentAway = () => routerError(Code.Canceled, "client_closed", "The caller went away.");
 
+/** A bare model name (`claude-sonnet-4-5`) that several catalogue models have: the caller must send one of their ids. */
+export const ambiguousModel = (name: string, ids: string[], param: string) =>
+  routerError(Code.InvalidArgument, "ambiguous_model", `Model ${echoed(name)} names several models: ${ids.join(", ")}; send one of these ids.`, {
+    param,
+    metadata: { candidates: ids },
+  });
+
+/** The one answer for a task the caller may not see: missing, another organisation's, or (on a kind's own endpoint) a task of another kind. */
+export const taskNotFound = (id: string) => routerError(Code.NotFound, "task_not_found", `No task with id ${JSON.stringify(echoed(id))} was found.`, { param: "task_id" });
+
 export const invalidParameter = (param: string, message: string) =>
   routerError(Code.InvalidArgument, "invalid_parameter", message, { param });

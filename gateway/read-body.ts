@@ -7,7 +7,7 @@ import { bodyParser } from "@koa/bodyparser";
 import type { IncomingMessage } from "node:http";
 import type { Middleware } from "koa";
 import { callerWentAway, Code, ConnectError, routerError } from "../core/errors.ts";
-import { makeWellFormed, mayHoldLoneSurrogate } from "../core/well-formed.ts";
+import { makeWellFormed, mayHoldLoneSurrogate } from "../wire/well-formed.ts";
 
 /** What the body parser (through inflation) can undo; anything else is 415. */
 const SUPPORTED_ENCODINGS = ["identity", "gzip", "deflate", "br"];

@@ -4,7 +4,7 @@
 // back the same way, so a record written before that rule is still read; a
 // record that cannot be read at all is an UnreadableRecordError, never an outage.
 import { fromJson, fromJsonString, toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { makeWellFormed, mayHoldLoneSurrogate } from "../well-formed.ts";
+import { makeWellFormed, mayHoldLoneSurrogate } from "../../wire/well-formed.ts";
 import { UnreadableRecordError } from "./store-errors.ts";
 
 export function storedJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): string {

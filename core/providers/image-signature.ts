@@ -1,23 +1,11 @@
 // A media file's type read from its first bytes, not from a header a file host
 // or a compatible vendor may get wrong (or a page that is not media at all).
-// The types here are the only ones hosted and served (docs/tasks.md, "Hosted assets").
+// The types here are the only ones hosted and served (wire/hosted-media.ts).
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const EBML_SIGNATURE = Buffer.from([0x1a, 0x45, 0xdf, 0xa3]);
 
-export type ImageType = "image/png" | "image/jpeg" | "image/webp" | "image/gif";
-export type VideoType = "video/mp4" | "video/webm" | "video/quicktime";
-
-/** Every media type a hosted asset may be served as. */
-export const HOSTED_MEDIA_TYPES: ReadonlySet<string> = new Set<ImageType | VideoType>([
-  "image/png",
-  "image/jpeg",
-  "image/webp",
-  "image/gif",
-  "video/mp4",
-  "video/webm",
-  "video/quicktime",
-]);
+import type { ImageType, VideoType } from "../../wire/hosted-media.ts";
 
 /** How many first bytes the signatures need. */
 export const SIGNATURE_BYTES = 16;

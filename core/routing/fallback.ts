@@ -9,7 +9,7 @@ import { UpstreamError } from "../providers/types.ts";
 import { answeringPromptBytes, type AdmittedRequest, type Answering } from "./inference-charge.ts";
 import type { InferenceDeps } from "./inference-deps.ts";
 import { allAttemptsFailed, upstreamRejected } from "./inference-errors.ts";
-import { bareModelName } from "./model-id.ts";
+import { bareModelName } from "../../wire/model-name.ts";
 import type { Attempt } from "./plan.ts";
 import type { PreparedInference } from "./prepare-inference.ts";
 

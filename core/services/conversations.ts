@@ -12,6 +12,7 @@ import { authenticate } from "../accounts/check-key.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import type { Conversations } from "../conversations/conversations.ts";
 import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
+import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from "../../wire/limits.ts";
 
 export interface ConversationServiceDeps {
   accounts: Pick<Accounts, "stores">;
@@ -20,9 +21,6 @@ export interface ConversationServiceDeps {
   now: () => Date;
 }
 
-/** OpenAI's input_items list: 20 by default, at most 100. */
-export const ITEMS_LIMIT_DEFAULT = 20;
-export const ITEMS_LIMIT_MAX = 100;
 
 /**
  * The id of a turn's input item: the turn id, `_in` and the item's position in

@@ -6,8 +6,6 @@
 import { allowedValuesOf } from "../catalogue/media-parameters.ts";
 import { invalidParameter } from "../errors.ts";
 
-/** The largest seed taken (images and videos): Veo's seed is a uint32, and the other providers' fit in it. */
-export const MAX_SEED = 2 ** 32 - 1;
 /** The longest input image URL taken: browsers' and CDNs' practical limit. */
 export const MAX_URL_LENGTH = 2048;
 /** The longest free-text value (a resolution, a mode, an aspect ratio, a size) taken when the catalogue lists none. */

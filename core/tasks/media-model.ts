@@ -8,7 +8,8 @@
 // kind, naming the key variables to set as chat's does.
 import type { Catalogue, CatalogueModel, ProviderRoute } from "../catalogue/catalogue.ts";
 import { Code, invalidParameter, routerError } from "../errors.ts";
-import { findModel, parseModelReference } from "../routing/model-id.ts";
+import { parseModelReference } from "../../wire/model-name.ts";
+import { findModel } from "../routing/model-id.ts";
 import { missingKeysMessage } from "../routing/missing-keys.ts";
 
 export function mediaModelOf(catalogue: Catalogue, modelId: string): CatalogueModel {

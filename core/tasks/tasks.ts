@@ -23,7 +23,7 @@ import { authenticate, callerKeyDigest, checkKey } from "../accounts/check-key.t
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { UnreadableRecordError } from "../accounts/store-errors.ts";
-import { Code, echoed, invalidParameter, routerError } from "../errors.ts";
+import { Code, echoed, invalidParameter, routerError, taskNotFound } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import { namesPrivateHost } from "../providers/safe-fetch.ts";
@@ -32,7 +32,6 @@ import { planImage } from "./image-request.ts";
 import { INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
-import { taskNotFound } from "./task-not-found.ts";
 import { planVideo } from "./video-request.ts";
 
 /** A create's caller, its key checked: the digest the meter admits and the organisation it belongs to. */

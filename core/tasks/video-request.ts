@@ -11,7 +11,9 @@ import type { ProviderProtocol } from "../config/schema.ts";
 import { parseMoney, type Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
-import { checkGivenValue, MAX_URL_LENGTH, MAX_SEED } from "./given-parameter.ts";
+import { MAX_SEED } from "../../wire/limits.ts";
+import { videoSecondsAsked } from "../../wire/video-task.ts";
+import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
@@ -72,11 +74,6 @@ export async function planVideo(
     pricePerSecond: price ? parseMoney(price) : 0n,
     resultStyle: adapter.videoResultStyle ?? VideoResultStyle.PROGRESS,
   };
-}
-
-/** The seconds a request asked for (`length` or `seconds`), undefined when it did not say. */
-export function videoSecondsAsked(video: Pick<VideoParameters, "length" | "seconds">): number | undefined {
-  return video.length || video.seconds || undefined;
 }
 
 /** The seconds held for a video: asked, else the longest the catalogue allows for the model, else DEFAULT_VIDEO_SECONDS. */

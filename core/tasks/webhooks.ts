@@ -7,10 +7,9 @@
 // if that instance stops before).
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { TaskKind, TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+import type { Task } from "../../gen/router/v1/tasks_pb.js";
 import { fetchCallerUrl, isPrivateAddressRefusal } from "../providers/safe-fetch.ts";
-import { encodeImageTask } from "./image-result.ts";
-import { encodeVideoTask } from "./video-result.ts";
+import { webhookPayload } from "../../wire/webhook-payload.ts";
 
 export interface WebhookOptions {
   /** The signing key: the secret's bytes after `whsec_`, base64-decoded. */
@@ -86,18 +85,4 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
       await this.idle();
     },
   };
-}
-
-/**
- * `{type, timestamp, data}` (Standard Webhooks' payload), data shaped as GET
- * /api/v1/images/{task_id} or GET /api/v1/videos/{task_id} answers (a
- * base64-style video's generations without their bytes: the body stays small,
- * and router_assets.urls has the video).
- */
-function webhookPayload(task: Task, now: Date) {
-  const succeeded = task.status === TaskStatus.SUCCEEDED;
-  if (task.kind === TaskKind.VIDEO) {
-    return { type: succeeded ? "video.completed" : "video.failed", timestamp: now.toISOString(), data: encodeVideoTask(task, { origin: task.publicOrigin }) };
-  }
-  return { type: succeeded ? "image.completed" : "image.failed", timestamp: now.toISOString(), data: encodeImageTask(task, task.publicOrigin) };
 }

@@ -15,7 +15,7 @@ import { startFakeVertex, VERTEX_FAILURE_MESSAGE, VERTEX_RAI_REASON, VERTEX_TOKE
 import { startFakeSts, type FakeSts } from "../support/fake-google-sts.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../support/harness.ts";
 import { INLINE_VIDEO_LIMIT_BYTES } from "../../gateway/limits.ts";
-import { VIDEO_NOT_INLINE_MESSAGE } from "../../gateway/formats/videos/encode-task.ts";
+import { VIDEO_NOT_INLINE_MESSAGE } from "../../gateway/formats/videos/encode-response.ts";
 import { mediaTaskConfig, TASK_ACCOUNTS_ENV } from "../support/media-task-config.ts";
 import { taskClient, useVideoTaskGateway, type TaskClient } from "../support/video-task-harness.ts";
 

@@ -3,7 +3,7 @@ import type { Context } from "koa";
 import { invalidParameter } from "../../../core/errors.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
-import { encodeModel, encodeProviderEntry } from "./encode.ts";
+import { encodeModel, encodeProviderEntry } from "./encode-response.ts";
 
 export const catalogue: GatewayFormat = { encodeError: specErrorBody, register: registerCatalogueRoutes };
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
 import { CreateImageRequestSchema, ImageResponseType, type CreateImageRequest } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
-import { MAX_SEED } from "../../../core/tasks/given-parameter.ts";
+import { MAX_SEED } from "../../../wire/limits.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 
 const imageBody = nullMeansAbsent(

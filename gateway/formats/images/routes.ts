@@ -3,13 +3,13 @@
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
-import { taskOfKind } from "../../../core/tasks/task-not-found.ts";
+import { taskOfKind } from "../shared/task-of-kind.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
-import { encodeSyncImages } from "./encode-sync.ts";
-import { encodeImageTask } from "../../../core/tasks/image-result.ts";
+import { encodeSyncImages } from "./encode-response.ts";
+import { encodeImageTask } from "../../../wire/image-task.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
 

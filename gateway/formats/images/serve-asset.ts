@@ -5,8 +5,8 @@
 // about one chunk of an asset at a time, however large.
 import type { Context } from "koa";
 import type { CoreClient } from "../../core-client.ts";
-import { HOSTED_MEDIA_TYPES } from "../../../core/providers/image-signature.ts";
-import { openAsset } from "./open-asset.ts";
+import { HOSTED_MEDIA_TYPES } from "../../../wire/hosted-media.ts";
+import { openAsset } from "../shared/open-asset.ts";
 
 type ByteRange = { start: number; end?: number } | { suffix: number };
 

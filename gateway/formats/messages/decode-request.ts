@@ -23,7 +23,7 @@ import {
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../../core/warnings.ts";
 import { requestHead, type RequestFormat } from "../../router-fields.ts";
-import { signerOfSignature } from "./encode-message.ts";
+import { signerOfSignature } from "./encode-response.ts";
 import { validateBody } from "../../validation.ts";
 import { CARRIED_BLOCK_FIELDS, countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
 
@@ -139,7 +139,7 @@ function typedPart(block: ContentBlockParam): PartInit {
       return { part: { case: "toolResult", value: { toolCallId: block.tool_use_id, content, isError: block.is_error ?? false } } };
     }
     case "thinking": {
-      // Another protocol's signature comes back with its prefix (encode-message.ts signatureOf).
+      // Another protocol's signature comes back with its prefix (encode-response.ts signatureOf).
       const { signedBy, signature } = signerOfSignature(block.signature);
       return { part: { case: "reasoning", value: { text: block.thinking, signature, signedBy } } };
     }

@@ -4,8 +4,8 @@
 // Anthropic's cursor pagination (`limit`, `after_id`, `before_id`); one model by its id or, as
 // the Messages route reads it, its bare name. Like every catalogue GET, they need no key (docs/contract.md).
 import type { Context } from "koa";
-import { echoed, invalidParameter } from "../../../core/errors.ts";
-import { modelOfBareName } from "../../../core/routing/model-id.ts";
+import { ambiguousModel, echoed, invalidParameter } from "../../../core/errors.ts";
+import { modelOfBareName } from "../../../wire/model-name.ts";
 import type { Model } from "../../../gen/router/v1/catalogue_pb.js";
 import type { FormatDeps, FormatRoutes } from "../format.ts";
 
@@ -24,7 +24,7 @@ export function registerModelRoutes(router: FormatRoutes, { core }: FormatDeps) 
   // The SDK sends the id's slash encoded (`anthropic%2Fclaude-sonnet-4`); curl users write it plain.
   // A bare name (`claude-sonnet-4-5`) is the catalogue model POST /v1/messages would serve for it.
   const answerModel = async (ctx: Context, id: string) => {
-    const bare = id.includes("/") ? undefined : modelOfBareName((await core.catalogue.listModels({})).models, (model) => model.id, id, "model_id");
+    const bare = id.includes("/") ? undefined : modelOfBareName((await core.catalogue.listModels({})).models, (model) => model.id, id, (ids) => ambiguousModel(id, ids, "model_id"));
     const model = bare ?? (await core.catalogue.getModel({ id })).model!;
     ctx.body = encodeModelInfo(model);
   };

@@ -9,7 +9,7 @@ import { writeEventStream } from "../../write-event-stream.ts";
 import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { decodeMessagesRequest, type DecodeContext } from "./decode-request.ts";
 import { messagesErrorBody } from "./encode-error.ts";
-import { encodeMessage } from "./encode-message.ts";
+import { encodeMessage } from "./encode-response.ts";
 import { createMessageStreamEncoder } from "./encode-stream.ts";
 import { registerModelRoutes } from "./models.ts";
 import type { Context } from "koa";

@@ -5,7 +5,7 @@
 // (`after` = that page's last item id) has the core list that message again
 // (`include_after`) and starts after the item named.
 import { invalidParameter } from "../../../core/errors.ts";
-import { ITEMS_LIMIT_MAX } from "../../../core/services/conversations.ts";
+import { ITEMS_LIMIT_MAX } from "../../../wire/limits.ts";
 import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import type { CoreClient } from "../../core-client.ts";
 import { inputItemsOf, type ResponseItem } from "./stored-response.ts";

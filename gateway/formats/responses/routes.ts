@@ -4,7 +4,7 @@
 // answers are read, listed, deleted and cancelled through the core's
 // ConversationService.
 import { invalidParameter } from "../../../core/errors.ts";
-import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from "../../../core/services/conversations.ts";
+import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from "../../../wire/limits.ts";
 import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";

@@ -5,10 +5,10 @@
 // (`taskId`), not a chat completion: a video takes minutes, longer than a
 // chat request should wait. Any other body is left to the chat decoder.
 import type { Context } from "koa";
-import { parseModelReference } from "../../../core/routing/model-id.ts";
+import { parseModelReference } from "../../../wire/model-name.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { answerVideoCreate } from "./create-video.ts";
-import { unlessNotFound } from "./unless-not-found.ts";
+import { unlessNotFound } from "../shared/unless-not-found.ts";
 
 /** True when the body was a video request, now answered. */
 export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: string): Promise<boolean> {

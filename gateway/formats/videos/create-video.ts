@@ -4,7 +4,7 @@ import type { Context } from "koa";
 import type { CoreClient } from "../../core-client.ts";
 import { originOf } from "../origin.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
-import { encodeTask } from "./encode-task.ts";
+import { encodeTask } from "./encode-response.ts";
 
 export async function answerVideoCreate(ctx: Context, core: CoreClient, apiKey: string, body: unknown): Promise<void> {
   const origin = originOf(ctx);

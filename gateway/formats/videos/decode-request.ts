@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { create } from "@bufbuild/protobuf";
 import { CreateVideoRequestSchema, type CreateVideoRequest } from "../../../gen/router/v1/tasks_pb.js";
-import { MAX_SEED } from "../../../core/tasks/given-parameter.ts";
+import { MAX_SEED } from "../../../wire/limits.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 
 /** The fields of a video request (chat completions' video body is checked by decodeVideoRequest too). */

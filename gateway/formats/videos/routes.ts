@@ -3,18 +3,18 @@
 // format's /api/v1/assets route. docs/tasks.md.
 import { z } from "zod";
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
-import { echoed, invalidParameter } from "../../../core/errors.ts";
-import { taskNotFound, taskOfKind } from "../../../core/tasks/task-not-found.ts";
+import { echoed, invalidParameter, taskNotFound } from "../../../core/errors.ts";
+import { taskOfKind } from "../shared/task-of-kind.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
 import type { CoreClient } from "../../core-client.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { answerVideoCreate } from "./create-video.ts";
-import { encodeTask } from "./encode-task.ts";
+import { encodeTask } from "./encode-response.ts";
 import { videoBodyOfForm } from "./form-body.ts";
 import { originOf } from "../origin.ts";
-import { unlessNotFound } from "./unless-not-found.ts";
+import { unlessNotFound } from "../shared/unless-not-found.ts";
 
 const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
 

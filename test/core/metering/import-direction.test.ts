@@ -2,34 +2,20 @@
 // or through others, a folder that imports it back. In particular accounts and
 // metering know money, keys and limits, never requests or providers, so a new
 // caller (the task service) can meter its work without pulling routing in.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importsOf, REPO, sourceFiles } from "../../support/source-imports.ts";
 
-const CORE = resolve(import.meta.dirname, "../../../core");
-
-/** Every `.ts` file under core/, as paths relative to it. */
-function sourceFiles(dir = CORE): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [relative(CORE, path)] : [];
-  });
-}
+const CORE = join(REPO, "core");
 
 /** `core/accounts/store.ts` -> `accounts`; a file at the top of core/ is its own unit (`errors.ts`). */
 const unitOf = (path: string) => path.split("/")[0];
 
-/** Relative specifiers of static imports, re-exports and dynamic imports. */
-function importsOf(source: string): string[] {
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.[^"']+)["']/g;
-  return [...source.matchAll(pattern)].map((match) => match[1]);
-}
-
 /** unit -> units it imports, each with one file that does it (for the message). */
 function unitGraph(): Map<string, Map<string, string>> {
   const graph = new Map<string, Map<string, string>>();
-  for (const file of sourceFiles()) {
+  for (const file of sourceFiles(CORE)) {
     const from = unitOf(file);
     const edges = graph.get(from) ?? new Map<string, string>();
     graph.set(from, edges);

@@ -12,7 +12,7 @@ import { PROTOCOL_NAMES } from "../../../core/providers/registry.ts";
 const ROOT = join(import.meta.dirname, "../../..");
 
 /** The product's source and its scripts; tests and benchmarks configure protocols by name, as operators do. */
-const SCANNED = ["core", "gateway", "scripts"];
+const SCANNED = ["core", "gateway", "wire", "scripts"];
 
 /** Files that must name protocols, and why. Keep it short. */
 const ALLOWED: Record<string, string> = {

@@ -6,7 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import type { TrackedBlock } from "../../../../gateway/block-tracker.ts";
 import { decodeMessagesRequest } from "../../../../gateway/formats/messages/decode-request.ts";
-import { contentBlockOf } from "../../../../gateway/formats/messages/encode-message.ts";
+import { contentBlockOf } from "../../../../gateway/formats/messages/encode-response.ts";
 import { BlockStartSchema, BlockType } from "../../../../gen/router/v1/inference_pb.js";
 
 const reasoning = (fields: Partial<TrackedBlock>): TrackedBlock => ({

@@ -4,8 +4,7 @@
 // router_assets, usage) and the provider family's own shape, chosen by the
 // task's result_style. docs/tasks.md says where each field sits.
 import { timestampDate, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { TaskStatus, VideoResultStyle, type Task, type TaskOutput } from "../../gen/router/v1/tasks_pb.js";
-import { videoSecondsAsked } from "./video-request.ts";
+import { TaskStatus, VideoResultStyle, type Task, type TaskOutput, type VideoParameters } from "../gen/router/v1/tasks_pb.js";
 
 /**
  * The statuses a task is shown in. EXPIRED is never set: a task past its
@@ -51,6 +50,11 @@ function codeAndMessage(task: Task): { code: string; message: string } {
   if (task.status === TaskStatus.SUCCEEDED) return { code: "ok", message: "The video is ready; download it from router_assets.urls." };
   if (task.status === TaskStatus.RUNNING) return { code: "ok", message: "The video is being generated." };
   return { code: "ok", message: "The video is queued." };
+}
+
+/** The seconds a request asked for (`length` or `seconds`), undefined when it did not say. */
+export function videoSecondsAsked(video: Pick<VideoParameters, "length" | "seconds">): number | undefined {
+  return video.length || video.seconds || undefined;
 }
 
 export function encodeVideoTask(task: Task, options: VideoResultOptions) {

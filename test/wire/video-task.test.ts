@@ -4,8 +4,8 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { TaskKind, TaskSchema, TaskStatus, VideoResultStyle, type Task } from "../../../gen/router/v1/tasks_pb.js";
-import { encodeVideoTask } from "../../../core/tasks/video-result.ts";
+import { TaskKind, TaskSchema, TaskStatus, VideoResultStyle, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { encodeVideoTask } from "../../wire/video-task.ts";
 
 const CREATED = Date.UTC(2026, 10, 1, 12, 0, 0);
 const DONE = CREATED + 90_000;

@@ -3,9 +3,9 @@
 // toString, __proto__) is a field like any other, given once, then refused by
 // name as the JSON body's unknown fields are; a field sent twice is refused.
 import { describe, expect, it } from "vitest";
-import { ConnectError } from "../../../core/errors.ts";
-import { decodeVideoRequest } from "../../../gateway/formats/videos/decode-request.ts";
-import { videoBodyOfForm } from "../../../gateway/formats/videos/form-body.ts";
+import { ConnectError } from "../../../../core/errors.ts";
+import { decodeVideoRequest } from "../../../../gateway/formats/videos/decode-request.ts";
+import { videoBodyOfForm } from "../../../../gateway/formats/videos/form-body.ts";
 
 function formOf(fields: [string, string][]): FormData {
   const form = new FormData();

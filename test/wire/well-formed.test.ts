@@ -5,7 +5,7 @@
 // any text, written with any mix of raw characters and escapes (fixed seed).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { makeWellFormed, mayHoldLoneSurrogate } from "../../core/well-formed.ts";
+import { makeWellFormed, mayHoldLoneSurrogate } from "../../wire/well-formed.ts";
 
 const RUNS = { numRuns: 2_000, seed: 20261127 };
 

@@ -1,13 +1,13 @@
 // A task as the video endpoints answer it: a video task in its provider
-// family's style (core/tasks/video-result.ts), with the hosted bytes read back
+// family's style (wire/video-task.ts), with the hosted bytes read back
 // for the base64 style; an image task (getAsyncResponse answers those too) as
 // the images endpoint does.
 import { TaskKind, TaskStatus, VideoResultStyle, type Task } from "../../../gen/router/v1/tasks_pb.js";
-import { encodeVideoTask } from "../../../core/tasks/video-result.ts";
+import { encodeVideoTask } from "../../../wire/video-task.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { INLINE_VIDEO_LIMIT_BYTES } from "../../limits.ts";
-import { encodeImageTask } from "../../../core/tasks/image-result.ts";
-import { readAssetBytesUpTo } from "../images/open-asset.ts";
+import { encodeImageTask } from "../../../wire/image-task.ts";
+import { readAssetBytesUpTo } from "../shared/open-asset.ts";
 
 /** The message of a base64-style result whose videos are not all inline. */
 export const VIDEO_NOT_INLINE_MESSAGE = `The video is ready; a video larger than ${INLINE_VIDEO_LIMIT_BYTES / 1024 / 1024} MiB has no bytesBase64Encoded: download it from router_assets.urls.`;

@@ -3,7 +3,7 @@
 // router_assets; plus the task's status, progress and, when it failed, the
 // provider's message.
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
-import { TaskStatus, type Task } from "../../gen/router/v1/tasks_pb.js";
+import { TaskStatus, type Task } from "../gen/router/v1/tasks_pb.js";
 
 const STATUS_WORDS: Record<TaskStatus, string> = {
   [TaskStatus.UNSPECIFIED]: "queued",
