@@ -1,7 +1,7 @@
 // The folded event stream as a `chat.completion` object (spec: Chat completion).
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { FoldedBlock, FoldedResponse } from "../../fold.ts";
-import { encodeAnnotation, encodeCitations } from "../shared/encode-annotations.ts";
+import { encodeAnnotation, encodeCitations } from "../../formats/shared/encode-annotations.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 

@@ -6,7 +6,7 @@ import type { PublicError } from "../../errors/http-status.ts";
 import { createBlockTracker } from "../../block-tracker.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
-import { encodeStreamedAnnotation } from "../shared/encode-annotations.ts";
+import { encodeStreamedAnnotation } from "../../formats/shared/encode-annotations.ts";
 import { encodeChatStreamError } from "./encode-error.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeReasoningDetail } from "./encode-response.ts";

@@ -7,7 +7,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
 import { Code, routerError } from "../../../core/errors.ts";
 import type { CoreClient } from "../../core-client.ts";
-import { readAssetBytes } from "../shared/open-asset.ts";
+import { readAssetBytes } from "../../formats/shared/open-asset.ts";
 import { imageSizeOf } from "../../../wire/image-task.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */

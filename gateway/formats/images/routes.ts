@@ -3,7 +3,7 @@
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
-import { taskOfKind } from "../shared/task-of-kind.ts";
+import { taskOfKind } from "../../formats/shared/task-of-kind.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";

@@ -6,7 +6,7 @@
 import type { Context } from "koa";
 import type { CoreClient } from "../../core-client.ts";
 import { HOSTED_MEDIA_TYPES } from "../../../wire/hosted-media.ts";
-import { openAsset } from "../shared/open-asset.ts";
+import { openAsset } from "../../formats/shared/open-asset.ts";
 
 type ByteRange = { start: number; end?: number } | { suffix: number };
 

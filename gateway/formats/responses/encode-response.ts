@@ -12,7 +12,7 @@ import type { FoldedResponse } from "../../fold.ts";
 import { exactNumber } from "../../json.ts";
 import { declaredName, type Namespace } from "./namespaces.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
-import { citationFields } from "../shared/encode-annotations.ts";
+import { citationFields } from "../../formats/shared/encode-annotations.ts";
 
 export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed" | "queued" | "cancelled";
 

@@ -8,7 +8,7 @@ import type { Context } from "koa";
 import { parseModelReference } from "../../../wire/model-name.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { answerVideoCreate } from "./create-video.ts";
-import { unlessNotFound } from "../shared/unless-not-found.ts";
+import { unlessNotFound } from "../../formats/shared/unless-not-found.ts";
 
 /** True when the body was a video request, now answered. */
 export async function answerVideoBody(ctx: Context, core: CoreClient, apiKey: string): Promise<boolean> {

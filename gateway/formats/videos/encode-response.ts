@@ -7,7 +7,7 @@ import { encodeVideoTask } from "../../../wire/video-task.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { INLINE_VIDEO_LIMIT_BYTES } from "../../limits.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
-import { readAssetBytesUpTo } from "../shared/open-asset.ts";
+import { readAssetBytesUpTo } from "../../formats/shared/open-asset.ts";
 
 /** The message of a base64-style result whose videos are not all inline. */
 export const VIDEO_NOT_INLINE_MESSAGE = `The video is ready; a video larger than ${INLINE_VIDEO_LIMIT_BYTES / 1024 / 1024} MiB has no bytesBase64Encoded: download it from router_assets.urls.`;

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { echoed, invalidParameter, taskNotFound } from "../../../core/errors.ts";
-import { taskOfKind } from "../shared/task-of-kind.ts";
+import { taskOfKind } from "../../formats/shared/task-of-kind.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import { nullMeansAbsent, validateBody } from "../../validation.ts";
@@ -14,7 +14,7 @@ import { answerVideoCreate } from "./create-video.ts";
 import { encodeTask } from "./encode-response.ts";
 import { videoBodyOfForm } from "./form-body.ts";
 import { originOf } from "../origin.ts";
-import { unlessNotFound } from "../shared/unless-not-found.ts";
+import { unlessNotFound } from "../../formats/shared/unless-not-found.ts";
 
 const asyncResponseBody = nullMeansAbsent(z.object({ taskId: z.string().min(1), model: z.string().min(1).optional() }).strict());
 
