@@ -180,11 +180,8 @@ function documentOf(block: DocumentBlock) {
   }
 }
 
-/**
- * A text document as text, not a data URI to be decoded again. Lone surrogates
- * become U+FFFD, as the UTF-8 bytes the text is sent or encoded as make them.
- */
-const plainText = (text: string) => ({ mimeType: "text/plain", text: text.toWellFormed() });
+/** A text document as text, not a data URI to be decoded again (the body is well-formed from read-body.ts, so its UTF-8 round trip changed nothing). */
+const plainText = (text: string) => ({ mimeType: "text/plain", text });
 
 type CustomTool = Extract<ToolParam, { input_schema: unknown }>;
 
