@@ -27,12 +27,12 @@ export function fileData(file: FileContent): string {
 }
 
 /**
- * The length of the data URI fileData makes of a text, without making it (the
- * size a text document was measured by when it travelled as one): base64 is 4
- * characters per 3 bytes, padded.
+ * The size in JSON of the data URI fileData makes of a text, without making it
+ * (what a text document was measured by when it travelled as one): its prefix
+ * as JSON escapes it, then base64, 4 characters per 3 bytes, padded.
  */
-export function textDataUriLength(mimeType: string, text: string): number {
-  return Buffer.byteLength(`data:${mimeType};base64,`) + 4 * Math.ceil(Buffer.byteLength(text, "utf8") / 3);
+export function textDataUriJsonBytes(mimeType: string, text: string): number {
+  return Buffer.byteLength(JSON.stringify(`data:${mimeType};base64,`)) - 2 + 4 * Math.ceil(Buffer.byteLength(text, "utf8") / 3);
 }
 
 /** A file's data as base64 and its type (bare base64 taken as `bareType`); undefined when it has none (an id, a URL). */

@@ -4,11 +4,11 @@
 // at that route's prices; the hold is the dearest attempt's. Chat-specific, so
 // it lives beside the plan: the meter (core/metering/) only takes the amount.
 import { isMessage } from "@bufbuild/protobuf";
-import { FilePartSchema, ToolCallPartSchema, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
+import { FilePartSchema, ImagePartSchema, ToolCallPartSchema, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
 import { costOf, type TokenPrices } from "../billing/cost.ts";
 import type { Money } from "../billing/money.ts";
 import type { MeteredTokens } from "../metering/meter.ts";
-import { textDataUriLength } from "../providers/data-uri.ts";
+import { imageUrl, textDataUriJsonBytes } from "../providers/data-uri.ts";
 import { toolCallArguments } from "../providers/tool-call-arguments.ts";
 import type { Attempt } from "./plan.ts";
 
@@ -120,19 +120,21 @@ function messageTokensAtMost(message: Message): number {
 }
 
 /**
- * A part's serialized size, counted as when text documents travelled as base64
- * data URIs and tool-call arguments as JSON text: the form content travels in
- * does not change the hold. A document's text counts as its data URI's length
- * (the URI is not built), a tool call's object as the JSON text it was given as.
+ * A part's serialized size, counted as when content travelled as strings: the
+ * form it travels in does not change the hold. A text document counts as its
+ * base64 data URI (not built), a tool call's object as the JSON text it was
+ * given as, an image in a tool result as its URL or data URI without the
+ * fields that carry data (ImagePart.data, mime_type).
  */
 function serializedBytes(value: object | string): number {
   let dataUris = 0;
   const json = JSON.stringify(value, (_key, field: unknown) => {
     if (isMessage(field, FilePartSchema) && field.text !== undefined) {
-      dataUris += textDataUriLength(field.mimeType, field.text);
+      dataUris += textDataUriJsonBytes(field.mimeType, field.text);
       return { ...field, text: undefined };
     }
     if (isMessage(field, ToolCallPartSchema) && field.input) return { ...field, input: undefined, arguments: toolCallArguments(field) };
+    if (isMessage(field, ImagePartSchema)) return { ...field, url: imageUrl(field), data: undefined, mimeType: undefined };
     return field;
   });
   return Buffer.byteLength(json) + dataUris;

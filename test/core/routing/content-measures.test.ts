@@ -1,8 +1,9 @@
-// The hold and the prompt estimate measure a text document and a tool call's
-// arguments the same whether they travel in the form a Messages request now
-// gives them (FilePart.text, ToolCallPart.input) or in the form they had
-// before (a base64 data URI, JSON text): the form content travels in changes
-// no amount held or estimated.
+// The hold and the prompt estimate measure a text document, a tool call's
+// arguments and an image in a tool result the same whether they travel in the
+// form a Messages request now gives them (FilePart.text, ToolCallPart.input,
+// ImagePart.data) or in the form they had before (a base64 data URI, JSON
+// text, a data URI): the form content travels in changes no amount held or
+// estimated.
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { estimatePromptTokens } from "../../../core/routing/capabilities.ts";
@@ -103,6 +104,26 @@ describe("a text document given as text", () => {
   });
 });
 
+/** An image in both forms: as data and type (or a URL), and as the data URI (or URL) it was before ImagePart had data. */
+function imageForms(image: { data: string; mimeType: string } | { url: string }, detail: string): [ContentPart, ContentPart] {
+  const now = part({ part: { case: "image", value: { ...image, detail } } });
+  return [now, formerForm(now)];
+}
+
+const IMAGES = [
+  { data: "", mimeType: "" },
+  { data: "QUJD", mimeType: "image/png" },
+  { data: Buffer.alloc(3001, 7).toString("base64"), mimeType: "image/jpeg" },
+  { url: "https://example.com/cat.png" },
+  { url: "data:image/gif;base64,R0lGOD" },
+];
+
+describe("an image in a tool result given as data", () => {
+  it.each(IMAGES.map((image) => [JSON.stringify(image).slice(0, 40), image]))("is measured as its data URI was: %s", (_, image) => {
+    expectSameMeasures((detail) => imageForms(image, detail).map(inResult) as [ContentPart, ContentPart], false);
+  });
+});
+
 describe("a tool call's arguments given as an object", () => {
   it.each(INPUTS.map((input) => [input.slice(0, 40), input]))("are measured as their JSON text was: %s", (_, input) => {
     expectSameMeasures(() => toolCallForms(input, "toolu_1"), true);
@@ -123,7 +144,20 @@ describe("a Messages request decoded with documents and tool calls as data", () 
         ],
       },
       { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "lookup", input }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "inner" } }] }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: [
+              { type: "document", source: { type: "text", media_type: "text/plain", data: "inner" } },
+              { type: "image", source: { type: "base64", media_type: "image/png", data: "QUJD" } },
+              { type: "image", source: { type: "url", url: "https://example.com/cat.png" } },
+            ],
+          },
+        ],
+      },
     ],
   };
   const decoded = decodeMessagesRequest(body, { apiKey: "k", requestId: "r", betas: [] }).request;
