@@ -10,8 +10,9 @@ import type { ChatCompletionFunctionDefinition, ChatCompletionRequest, ChatMessa
 import { computeChatCompletionTokenCount } from "gpt-tokenizer/functionCalling";
 import { DEFAULT_ENCODING, modelToEncodingMap, type EncodingName, type ModelName } from "gpt-tokenizer/mapping";
 import { ResponseFormat_Type, Role, ToolChoice_Mode, type ContentPart, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
-import { parseDataUri } from "../providers/data-uri.ts";
+import { fileContent } from "../providers/data-uri.ts";
 import type { MediaTokens } from "../providers/token-estimate.ts";
+import { toolCallArguments } from "../providers/tool-call-arguments.ts";
 
 export interface EstimateRoute {
   /** Fixed costs of media, per the route's protocol (its registry entry's token estimate). */
@@ -91,7 +92,7 @@ function chatMessages(message: Message, media: MediaTokens): ChatMessage[] {
   const text = message.content
     .map((part) => {
       if (part.part.case !== "toolCall") return textOf(part, media);
-      calls.push({ role, content: "", function_call: { name: part.part.value.name, arguments: part.part.value.arguments } });
+      calls.push({ role, content: "", function_call: { name: part.part.value.name, arguments: toolCallArguments(part.part.value) } });
       return "";
     })
     .filter(Boolean)
@@ -112,9 +113,9 @@ function textOf(part: ContentPart, media: MediaTokens): string {
       media.audio++;
       return "";
     case "file": {
-      const { fileData, mimeType, title, context } = part.part.value;
-      const data = fileData ? (parseDataUri(fileData) ?? { mimeType, data: fileData }) : undefined;
-      const body = data?.mimeType === "text/plain" ? Buffer.from(data.data, "base64").toString("utf8") : (media.file++, "");
+      const { mimeType, title, context } = part.part.value;
+      const content = fileContent(part.part.value, mimeType);
+      const body = content && "text" in content ? content.text : (media.file++, "");
       return [title, context, body].filter(Boolean).join("\n");
     }
     case "toolResult":

@@ -3,6 +3,7 @@
 // the routes that would refuse it and say which capability was missing.
 import { ResponseFormat_Type, type ContentPart, type GenerateRequest } from "../../gen/router/v1/inference_pb.js";
 import { supportedParametersOf, type ProviderRoute } from "../catalogue/catalogue.ts";
+import { toolCallArguments } from "../providers/tool-call-arguments.ts";
 
 export interface Requirement {
   /** Machine-readable, for the routing trace: `tools`, `image_input`, `context_length`. */
@@ -114,7 +115,7 @@ export function estimatePromptTokens(request: GenerateRequest): number {
         characters += part.part.value.text.length;
         break;
       case "toolCall":
-        characters += part.part.value.name.length + part.part.value.arguments.length;
+        characters += part.part.value.name.length + toolCallArguments(part.part.value).length;
         break;
       case "toolResult":
         part.part.value.content.forEach(countPart);

@@ -3,10 +3,13 @@
 // request's size, capped by the route's context) plus max_tokens of completion
 // at that route's prices; the hold is the dearest attempt's. Chat-specific, so
 // it lives beside the plan: the meter (core/metering/) only takes the amount.
-import type { GenerateRequest, Message } from "../../gen/router/v1/inference_pb.js";
+import { isMessage } from "@bufbuild/protobuf";
+import { FilePartSchema, ImagePartSchema, ToolCallPartSchema, type GenerateRequest, type Message } from "../../gen/router/v1/inference_pb.js";
 import { costOf, type TokenPrices } from "../billing/cost.ts";
 import type { Money } from "../billing/money.ts";
 import type { MeteredTokens } from "../metering/meter.ts";
+import { imageUrl, textDataUriJsonBytes } from "../providers/data-uri.ts";
+import { toolCallArguments } from "../providers/tool-call-arguments.ts";
 import type { Attempt } from "./plan.ts";
 
 /**
@@ -110,8 +113,29 @@ function messageTokensAtMost(message: Message): number {
         break;
       default:
         // Tool calls and results, audio and files: their serialized size.
-        tokens += Math.ceil(Buffer.byteLength(JSON.stringify(part.value ?? "")) / (part.case === "audio" || part.case === "file" ? 4 : 1));
+        tokens += Math.ceil(serializedBytes(part.value ?? "") / (part.case === "audio" || part.case === "file" ? 4 : 1));
     }
   }
   return tokens;
+}
+
+/**
+ * A part's serialized size, counted as when content travelled as strings: the
+ * form it travels in does not change the hold. A text document counts as its
+ * base64 data URI (not built), a tool call's object as the JSON text it was
+ * given as, an image in a tool result as its URL or data URI without the
+ * fields that carry data (ImagePart.data, mime_type).
+ */
+function serializedBytes(value: object | string): number {
+  let dataUris = 0;
+  const json = JSON.stringify(value, (_key, field: unknown) => {
+    if (isMessage(field, FilePartSchema) && field.text !== undefined) {
+      dataUris += textDataUriJsonBytes(field.mimeType, field.text);
+      return { ...field, text: undefined };
+    }
+    if (isMessage(field, ToolCallPartSchema) && field.input) return { ...field, input: undefined, arguments: toolCallArguments(field) };
+    if (isMessage(field, ImagePartSchema)) return { ...field, url: imageUrl(field), data: undefined, mimeType: undefined };
+    return field;
+  });
+  return Buffer.byteLength(json) + dataUris;
 }

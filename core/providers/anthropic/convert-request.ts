@@ -14,10 +14,11 @@ import {
   type SamplingParams,
   type ServerTool,
   type Tool,
+  type ToolCallPart,
   type Warning,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
-import { imageData, parseDataUri } from "../data-uri.ts";
+import { fileContent, imageData } from "../data-uri.ts";
 import { nativeBlock, nativeFields, nativeOriginal, nativeServerTool, nativeTool } from "../native-blocks.ts";
 import { UpstreamError, type ConvertedRequest, type UpstreamCall } from "../types.ts";
 import { anthropicOptions } from "./provider-options.ts";
@@ -335,7 +336,7 @@ function assistantBlocks(message: Message, drops: Set<ContentDrop>): JsonObject[
         break;
       }
       case "toolCall":
-        rest.push(withCacheControl({ type: "tool_use", id: part.part.value.id, name: part.part.value.name, input: parseArguments(part.part.value.name, part.part.value.arguments) }, part.cacheControl));
+        rest.push(withCacheControl({ type: "tool_use", id: part.part.value.id, name: part.part.value.name, input: toolInput(part.part.value) }, part.cacheControl));
         break;
       default:
         rest.push(...userBlocksOf(part, drops));
@@ -355,7 +356,8 @@ function userBlocksOf(part: ContentPart, drops: Set<ContentDrop>): JsonObject[] 
       return [withCacheControl({ type: "image", source: mediaSource(part.part.value) }, cache)];
     case "file": {
       const file = part.part.value;
-      const document = file.fileData ? documentBlock(file.fileData, file.mimeType, file.filename) : file.url ? { type: "document", source: { type: "url", url: file.url }, ...(file.filename ? { title: file.filename } : {}) } : undefined;
+      const source = documentSource(file) ?? (file.url ? { type: "url", url: file.url } : undefined);
+      const document = source && { type: "document", source, ...(file.filename ? { title: file.filename } : {}) };
       if (!document) drops.add("fileId");
       return document ? [withCacheControl(describedDocument(document, file), cache)] : [];
     }
@@ -392,17 +394,14 @@ function mediaSource(image: ImagePart): JsonObject {
 }
 
 /**
- * A file as a `document` block: PDFs as base64, plain text as text. Bare base64
- * without a type is taken as a PDF, the file type chat clients send.
+ * A file's data as a `document` source: plain text as text (a Messages text
+ * document's as it came), PDFs as base64. Bare base64 without a type is taken
+ * as a PDF, the file type chat clients send.
  */
-function documentBlock(fileData: string, mimeType: string, filename: string): JsonObject | undefined {
-  if (!fileData) return undefined;
-  const data = parseDataUri(fileData) ?? { mimeType: mimeType || "application/pdf", data: fileData };
-  const source =
-    data.mimeType === "text/plain"
-      ? { type: "text", media_type: "text/plain", data: Buffer.from(data.data, "base64").toString("utf8") }
-      : { type: "base64", media_type: data.mimeType, data: data.data };
-  return { type: "document", source, ...(filename ? { title: filename } : {}) };
+function documentSource(file: FilePart): JsonObject | undefined {
+  const content = fileContent(file, file.mimeType || "application/pdf");
+  if (!content) return undefined;
+  return "text" in content ? { type: "text", media_type: "text/plain", data: content.text } : { type: "base64", media_type: content.mimeType, data: content.data };
 }
 
 /** A document's title, context and citations switch, where the request gave them (a Messages request's document). */
@@ -415,7 +414,12 @@ function describedDocument(document: JsonObject, file: FilePart): JsonObject {
   };
 }
 
-/** Tool-call arguments go up as an object; text that is not one is the caller's error, not the provider's. */
+/** Tool-call arguments go up as an object: the format's own (a Messages tool_use input), or parsed from their text. */
+function toolInput(call: ToolCallPart): JsonValue {
+  return call.input ?? parseArguments(call.name, call.arguments);
+}
+
+/** Text that is not a JSON object is the caller's error, not the provider's. */
 function parseArguments(name: string, text: string): JsonValue {
   try {
     const value = JSON.parse(text || "{}") as JsonValue;

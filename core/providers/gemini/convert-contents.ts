@@ -11,11 +11,11 @@
 // - Gemini takes no reasoning as input; a reasoning part's signature goes back
 //   on the part it came with, which parse-response emitted just after it.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { Role, type ContentPart, type ImagePart, type Message, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
+import { Role, type ContentPart, type FilePart, type ImagePart, type Message, type ToolCallPart, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
 import { UpstreamError } from "../types.ts";
 import { notCarried } from "./not-carried.ts";
-import { imageData, parseDataUri } from "../data-uri.ts";
+import { fileBase64, imageData } from "../data-uri.ts";
 import { audioMimeType, mimeTypeFromName } from "./media-types.ts";
 
 /**
@@ -129,14 +129,10 @@ function isFetchableUri(url: string): boolean {
   return /^(https?|gs):\/\//i.test(url);
 }
 
-function filePart(file: { filename: string; fileData: string; fileId: string; mimeType: string; url: string }): JsonObject[] {
-  if (file.fileData) {
-    const inline = parseDataUri(file.fileData);
-    if (inline) return [{ inlineData: inline }];
-    // Bare base64 without a type: the chat formats' files are PDFs.
-    const mimeType = file.mimeType || mimeTypeFromName(file.filename) || "application/pdf";
-    return [{ inlineData: { mimeType, data: file.fileData } }];
-  }
+function filePart(file: FilePart): JsonObject[] {
+  // Bare base64 without a type: the chat formats' files are PDFs.
+  const inline = fileBase64(file, file.mimeType || mimeTypeFromName(file.filename) || "application/pdf");
+  if (inline) return [{ inlineData: inline }];
   // An uploaded file's id, or a web URL Google fetches.
   const uri = file.fileId || file.url;
   if (uri) {
@@ -168,7 +164,7 @@ function modelParts(content: ContentPart[], drops: Drops): JsonObject[] {
       pendingSignature = signature;
       continue;
     }
-    const converted = part.part.case === "toolCall" ? [functionCallPart(part.part.value.name, part.part.value.arguments)] : inputPartOf(part, drops);
+    const converted = part.part.case === "toolCall" ? [functionCallPart(part.part.value)] : inputPartOf(part, drops);
     if (converted.length === 0) continue;
     if (pendingSignature) converted[0].thoughtSignature = pendingSignature;
     pendingSignature = undefined;
@@ -185,8 +181,9 @@ function isGeminiSignature(signature: string): boolean {
   return /^[A-Za-z0-9+/_-]+={0,2}$/.test(signature);
 }
 
-function functionCallPart(name: string, argumentsText: string): JsonObject {
-  return { functionCall: { name, args: argumentsObject(argumentsText) } };
+/** The arguments as the format's own object (a Messages tool_use input), or from their text. */
+function functionCallPart(call: ToolCallPart): JsonObject {
+  return { functionCall: { name: call.name, args: call.input ?? argumentsObject(call.arguments) } };
 }
 
 /** `args` must be an object: the model's JSON when it is one, else the text kept under `arguments`. */

@@ -8,7 +8,8 @@ import {
   type GenerateRequest,
   type Message,
 } from "../../../gen/router/v1/inference_pb.js";
-import { imageUrl } from "../data-uri.ts";
+import { fileData, imageUrl } from "../data-uri.ts";
+import { toolCallArguments } from "../tool-call-arguments.ts";
 import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 
 /** The hub's roles in OpenAI chat words (also what the token estimate renders). */
@@ -112,7 +113,7 @@ function convertMessages(messages: Message[], passback: ReasoningPassback): Json
 function convertMessage(message: Message, passback: ReasoningPassback): JsonObject {
   const toolCalls = message.content.flatMap((part) =>
     part.part.case === "toolCall"
-      ? [{ id: part.part.value.id, type: "function", function: { name: part.part.value.name, arguments: part.part.value.arguments } }]
+      ? [{ id: part.part.value.id, type: "function", function: { name: part.part.value.name, arguments: toolCallArguments(part.part.value) } }]
       : [],
   );
   const visible = message.content.filter((part) => part.part.case !== "toolCall" && part.part.case !== "reasoning");
@@ -146,11 +147,12 @@ function convertPart(part: ContentPart): JsonObject[] {
     case "audio":
       return [{ type: "input_audio", input_audio: { data: part.part.value.data, format: part.part.value.format } }];
     case "file": {
-      const { filename, fileData, fileId, url } = part.part.value;
+      const { filename, fileId, url } = part.part.value;
+      const data = fileData(part.part.value);
       const file: JsonObject = {};
       if (filename) file.filename = filename;
       // The protocol has no file URL; OpenRouter-style vendors take one as file_data, others refuse it.
-      if (fileData || url) file.file_data = fileData || url;
+      if (data || url) file.file_data = data || url;
       if (fileId) file.file_id = fileId;
       return [{ type: "file", file }];
     }

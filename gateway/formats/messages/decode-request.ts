@@ -133,7 +133,7 @@ function typedPart(block: ContentBlockParam): PartInit {
     case "document":
       return { part: { case: "file", value: documentOf(block) } };
     case "tool_use":
-      return { part: { case: "toolCall", value: { id: block.id, name: block.name, arguments: JSON.stringify(block.input) } } };
+      return { part: { case: "toolCall", value: { id: block.id, name: block.name, input: block.input as JsonObject } } };
     case "tool_result": {
       const content = typeof block.content === "string" ? [textPart(block.content)] : (block.content ?? []).map(resultPart);
       return { part: { case: "toolResult", value: { toolCallId: block.tool_use_id, content, isError: block.is_error ?? false } } };
@@ -167,18 +167,21 @@ function documentOf(block: DocumentBlock) {
     case "base64":
       return { ...described, mimeType: source.media_type, fileData: `data:${source.media_type};base64,${source.data}` };
     case "text":
-      return { ...described, mimeType: "text/plain", fileData: `data:text/plain;base64,${Buffer.from(source.data, "utf8").toString("base64")}` };
+      return { ...described, ...plainText(source.data) };
     case "url":
       return { ...described, mimeType: source.url.toLowerCase().endsWith(".pdf") ? "application/pdf" : "", url: source.url };
     case "content": {
       // Anthropic's custom content document: its text blocks, as one plain-text document.
       const text = typeof source.content === "string" ? source.content : source.content.map((part) => part.text ?? "").join("\n");
-      return { ...described, mimeType: "text/plain", fileData: `data:text/plain;base64,${Buffer.from(text, "utf8").toString("base64")}` };
+      return { ...described, ...plainText(text) };
     }
     case "file":
       return { ...described, fileId: source.file_id };
   }
 }
+
+/** A text document as text, not a data URI to be decoded again (the body is well-formed from read-body.ts, so its UTF-8 round trip changed nothing). */
+const plainText = (text: string) => ({ mimeType: "text/plain", text });
 
 type CustomTool = Extract<ToolParam, { input_schema: unknown }>;
 

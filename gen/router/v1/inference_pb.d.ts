@@ -903,6 +903,18 @@ export declare type FilePart = Message$1<"router.v1.FilePart"> & {
    * @generated from field: string context = 8;
    */
   context: string;
+
+  /**
+   * The document's text, with its `mime_type` (text/plain), when the format
+   * gave it as text (a Messages `text` or `content` source); `file_data` is
+   * then empty. A protocol that takes text (Anthropic) sends it as is, others
+   * the base64 data URI of its UTF-8 bytes (fileData in data-uri.ts): no data
+   * URI is built to be decoded again. Optional so that a part without it
+   * serializes as before (routing/hold.ts measures parts by that size).
+   *
+   * @generated from field: optional string text = 9;
+   */
+  text?: string | undefined;
 };
 
 /**
@@ -931,6 +943,17 @@ export declare type ToolCallPart = Message$1<"router.v1.ToolCallPart"> & {
    * @generated from field: string arguments = 3;
    */
   arguments: string;
+
+  /**
+   * The arguments as a JSON object, when the format held them as one (a
+   * Messages `tool_use.input`); `arguments` is then empty. A protocol that
+   * holds them as an object (Anthropic, Gemini) sends it as is, one that
+   * takes text gets JSON.stringify of it (toolCallArguments), the text the
+   * decoder made before: nothing is stringified to be parsed again.
+   *
+   * @generated from field: google.protobuf.Struct input = 4;
+   */
+  input?: JsonObject | undefined;
 };
 
 /**
