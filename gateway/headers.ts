@@ -86,7 +86,7 @@ function cutEncoded(text: string, room: number): string {
 }
 
 /**
- * OpenAI's rate-limit headers (decisions.md), so OpenAI-style clients can pace
+ * OpenAI's rate-limit headers (docs/contract.md), so OpenAI-style clients can pace
  * themselves: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, the reset
  * as a duration ("12s").
  */

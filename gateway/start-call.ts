@@ -82,7 +82,7 @@ function traceEntries(start: ResponseStart) {
   return start.attempts.map((a) => ({ model: a.modelId, provider: a.provider, outcome: a.outcome, reason: a.reason }));
 }
 
-/** The routing trace (ARCHITECTURE.md: a user can see why a fallback happened), warnings and rate-limit windows. */
+/** The routing trace (docs/routing.md: a user can see why a fallback happened), warnings and rate-limit windows. */
 export function routingHeaders(start: ResponseStart): Record<string, string> {
   const headers: Record<string, string> = {
     "x-router-provider": headerText(start.provider),

@@ -12,7 +12,7 @@ import { TaskStatus, VideoResultStyle, type Task, type TaskOutput, type VideoPar
  */
 type ShownStatus = Exclude<TaskStatus, TaskStatus.EXPIRED>;
 
-/** Each style's word for each status (the spec's success words: decisions.md, "Async media"). */
+/** Each style's word for each status (the spec's success words: docs/contract.md, "Asynchronous media"). */
 const STATUS_WORDS: Record<VideoResultStyle, Record<ShownStatus, string>> = {
   [VideoResultStyle.UNSPECIFIED]: words("queued", "in_progress", "completed"),
   [VideoResultStyle.PROGRESS]: words("queued", "in_progress", "completed"),

@@ -1,5 +1,5 @@
 // The cost of one request from its token usage and the serving provider's prices
-// (decisions.md): uncached prompt, cache reads, cache writes and completion tokens
+// (docs/contract.md): uncached prompt, cache reads, cache writes and completion tokens
 // (reasoning included) at their own rates, plus the per-request fee. Cache
 // writes kept an hour have a rate of their own (Anthropic's 1h TTL).
 import type { Usage } from "../../gen/router/v1/inference_pb.js";

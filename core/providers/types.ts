@@ -64,7 +64,7 @@ export interface ConvertedRequest {
 }
 
 /**
- * A failed upstream attempt. `retryable` decides fallback (decisions.md: connect
+ * A failed upstream attempt. `retryable` decides fallback (docs/contract.md: connect
  * errors, timeouts, 408, 409, 429 and 5xx are; other 4xx are not).
  */
 export class UpstreamError extends Error {

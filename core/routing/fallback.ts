@@ -1,6 +1,6 @@
 // Fallback: try the planned attempts in order until one provider yields its
 // first event, tracing each (skipped, error, ok). It happens only here, before
-// anything reached the caller (ARCHITECTURE.md rule 4).
+// anything reached the caller (docs/contract.md, "Models and routing").
 import { create } from "@bufbuild/protobuf";
 import { GenerateResponseSchema, RoutingAttemptSchema, type GenerateResponse, type RoutingAttempt, type Warning } from "../../gen/router/v1/inference_pb.js";
 import { callerWentAway } from "../errors.ts";

@@ -1,5 +1,5 @@
 // The worst-case cost of a paid request, held from the balance before dispatch
-// (decisions.md): for each attempt, its prompt at most (an upper bound from the
+// (docs/contract.md): for each attempt, its prompt at most (an upper bound from the
 // request's size, capped by the route's context) plus max_tokens of completion
 // at that route's prices; the hold is the dearest attempt's. Chat-specific, so
 // it lives beside the plan: the meter (core/metering/) only takes the amount.

@@ -31,7 +31,7 @@ export function upstreamRejected(error: UpstreamError, trace: RoutingAttempt[]):
 }
 
 /**
- * decisions.md: 502 upstream_error after all fallbacks, 429 when every attempt
+ * docs/contract.md: 502 upstream_error after all fallbacks, 429 when every attempt
  * was rate limited; either says Retry-After when a provider asked for a wait.
  */
 export function allAttemptsFailed(trace: RoutingAttempt[], retryAfterSeconds: number): ConnectError {

@@ -165,7 +165,7 @@ function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: bool
     const others = routes.filter((r) => !preferences.order.includes(r.provider.id));
     routes = preferences.allowFallbacks === false ? named : [...named, ...others];
   }
-  // decisions.md: fallbacks off means no backup provider: the first of `order`
+  // docs/contract.md: fallbacks off means no backup provider: the first of `order`
   // that serves the model, else the cheapest (of `only`, when given).
   if (preferences?.allowFallbacks === false) routes = routes.slice(0, 1);
   return routes;
@@ -179,7 +179,7 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = { ...adapted, reasoning: create(ReasoningOptionsSchema, { effort: "high" }) };
   }
   if (adapted.reasoning && !supportedParametersOf(route).includes("reasoning")) {
-    // decisions.md: a model without reasoning support drops it, with a warning.
+    // docs/contract.md: a model without reasoning support drops it, with a warning.
     adapted = { ...adapted, reasoning: undefined };
     warnings.push(unsupportedWarning("reasoning", route));
   } else if (adapted.reasoning) {

@@ -3,7 +3,7 @@
 // order until one yields its first event: fallback.ts), relay (that provider's
 // events as the hub's stream: relay.ts, driven by the loop here), settle (the
 // outcome to the meter, off the answer's path: settle.ts). Fallback happens
-// only before the first event (ARCHITECTURE.md rule 4); inference-errors.ts
+// only before the first event (docs/contract.md, "Models and routing"); inference-errors.ts
 // builds the errors each step ends with.
 import type { GenerateRequest, GenerateResponse, ResponseStart } from "../../gen/router/v1/inference_pb.js";
 import { callerWentAway, Code, ConnectError, errorDetailOf } from "../errors.ts";

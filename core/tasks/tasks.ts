@@ -113,7 +113,7 @@ export function createTasks(deps: TasksDeps): Tasks {
   }, ASSET_SWEEP_MS);
   assetSweep.unref();
 
-  /** A service id, or a provider-prefixed one (`<provider>:<upstream job id>`, decisions.md "Async media"). */
+  /** A service id, or a provider-prefixed one (`<provider>:<upstream job id>`, docs/contract.md, "Asynchronous media"). */
   const taskIn = async (organizationId: string, given: string) => {
     const colon = given.indexOf(":");
     const id = colon > 0 ? await fromStore(store.findByUpstream(organizationId, given.slice(0, colon), given.slice(colon + 1))) : given;

@@ -10,7 +10,7 @@ const TOP_LEVEL_FIELDS: Record<string, readonly string[]> = {
   free_quota_exhausted: ["quota_limit", "quota_used", "reset_at"],
 };
 
-/** The spec's error body; only 429 bodies carry `status` (decisions.md). */
+/** The spec's error body; only 429 bodies carry `status` (docs/contract.md). */
 export function specErrorBody(error: PublicError): { error: JsonObject } & JsonObject {
   const body: JsonObject = { message: error.message, type: error.type, param: error.param, code: error.code };
   if (error.status === 429) body.status = 429;

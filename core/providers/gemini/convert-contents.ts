@@ -9,7 +9,7 @@
 //   by name and order). Call and response ids are not sent: the Developer API has
 //   refused `id` in requests ("Unknown name id at function_call").
 // - Gemini takes no reasoning as input; a reasoning part's signature goes back
-//   on the part it came with, which parse-response emitted just after it.
+//   on the part it came with, which parse-stream emitted just after it.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Role, type ContentPart, type FilePart, type ImagePart, type Message, type ToolCallPart, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";

@@ -12,7 +12,7 @@ import { fileData, imageUrl } from "../data-uri.ts";
 import { toolCallArguments } from "../tool-call-arguments.ts";
 import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 
-/** The hub's roles in OpenAI chat words (also what the token estimate renders). */
+/** The hub's roles in OpenAI chat words. */
 export const ROLE_NAMES: Record<Role, string> = {
   [Role.UNSPECIFIED]: "user",
   [Role.SYSTEM]: "system",

@@ -1,4 +1,4 @@
-// The catalogue endpoints. They need no key (decisions.md, observed).
+// The catalogue endpoints. They need no key (docs/contract.md).
 import type { Context } from "koa";
 import { invalidParameter } from "../../../core/errors.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";

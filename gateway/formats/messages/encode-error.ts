@@ -1,4 +1,4 @@
-// Errors in the Messages format (decisions.md, "Formats"): the spec's error
+// Errors in the Messages format (docs/contract.md, "Formats"): the spec's error
 // object in Anthropic's envelope, `{"type": "error", "error": {...}}`, so that
 // both the spec's fields (message, type, param, code) and Anthropic's clients
 // (which read error.type and error.message) hold. A 401 keeps the spec's

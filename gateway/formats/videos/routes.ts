@@ -49,7 +49,7 @@ function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
 }
 
 /**
- * The task a getAsyncResponse names (spec, and decisions.md "Async media"): a
+ * The task a getAsyncResponse names (spec, and docs/contract.md, "Asynchronous media"): a
  * provider-prefixed id (`<provider>:<upstream id>`) alone; an unprefixed one
  * with `model`, as the task id or else as the upstream id of one of the
  * model's providers.
