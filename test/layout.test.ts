@@ -5,7 +5,9 @@
 //   test/gateway/e2e/, which holds the end-to-end tests that cross formats;
 // - a test file directly in test/gateway/ or test/core/ tests the module of its
 //   name (test/gateway/sse.test.ts tests gateway/sse.ts); the few that check
-//   core/ as a whole are listed here.
+//   core/ as a whole are listed here;
+// - a recorded upstream body sits in test/fixtures/upstreams/<protocol>/, named
+//   after what it shows (read by test/support/upstream-recording.ts).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -62,6 +64,13 @@ describe("test/ mirrors the source tree", () => {
 
   it("a test file directly in test/core/ tests the core module of its name, or is a check of the whole core", () => {
     expect(unmirroredFiles("test/core", testFilesIn("test/core"), isSourceFile, WHOLE_CORE_CHECKS)).toEqual([]);
+  });
+
+  it("test/fixtures/upstreams/ holds one folder per protocol (a folder of core/providers/), of .sse and .json recordings", () => {
+    const folders = foldersUnder("test/fixtures/upstreams");
+    expect(folders.filter((folder) => !isSourceFolder(`core/providers/${folder.split("/").at(-1)}`) || folder.split("/").length !== 4)).toEqual([]);
+    const recordings = folders.flatMap((folder) => readdirSync(join(REPO, folder)).map((file) => `${folder}/${file}`));
+    expect(recordings.filter((file) => !/\.(sse|json)$/.test(file))).toEqual([]);
   });
 
   it("would notice a misplaced test (the check itself)", () => {
