@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const TEST_FILE = "test/gateway/translation-matrix.test.ts";
+const TEST_FILE = "test/gateway/e2e/translation-matrix.test.ts";
 export const OUTPUT_PATH = join(ROOT, "docs/translation-matrix.md");
 
 /** One test of the matrix: `translation matrix > <format> > <protocol> > <mode> > <feature>`. */

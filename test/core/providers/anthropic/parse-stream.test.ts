@@ -6,35 +6,16 @@ import { createEventTranslator, eventSchema, messageAsEvent, messageSchema } fro
 import { blockTrace, viewOf, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, FinishReason } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
+import { recordedEvents } from "../../../support/upstream-recording.ts";
 
-/** Data lines of a real extended-thinking + tool-use stream (ids shortened), with a server tool block to skip. */
+/** An Anthropic stream event as recorded (message_start carries the message and its usage). */
+type RecordedEvent = { type: string; message?: { usage: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown>;
+
+/** A search result the recorded stream below carries (its results block, relayed as JSON text). */
 const SEARCH_RESULT = { type: "web_search_result", url: "https://w.example/paris", title: "Paris weather", encrypted_content: "EqgfCioIARgB", page_age: null };
 
-const STREAM = [
-  { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [], model: "claude-sonnet-4-5", stop_reason: null, usage: { input_tokens: 472, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 2 } } },
-  { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
-  { type: "ping" },
-  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "The user wants " } },
-  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "the weather." } },
-  { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "EqQBCgIYAh" } },
-  { type: "content_block_stop", index: 0 },
-  { type: "content_block_start", index: 1, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } },
-  { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"query":"x"}' } },
-  { type: "content_block_stop", index: 1 },
-  { type: "content_block_start", index: 2, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [SEARCH_RESULT] } },
-  { type: "content_block_stop", index: 2 },
-  { type: "content_block_start", index: 3, content_block: { type: "text", text: "" } },
-  { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "Checking" } },
-  { type: "content_block_delta", index: 3, delta: { type: "citations_delta", citation: { type: "web_search_result_location", url: "https://w.example/paris", title: "Paris weather", cited_text: "Sunny", encrypted_index: "Eo8" } } },
-  { type: "content_block_stop", index: 3 },
-  { type: "content_block_start", index: 4, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
-  { type: "content_block_delta", index: 4, delta: { type: "input_json_delta", partial_json: "" } },
-  { type: "content_block_delta", index: 4, delta: { type: "input_json_delta", partial_json: '{"city": "Pa' } },
-  { type: "content_block_delta", index: 4, delta: { type: "input_json_delta", partial_json: 'ris"}' } },
-  { type: "content_block_stop", index: 4 },
-  { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 89 } },
-  { type: "message_stop" },
-];
+/** The data lines of a recorded extended-thinking + tool-use stream (ids shortened), with a server tool block to skip. */
+const STREAM = recordedEvents("anthropic/thinking-web-search-citation-tool-use.sse") as RecordedEvent[];
 
 /** The translated events so far (end() not called), checked against the block lifecycle with the end they would get. */
 function translateAll(events: unknown[]) {

@@ -8,6 +8,7 @@ import { readServerSentEvents } from "../../../../core/providers/read-sse.ts";
 import { blockTrace, viewsOf, type EventView } from "../../../support/event-view.ts";
 import { BlockType, FinishReason, Modality } from "../../../../gen/router/v1/inference_pb.js";
 import { expectWellFormedBlocks } from "../../../support/block-lifecycle.ts";
+import { upstreamRecording } from "../../../support/upstream-recording.ts";
 
 /** Google separates events with CRLF pairs; no pings, no [DONE]: the body just ends. */
 const sse = (...chunks: unknown[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join("");
@@ -42,42 +43,10 @@ const chunk = (parts: unknown[], finishReason?: string) => ({
   usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 5, totalTokenCount: 10 },
 });
 
-const usage25 = (final: boolean) => ({
-  promptTokenCount: 9,
-  ...(final ? { candidatesTokenCount: 4 } : {}),
-  totalTokenCount: final ? 124 : 120,
-  promptTokensDetails: [{ modality: "TEXT", tokenCount: 9 }],
-  thoughtsTokenCount: 111,
-});
-
 describe("a streamed answer", () => {
   it("thoughts, then the text with its signature, continued across chunks", async () => {
-    const body = sse(
-      {
-        candidates: [{ content: { parts: [{ text: "**Greeting**\n\nThe user says hi.", thought: true }], role: "model" }, index: 0 }],
-        usageMetadata: usage25(false),
-        modelVersion: "gemini-2.5-flash",
-        responseId: "r1",
-      },
-      {
-        candidates: [{ content: { parts: [{ text: "Hello", thoughtSignature: "c2lnLWE=" }], role: "model" }, index: 0 }],
-        usageMetadata: usage25(false),
-        modelVersion: "gemini-2.5-flash",
-        responseId: "r1",
-      },
-      {
-        candidates: [{ content: { parts: [{ text: " there, " }], role: "model" }, index: 0 }],
-        usageMetadata: usage25(false),
-        modelVersion: "gemini-2.5-flash",
-        responseId: "r1",
-      },
-      {
-        candidates: [{ content: { parts: [{ text: "friend!" }], role: "model" }, finishReason: "STOP", index: 0 }],
-        usageMetadata: usage25(true),
-        modelVersion: "gemini-2.5-flash",
-        responseId: "r1",
-      },
-    );
+    // Four chunks of gemini-2.5-flash: a thought, then text whose first part carries the signature.
+    const body = upstreamRecording("gemini/thoughts-then-signed-text.sse");
     const { events, complete } = await translateSse(body);
     expect(complete).toBe(true);
     expect(events).toEqual([
