@@ -55,26 +55,33 @@ export interface BodyReaders {
  * One router for every format keeps routing one match per request.
  */
 export function formatRoutes(router: Router, format: GatewayFormat, readBodies: BodyReaders): FormatRoutes {
-  const claimErrors: Middleware = (ctx, next) => {
+  const claimErrors = (ctx: Context) => {
     const requestId: string = ctx.state.requestId;
     ctx.state.encodeError = (error: PublicError) => format.encodeError(error, requestId);
     if (format.requestIdHeader) ctx.set(format.requestIdHeader, requestId);
-    return next();
   };
-  // Each path once: a method no route of it serves is refused in this format's shape.
-  const refuse = refuseUnservedMethods();
-  const paths = new Set<string>();
-  const serve = (path: string) => {
-    if (paths.has(path)) return;
-    paths.add(path);
-    router.all(path, claimErrors, refuse);
+  // Each path once, before its methods' routes: its `all` route claims the errors and refuses a
+  // method no route of the path serves, in this format's shape. Every route of the path comes after
+  // it (the same pattern matches the same URLs), so the routes themselves need not claim again.
+  const methodsOfPath = new Map<string, Set<string>>();
+  const serve = (path: string, methods: readonly string[]) => {
+    let served = methodsOfPath.get(path);
+    if (!served) {
+      served = new Set();
+      methodsOfPath.set(path, served);
+      router.all(path, refuseUnservedMethods(claimErrors, WRITTEN_OUT.test(path) ? served : undefined));
+    }
+    for (const method of methods) served.add(method);
   };
   return {
-    get: (path, handler) => void (serve(path), router.get(path, claimErrors, handler)),
-    post: (path, handler, options) => void (serve(path), router.post(path, claimErrors, options?.form ? readBodies.jsonOrForm : readBodies.json, handler)),
-    delete: (path, handler) => void (serve(path), router.delete(path, claimErrors, handler)),
+    get: (path, handler) => void (serve(path, ["GET", "HEAD"]), router.get(path, handler)),
+    post: (path, handler, options) => void (serve(path, ["POST"]), router.post(path, options?.form ? readBodies.jsonOrForm : readBodies.json, handler)),
+    delete: (path, handler) => void (serve(path, ["DELETE"]), router.delete(path, handler)),
   };
 }
+
+/** A path with no parameter (`/api/v1/chat/completions`): the most specific route of any URL it matches. */
+const WRITTEN_OUT = /^[^:*(]*$/;
 
 /** The refusing middlewares, whose `all` routes serve no method of their own. */
 const refusals = new WeakSet<Middleware>();
@@ -83,10 +90,14 @@ const refusals = new WeakSet<Middleware>();
  * A method no route of the path serves: 405 with `Allow`, in the format's error shape (a
  * Messages client reads Anthropic's envelope even for `GET /v1/messages`). OPTIONS is answered
  * 204 with the same `Allow`. A path written out (`/images/generations`) owns its methods: a
- * pattern that also matches it (`GET /images/{id}`) does not serve it.
+ * pattern that also matches it (`GET /images/{id}`) does not serve it. `ownMethods`, given for a
+ * path written out, are what its URL serves: a request for one of them (nearly every request)
+ * goes on without looking at the other matching routes.
  */
-function refuseUnservedMethods(): Middleware {
+function refuseUnservedMethods(claimErrors: (ctx: Context) => void, ownMethods: ReadonlySet<string> | undefined): Middleware {
   const refuse: Middleware = async (ctx, next) => {
+    claimErrors(ctx);
+    if (ownMethods?.has(ctx.method)) return next();
     const served = servedMethods(ctx);
     if (served.includes(ctx.method)) return next();
     ctx.set("allow", served.join(", "));
