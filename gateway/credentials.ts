@@ -22,3 +22,15 @@ export function messagesKey(headers: IncomingHttpHeaders): string {
   if (!headers.authorization) throw missingApiKey("x-api-key: <API_KEY> or Authorization: Bearer <API_KEY>");
   return bearerKey(headers);
 }
+
+/**
+ * The key of an Interactions request: `x-goog-api-key` (the header Google's
+ * GenAI SDK sends) or `Authorization: Bearer`. Only the Interactions routes
+ * read `x-goog-api-key`; elsewhere it is not a key.
+ */
+export function googleKey(headers: IncomingHttpHeaders): string {
+  const header = headers["x-goog-api-key"];
+  if (typeof header === "string" && header.trim() !== "" && !headers.authorization) return header.trim();
+  if (!headers.authorization) throw missingApiKey("x-goog-api-key: <API_KEY> or Authorization: Bearer <API_KEY>");
+  return bearerKey(headers);
+}

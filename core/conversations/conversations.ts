@@ -132,7 +132,7 @@ export function createConversations(options: ConversationsOptions): Conversation
       organizationId,
       previousId: request.conversation?.previousId ?? "",
       // Each request's own instructions apply: none is replayed into a later turn (as OpenAI does not carry `instructions` over).
-      input: request.messages.filter((message) => message.role !== Role.SYSTEM && message.role !== Role.DEVELOPER),
+      input: request.messages.filter((message) => !isInstruction(message)),
       metadata: request.metadata,
       storedEcho: request.storedEcho,
       createdAt: timestampFromMs(createdAtMs),
@@ -196,7 +196,11 @@ export function createConversations(options: ConversationsOptions): Conversation
       if (!previousId) return request;
       const history = await historyFor(organizationId, previousId, referenceParam(request));
       // A new request object: the caller's stays as it was (its messages are this turn's input).
-      return { ...request, messages: [...history, ...request.messages] };
+      // Its leading system and developer messages (instructions, which are never stored) stay first:
+      // after the history they would split an earlier tool call from its result.
+      const lead = request.messages.findIndex((message) => !isInstruction(message));
+      const head = lead === -1 ? request.messages : request.messages.slice(0, lead);
+      return { ...request, messages: [...head, ...history, ...request.messages.slice(head.length)] };
     },
 
     pendingTurn: (request, organizationId, id) => turnOf(request, organizationId, id, now().getTime()),
@@ -242,4 +246,9 @@ export function createConversations(options: ConversationsOptions): Conversation
       await store.close();
     },
   };
+}
+
+/** A system or developer message: the request's instructions, never stored with its turn. */
+function isInstruction(message: Message): boolean {
+  return message.role === Role.SYSTEM || message.role === Role.DEVELOPER;
 }

@@ -1,8 +1,7 @@
 // The formats a core test's GenerateRequest says it came in through, with the
-// policy each format's decoder sets (format_policy): the gateway's own, and
-// Interactions', whose decoder is not built yet.
-import { PublicFormat } from "../../gen/router/v1/inference_pb.js";
+// policy each format's decoder sets (format_policy).
 import { CHAT_COMPLETIONS } from "../../gateway/formats/chat-completions/decode-request.ts";
+import { INTERACTIONS } from "../../gateway/formats/interactions/decode-request.ts";
 import { MESSAGES } from "../../gateway/formats/messages/decode-request.ts";
 import { RESPONSES } from "../../gateway/formats/responses/decode-request.ts";
 import type { RequestFormat } from "../../gateway/router-fields.ts";
@@ -14,5 +13,5 @@ export const FORMAT_FIELDS = {
   chatCompletions: asFields(CHAT_COMPLETIONS),
   responses: asFields(RESPONSES),
   messages: asFields(MESSAGES),
-  interactions: asFields({ format: PublicFormat.INTERACTIONS, policy: { referenceParam: "previous_interaction_id", storeByDefault: true, bareModelNames: true } }),
+  interactions: asFields(INTERACTIONS),
 };

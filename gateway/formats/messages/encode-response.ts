@@ -7,6 +7,7 @@
 //   server tool call and result -> server_tool_use and web_search_tool_result.
 // Media blocks have no content block in this format and are left out.
 import { type Annotation, BlockType, FinishReason, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
+import { signatureOf, type Signer } from "../../formats/shared/reasoning-signature.ts";
 import type { TrackedBlock } from "../../block-tracker.ts";
 import type { FoldedResponse } from "../../fold.ts";
 import { exactNumber } from "../../json.ts";
@@ -137,29 +138,6 @@ export function contentBlockStart(block: TrackedBlock, signer: Signer): Record<s
 
 /** Who called a tool (the SDK's `caller`, always present): the model itself. */
 const DIRECT = { type: "direct" };
-
-/**
- * A signature (or sealed reasoning) as this format hands it out: Anthropic's
- * as it is, so that it goes back to Anthropic byte for byte; another
- * protocol's prefixed with that protocol (`gemini:<signature>`), so that when
- * a client sends it back the core knows whose it is and never sends it to a
- * provider that would refuse it (decode-request.ts reads the prefix back).
- */
-export function signatureOf(signature: string, { protocol, nativeFormat }: Signer): string {
-  return nativeFormat || protocol === "" ? signature : `${protocol}${SIGNER_SEPARATOR}${signature}`;
-}
-
-/** Who served: the start's protocol, and whether it speaks this format (Anthropic's own). */
-export type Signer = Pick<ResponseStart, "protocol" | "nativeFormat">;
-
-const SIGNER_SEPARATOR = ":";
-const SIGNED_BY = /^([a-z][a-z0-9-]*):/;
-
-/** A signature sent back: the protocol that made it (empty: Anthropic's own or unknown) and the signature itself. */
-export function signerOfSignature(value: string): { signedBy: string; signature: string } {
-  const signer = SIGNED_BY.exec(value);
-  return signer ? { signedBy: signer[1], signature: value.slice(signer[0].length) } : { signedBy: "", signature: value };
-}
 
 /** A tool input as JSON; a model's malformed arguments stay visible as a string rather than fail the answer. */
 function parsedInput(text: string, empty: unknown = {}): unknown {

@@ -15,7 +15,8 @@ import type { PublicError } from "../../errors/http-status.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { messagesErrorBody } from "./encode-error.ts";
-import { citationOf, contentBlockStart, encodeUsage, messageHead, signatureOf, stopDetailsOf, stopReasonOf } from "./encode-response.ts";
+import { signatureOf } from "../../formats/shared/reasoning-signature.ts";
+import { citationOf, contentBlockStart, encodeUsage, messageHead, stopDetailsOf, stopReasonOf } from "./encode-response.ts";
 
 export function createMessageStreamEncoder(start: ResponseStart): StreamEncoder {
   const tracker = createBlockTracker({ gather: "all" });
