@@ -96,6 +96,19 @@ describe("interactions on every provider protocol through the hub", () => {
         const firstWithInput = (await ai.interactions.get(first.id, { include_input: true })) as Json;
         expect(firstWithInput.steps[0]).toEqual({ type: "user_input", content: [{ type: "text", text: "Weather in Paris?" }] });
 
+        // Stateless: the timeline sent back whole (thought signatures included) reaches the upstream as it was signed.
+        const replayed = await create(
+          {
+            model: `conv/${protocol}`,
+            store: false,
+            ...SETTINGS,
+            input: [{ type: "user_input", content: [{ type: "text", text: "Weather in Paris?" }] }, ...first.steps, { type: "function_result", call_id: call.id, result: '{"celsius":21}' }],
+          },
+          mode,
+        );
+        expect(replayed.outputs).toEqual(second.outputs);
+        if (protocol !== "openai-compatible") expect(JSON.stringify(upstream.requests.at(-1)!.body)).toContain(first.steps[0].signature.replace(/^[a-z-]+:/, ""));
+
         await ai.interactions.delete(second.id);
         const gone = await ai.interactions.get(second.id).catch((error: unknown) => error);
         expect(gone).toMatchObject({ status: 404 });
