@@ -15,12 +15,16 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TEST_FILE = "test/gateway/e2e/translation-matrix.test.ts";
 export const OUTPUT_PATH = join(ROOT, "docs/translation-matrix.md");
 
-/** One test of the matrix: `translation matrix > <format> > <protocol> > <mode> > <feature>`. */
+/**
+ * One test of the matrix: `translation matrix > <format> > <protocol> > <mode> > <feature>`.
+ * A skipped test is a row the format cannot ask (the test's NOT_ASKABLE): not asked, drawn as —.
+ */
 export interface CellResult {
   format: string;
   protocol: string;
   mode: string;
   feature: string;
+  asked: boolean;
   passed: boolean;
 }
 
@@ -32,12 +36,12 @@ export function cellsOf(report: VitestJson): CellResult[] {
   return report.testResults.flatMap((file) =>
     file.assertionResults
       .filter((test) => test.ancestorTitles[0] === "translation matrix" && test.ancestorTitles.length === 4)
-      .map(({ ancestorTitles: [, format, protocol, mode], title, status }) => ({ format, protocol, mode, feature: title, passed: status === "passed" })),
+      .map(({ ancestorTitles: [, format, protocol, mode], title, status }) => ({ format, protocol, mode, feature: title, asked: status !== "skipped", passed: status === "passed" })),
   );
 }
 
 /** The formats' names in the test, as the document titles them. */
-const FORMAT_TITLES: Record<string, string> = { chat: "Chat completions", responses: "Responses", messages: "Messages" };
+const FORMAT_TITLES: Record<string, string> = { chat: "Chat completions", responses: "Responses", messages: "Messages", interactions: "Interactions" };
 
 export function renderMatrix(cells: CellResult[]): string {
   const formats = [...new Set(cells.map((c) => c.format))];
@@ -48,12 +52,13 @@ export function renderMatrix(cells: CellResult[]): string {
     modes
       .map((mode) => {
         const cell = cells.find((c) => c.format === format && c.protocol === protocol && c.feature === feature && c.mode === mode);
-        return `${mode} ${cell === undefined ? "—" : cell.passed ? "✅" : "❌"}`;
+        return `${mode} ${cell === undefined || !cell.asked ? "—" : cell.passed ? "✅" : "❌"}`;
       })
       .join(" · ");
+  const asked = cells.filter((c) => c.asked);
   const passed = (of: CellResult[]) => of.filter((c) => c.passed).length;
   const table = (format: string) => {
-    const own = cells.filter((c) => c.format === format);
+    const own = asked.filter((c) => c.format === format);
     return [
       `## ${FORMAT_TITLES[format] ?? format}`,
       "",
@@ -73,18 +78,21 @@ export function renderMatrix(cells: CellResult[]): string {
     "",
     "Each cell is one request through a public format (chat completions or the",
     "Responses API with the official `openai` SDK, the Messages API with the",
-    "official `@anthropic-ai/sdk`), against a fake upstream that speaks the",
+    "official `@anthropic-ai/sdk`, the Interactions API with the official",
+    "`@google/genai` SDK), against a fake upstream that speaks the",
     "protocol and records what it received. Every cell asserts both what was sent",
     "upstream (the protocol's own shape: system prompt, tools and tool results,",
     "schema, thinking budget, image block, cache breakpoint) and what the client",
     "got (text, tool calls, reasoning, usage with cached and reasoning tokens,",
     "exact cost), and every answer, chunk and event is checked against the",
     "format's published types (OpenAI's OpenAPI document; the Anthropic SDK's",
-    "types for Messages). A row is written once and sent through each format;",
-    "— marks a row the format cannot ask (Responses has no `cache_control`; its",
-    "plain-text row sends no stop sequences, which Responses does not have either).",
+    "types for Messages; the Google GenAI SDK's types for Interactions). A row is",
+    "written once and sent through each format; — marks a row the format cannot",
+    "ask, declared as such in the test (Responses and Interactions have no",
+    "`cache_control`; Responses' plain-text row sends no stop sequences, which",
+    "Responses does not have either).",
     "",
-    `${passed(cells)} of ${cells.length} cells pass.`,
+    `${passed(asked)} of ${asked.length} cells pass.`,
     "",
     ...formats.flatMap(table),
   ].join("\n");
@@ -102,7 +110,8 @@ export function main(): void {
     const cells = cellsOf(JSON.parse(readFileSync(reportPath, "utf8")) as VitestJson);
     if (cells.length === 0) throw new Error("the matrix test produced no results");
     writeFileSync(OUTPUT_PATH, renderMatrix(cells));
-    console.log(`wrote ${OUTPUT_PATH}: ${cells.filter((c) => c.passed).length}/${cells.length} cells pass`);
+    const asked = cells.filter((c) => c.asked);
+    console.log(`wrote ${OUTPUT_PATH}: ${asked.filter((c) => c.passed).length}/${asked.length} cells pass`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -21,6 +21,9 @@ describe("render-translation-matrix", () => {
           result("chat", "gemini", "stream", "cached prompt", "passed"),
           result("responses", "anthropic", "JSON", "plain text", "passed"),
           result("responses", "anthropic", "stream", "plain text", "passed"),
+          // A row the format cannot ask: declared, skipped, drawn as — and not counted.
+          result("responses", "anthropic", "JSON", "cached prompt", "skipped"),
+          result("responses", "anthropic", "stream", "cached prompt", "skipped"),
           result("messages", "gemini", "JSON", "plain text", "passed"),
           // Not a matrix cell: ignored.
           { ancestorTitles: ["something else"], title: "x", status: "passed" },
@@ -31,14 +34,18 @@ describe("render-translation-matrix", () => {
 
   it("reads the matrix cells out of vitest's JSON report", () => {
     expect(cellsOf(report).slice(0, 2)).toEqual([
-      { format: "chat", protocol: "anthropic", mode: "JSON", feature: "plain text", passed: true },
-      { format: "chat", protocol: "anthropic", mode: "stream", feature: "plain text", passed: false },
+      { format: "chat", protocol: "anthropic", mode: "JSON", feature: "plain text", asked: true, passed: true },
+      { format: "chat", protocol: "anthropic", mode: "stream", feature: "plain text", asked: true, passed: false },
     ]);
-    expect(cellsOf(report).at(-1)).toEqual({ format: "messages", protocol: "gemini", mode: "JSON", feature: "plain text", passed: true });
-    expect(cellsOf(report)).toHaveLength(9);
+    expect(cellsOf(report).at(-1)).toEqual({ format: "messages", protocol: "gemini", mode: "JSON", feature: "plain text", asked: true, passed: true });
+    expect(cellsOf(report).filter((cell) => !cell.asked)).toEqual([
+      { format: "responses", protocol: "anthropic", mode: "JSON", feature: "cached prompt", asked: false, passed: false },
+      { format: "responses", protocol: "anthropic", mode: "stream", feature: "cached prompt", asked: false, passed: false },
+    ]);
+    expect(cellsOf(report)).toHaveLength(11);
   });
 
-  it("draws one table per format, marks each cell by its result (— for a row the format has not) and counts them", () => {
+  it("draws one table per format, marks each cell by its result (— for a row the format has not or cannot ask) and counts the asked ones", () => {
     const document = renderMatrix(cellsOf(report));
     expect(document).toContain("8 of 9 cells pass.");
     const [, chat, responses, messages] = document.split(/^## /m);

@@ -64,10 +64,13 @@ export function decodeInteractionsRequest(body: unknown, context: DecodeContext)
   };
 }
 
-/** `response_format` text: JSON with a schema, JSON, or plain; `response_mime_type` is its older spelling. */
+/**
+ * `response_format` text: JSON with a schema, JSON, or plain; `response_mime_type` is its older spelling.
+ * A schema is strict: Gemini constrains its output to it, so every upstream is asked to.
+ */
 function responseFormatInit({ response_format: format, response_mime_type: mimeType }: InteractionsRequestBody) {
   const text = Array.isArray(format) ? format[0] : format;
-  if (text?.schema) return { type: ResponseFormat_Type.JSON_SCHEMA, name: "response", schema: text.schema as JsonObject };
+  if (text?.schema) return { type: ResponseFormat_Type.JSON_SCHEMA, name: "response", schema: text.schema as JsonObject, strict: true };
   if ((text?.mime_type ?? mimeType) === "application/json") return { type: ResponseFormat_Type.JSON_OBJECT };
   return text || mimeType ? { type: ResponseFormat_Type.TEXT } : undefined;
 }

@@ -13,9 +13,11 @@
 // (anthropic-schema.ts). Test names are `<format> > <protocol> > <mode> > <feature>`: `npm run
 // docs:matrix` turns this file's results into docs/translation-matrix.md.
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest";
 import { expectAnthropicValid } from "../../support/anthropic-schema.ts";
+import { expectGenaiValid } from "../../support/genai-interactions-schema.ts";
 import { STRUCTURED_ANSWER, type FakeUpstream } from "../../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../../support/harness.ts";
 import { expectValid } from "../../support/openai-schema.ts";
@@ -32,8 +34,16 @@ import {
 } from "../../support/protocol-upstreams.ts";
 
 type Json = Record<string, any>;
-type Format = "chat" | "responses" | "messages";
-const FORMATS: Format[] = ["chat", "responses", "messages"];
+type Format = "chat" | "responses" | "messages" | "interactions";
+const FORMATS: Format[] = ["chat", "responses", "messages", "interactions"];
+/**
+ * Rows a format cannot ask, with why: their cells are declared (skipped, drawn
+ * as — in docs/translation-matrix.md), never left out of the table unsaid.
+ */
+const NOT_ASKABLE: Partial<Record<Format, Record<string, string>>> = {
+  responses: { "cached prompt": "Responses has no cache_control" },
+  interactions: { "cached prompt": "Interactions has no cache_control (system_instruction is a string)" },
+};
 const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-test", anthropic: "claude-test", gemini: "gemini-test" };
 
 // ---- what each fake upstream reports, and the cost the router must compute from it ----
@@ -76,6 +86,7 @@ interface ClientAnswer {
 interface Clients {
   openai: OpenAI;
   anthropic: Anthropic;
+  google: GoogleGenAI;
 }
 
 type Driver = (clients: Clients, chatBody: Json) => Promise<ClientAnswer>;
@@ -84,6 +95,7 @@ const DRIVERS: Record<Format, { json: Driver; stream: Driver }> = {
   chat: { json: chatJson, stream: chatStreaming },
   responses: { json: responsesJson, stream: responsesStreaming },
   messages: { json: messagesJson, stream: messagesStreaming },
+  interactions: { json: interactionsJson, stream: interactionsStreaming },
 };
 
 async function chatJson({ openai: client }: Clients, params: Json): Promise<ClientAnswer> {
@@ -354,6 +366,171 @@ function toMessageBlock(part: Json): Json {
   }
 }
 
+async function interactionsJson({ google: client }: Clients, chatBody: Json): Promise<ClientAnswer> {
+  const interaction = (await client.interactions.create(toInteractionsBody(chatBody) as never)) as Json;
+  expectGenaiValid("Interaction", interaction, "JSON answer");
+  expectInteraction(interaction);
+  return interactionView(interaction);
+}
+
+/**
+ * Streams through the SDK: event ids numbered from "0", the last event
+ * interaction.completed. The answer is read from the step events themselves
+ * (steps opened by step.start, filled by step.delta), and must equal the
+ * completed interaction's steps; usage comes from interaction.completed.
+ */
+async function interactionsStreaming({ google: client }: Clients, chatBody: Json): Promise<ClientAnswer> {
+  const stream = await client.interactions.create({ ...toInteractionsBody(chatBody), stream: true } as never);
+  const events: Json[] = [];
+  for await (const event of stream as unknown as AsyncIterable<Json>) events.push(event);
+  for (const event of events) expectGenaiValid("InteractionSSEEvent", event, `${event.event_type} event`);
+  expect(events.map((event) => event.event_id)).toEqual(events.map((_, index) => String(index)));
+  expect(events[0]).toMatchObject({ event_type: "interaction.created", interaction: { status: "in_progress" } });
+  const last = events.at(-1)!;
+  expect(last.event_type).toBe("interaction.completed");
+  expectGenaiValid("Interaction", last.interaction, "completed interaction");
+  expectInteraction(last.interaction);
+  const steps: Json[] = [];
+  const argumentText = new Map<Json, string>();
+  for (const event of events) {
+    if (event.event_type === "step.start") steps[event.index] = structuredClone(event.step);
+    if (event.event_type === "step.delta") applyStepDelta(steps[event.index], event.delta, argumentText);
+  }
+  for (const [step, text] of argumentText) step.arguments = JSON.parse(text);
+  expect(steps).toEqual(last.interaction.steps);
+  return interactionView({ ...last.interaction, steps });
+}
+
+/** One step.delta onto the step it fills, as a client assembles it (a call's arguments arrive as JSON text, parsed at the end). */
+function applyStepDelta(step: Json, delta: Json, argumentText: Map<Json, string>): void {
+  switch (delta.type) {
+    case "text": {
+      const lastBlock = step.content?.at(-1);
+      if (lastBlock?.type === "text") lastBlock.text += delta.text;
+      else step.content = [...(step.content ?? []), { type: "text", text: delta.text }];
+      return;
+    }
+    case "thought_summary": {
+      const lastBlock = step.summary?.at(-1);
+      if (lastBlock?.type === "text") lastBlock.text += delta.content.text;
+      else step.summary = [...(step.summary ?? []), { ...delta.content }];
+      return;
+    }
+    case "thought_signature":
+      step.signature = delta.signature;
+      return;
+    case "arguments_delta":
+      argumentText.set(step, (argumentText.get(step) ?? "") + delta.arguments);
+      return;
+    default:
+      throw new Error(`no step for a ${delta.type} delta`);
+  }
+}
+
+/** The resource's own shape: what every interaction answer must carry. */
+function expectInteraction(interaction: Json): void {
+  expect(interaction).toMatchObject({ object: "interaction", status: "completed", id: expect.any(String), steps: expect.any(Array), outputs: expect.any(Array) });
+  expect(new Date(interaction.created).toISOString()).toBe(interaction.created);
+  expect(new Date(interaction.updated).toISOString()).toBe(interaction.updated);
+  const outputs = interaction.steps.filter((step: Json) => step.type === "model_output").at(-1)?.content ?? [];
+  expect(interaction.outputs).toEqual(outputs);
+  expect(interaction.usage.chat_id).toBe(interaction.id);
+  expect(interaction.usage.total_tokens).toBe(interaction.usage.total_input_tokens + interaction.usage.total_output_tokens + interaction.usage.total_thought_tokens);
+}
+
+/**
+ * An Interaction read as the chat answer it corresponds to: the text of its
+ * model_output steps, its thought summaries and signature (another protocol's
+ * prefixed `<protocol>:`), its function_call steps as tool calls (arguments
+ * as JSON), a finish reason (tool_calls when it called, else stop), and usage
+ * under chat's names (thought tokens are output; the format has no count of
+ * cache writes).
+ */
+function interactionView(interaction: Json): ClientAnswer {
+  const steps = interaction.steps as Json[];
+  const texts = steps.filter((step) => step.type === "model_output").flatMap((step) => step.content ?? []);
+  const thoughts = steps.filter((step) => step.type === "thought");
+  const calls = steps.filter((step) => step.type === "function_call");
+  const usage = interaction.usage as Json;
+  return {
+    content: texts.length === 0 ? null : texts.map((block) => block.text ?? "").join(""),
+    reasoning: thoughts.flatMap((step) => step.summary ?? []).map((block: Json) => block.text).join(""),
+    signature: thoughts.map((step) => step.signature?.replace(/^[a-z-]+:/, "")).find(Boolean),
+    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: JSON.stringify(call.arguments) })),
+    finishReason: calls.length > 0 ? "tool_calls" : "stop",
+    usage: {
+      prompt_tokens: usage.total_input_tokens,
+      completion_tokens: usage.total_output_tokens + usage.total_thought_tokens,
+      total_tokens: usage.total_tokens,
+      prompt_tokens_details: { cached_tokens: usage.total_cached_tokens, cache_write_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: usage.total_thought_tokens },
+      cost: usage.cost,
+    },
+    warnings: "",
+  };
+}
+
+/**
+ * A chat completions body as the Interactions request that asks the same: a
+ * leading system message as `system_instruction`, messages as steps (user
+ * content as user_input, an assistant's tool calls as function_call steps,
+ * tool messages as function_result steps), `max_tokens`, `temperature`,
+ * `stop`, `tool_choice` and `reasoning.effort` into `generation_config`
+ * (`required` is `any`, effort is `thinking_level`), flat function tools,
+ * a json_schema as `response_format` JSON with its schema. Router fields pass
+ * as they are. A field Interactions has no counterpart for fails the row.
+ */
+function toInteractionsBody(chat: Json): Json {
+  const { messages, max_tokens, temperature, stop, tools, tool_choice, reasoning, response_format, ...rest } = chat;
+  for (const field of ["stream_options", "n", "logprobs"]) if (field in rest) throw new Error(`Interactions has no ${field}: send this row's ${field} for chat only`);
+  const body: Json = { ...rest };
+  let input = messages as Json[];
+  if (input[0]?.role === "system") {
+    if (typeof input[0].content !== "string") throw new Error("Interactions' system_instruction is a string: send this row for chat only");
+    body.system_instruction = input[0].content;
+    input = input.slice(1);
+  }
+  body.input = input.flatMap(toInteractionSteps);
+  const config: Json = {};
+  if (max_tokens !== undefined) config.max_output_tokens = max_tokens;
+  if (temperature !== undefined) config.temperature = temperature;
+  if (stop !== undefined) config.stop_sequences = stop;
+  if (tool_choice !== undefined) config.tool_choice = tool_choice === "required" ? "any" : tool_choice;
+  if (reasoning?.effort !== undefined) config.thinking_level = reasoning.effort;
+  if (Object.keys(config).length > 0) body.generation_config = config;
+  if (tools !== undefined) body.tools = (tools as Json[]).map((tool) => ({ type: "function", ...tool.function }));
+  if (response_format?.type === "json_schema") body.response_format = { type: "text", mime_type: "application/json", schema: response_format.json_schema.schema };
+  return body;
+}
+
+function toInteractionSteps(message: Json): Json[] {
+  switch (message.role) {
+    case "assistant":
+      return [
+        ...(message.content ? [{ type: "model_output", content: [{ type: "text", text: message.content }] }] : []),
+        ...((message.tool_calls ?? []) as Json[]).map((call) => ({ type: "function_call", id: call.id, name: call.function.name, arguments: JSON.parse(call.function.arguments) })),
+      ];
+    case "tool":
+      return [{ type: "function_result", call_id: message.tool_call_id, result: message.content }];
+    default:
+      return [{ type: "user_input", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : (message.content as Json[]).map(toInteractionContent) }];
+  }
+}
+
+function toInteractionContent(part: Json): Json {
+  if (part.cache_control !== undefined) throw new Error("Interactions has no cache_control: send this row for chat only");
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image_url": {
+      const data = /^data:([^;]+);base64,(.*)$/.exec(part.image_url.url);
+      return data ? { type: "image", mime_type: data[1], data: data[2] } : { type: "image", uri: part.image_url.url };
+    }
+    default:
+      throw new Error(`no Interactions content for a chat ${part.type} part`);
+  }
+}
+
 describe("translation matrix", () => {
   let upstreams: Record<Protocol, FakeUpstream>;
   let gateway: Gateway;
@@ -366,6 +543,8 @@ describe("translation matrix", () => {
       openai: new OpenAI({ apiKey: TEST_KEY, baseURL: gateway.apiUrl, maxRetries: 0 }),
       // As Claude Code calls it: x-api-key, the gateway root as the base URL (the SDK adds /v1/messages).
       anthropic: new Anthropic({ apiKey: TEST_KEY, baseURL: gateway.url, maxRetries: 0 }),
+      // x-goog-api-key, the gateway root as the base URL (the SDK adds /{apiVersion}/interactions).
+      google: new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gateway.url, apiVersion: "v1" } }),
     };
   });
   afterAll(async () => {
@@ -435,6 +614,8 @@ describe("translation matrix", () => {
     anthropic: ["toolu_01FakeCall", "toolu_02FakeCall"],
   };
   const PNG = "iVBORw0KGgo=";
+  /** The schema's name upstream: Messages' output_config.format and Interactions' response_format name none, so the router names it. */
+  const SCHEMA_NAME: Record<Format, string> = { chat: "answer", responses: "answer", messages: "output", interactions: "response" };
   const answerSchema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
 
   for (const format of FORMATS) {
@@ -451,6 +632,12 @@ describe("translation matrix", () => {
   function defineRows(format: Format, protocol: Protocol, mode: "JSON" | "stream") {
     const stream = mode === "stream";
     const send = (body: Json) => ask(format, protocol, stream, body);
+    /** A row's cell, or its declared skip when the format cannot ask it (NOT_ASKABLE). */
+    const it = (feature: string, cell: () => Promise<void>) => {
+      const reason = NOT_ASKABLE[format]?.[feature];
+      if (reason === undefined) vitestIt(feature, cell);
+      else vitestIt.skip(feature, () => { throw new Error(reason); });
+    };
 
     it("plain text", async () => {
       const { answer, sent } = await send({
@@ -564,8 +751,7 @@ describe("translation matrix", () => {
       expectImageSent(protocol, sent);
     });
 
-    // Responses has no cache_control: the row is chat's and Messages'.
-    if (format !== "responses") it("cached prompt", async () => {
+    it("cached prompt", async () => {
       const longContext = "The whole handbook. ".repeat(50);
       const { answer, sent } = await send({
         messages: [
@@ -705,8 +891,7 @@ describe("translation matrix", () => {
   function expectJsonSchemaSent(protocol: Protocol, sent: Json, format: Format) {
     switch (protocol) {
       case "openai-compatible":
-        // Messages' output_config.format names no schema: the router calls it "output".
-        expect(sent.response_format).toEqual({ type: "json_schema", json_schema: { name: format === "messages" ? "output" : "answer", schema: answerSchema, strict: true } });
+        expect(sent.response_format).toEqual({ type: "json_schema", json_schema: { name: SCHEMA_NAME[format], schema: answerSchema, strict: true } });
         return;
       case "anthropic":
         expect(anthropicOutputSchema(sent)).toEqual(answerSchema);
