@@ -1,9 +1,9 @@
 // The Interactions request body (POST /v1/interactions, Google's Interactions
 // API as the @google/genai SDK sends it): the fields this gateway serves,
 // validated with a 400 naming the parameter, plus the router's own
-// (router-fields.ts). Strict: a field it does not serve yet (background,
-// environment, agents, video output...) is a 400 naming it rather than
-// silently dropped (docs/interactions.md).
+// (router-fields.ts). Strict at every level: a field it does not serve yet
+// (background, environment, agents, video output, a `cache_control` on a text
+// block...) is a 400 naming it rather than silently dropped (docs/interactions.md).
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
 import { providerSchema, requestTagsSchema } from "../../router-fields.ts";
@@ -11,7 +11,7 @@ import { int32, list, nonEmptyString } from "../../schema-parts.ts";
 
 // ---- content ----
 
-const textContentSchema = z.object({ type: z.literal("text"), text: z.string(), annotations: z.array(z.unknown()).optional() });
+const textContentSchema = z.strictObject({ type: z.literal("text"), text: z.string(), annotations: z.array(z.unknown()).optional() });
 
 /** An image as base64 `data` with its `mime_type`, or a `uri`. */
 const imageContentSchema = z
@@ -24,11 +24,11 @@ const contentsSchema = list(contentSchema, MAX_ITEMS.contentBlocks);
 
 // ---- steps (an earlier timeline sent back) ----
 
-const userInputStepSchema = z.object({ type: z.literal("user_input"), content: contentsSchema.optional() });
-const modelOutputStepSchema = z.object({ type: z.literal("model_output"), content: contentsSchema.optional() });
-const thoughtStepSchema = z.object({ type: z.literal("thought"), signature: z.string().optional(), summary: contentsSchema.optional() });
-const functionCallStepSchema = z.object({ type: z.literal("function_call"), id: nonEmptyString, name: nonEmptyString, arguments: z.record(z.string(), z.unknown()) });
-const functionResultStepSchema = z.object({
+const userInputStepSchema = z.strictObject({ type: z.literal("user_input"), content: contentsSchema.optional() });
+const modelOutputStepSchema = z.strictObject({ type: z.literal("model_output"), content: contentsSchema.optional() });
+const thoughtStepSchema = z.strictObject({ type: z.literal("thought"), signature: z.string().optional(), summary: contentsSchema.optional() });
+const functionCallStepSchema = z.strictObject({ type: z.literal("function_call"), id: nonEmptyString, name: nonEmptyString, arguments: z.record(z.string(), z.unknown()) });
+const functionResultStepSchema = z.strictObject({
   type: z.literal("function_result"),
   call_id: nonEmptyString,
   name: z.string().optional(),
@@ -37,7 +37,7 @@ const functionResultStepSchema = z.object({
 });
 
 /** A turn, the older spelling of a timeline entry: a role and its content. */
-const turnSchema = z.object({ role: z.enum(["user", "model"]), content: z.union([z.string(), contentsSchema]) });
+const turnSchema = z.strictObject({ role: z.enum(["user", "model"]), content: z.union([z.string(), contentsSchema]) });
 
 const entrySchema = z.union([textContentSchema, imageContentSchema, userInputStepSchema, modelOutputStepSchema, thoughtStepSchema, functionCallStepSchema, functionResultStepSchema, turnSchema]);
 
@@ -45,10 +45,10 @@ export const inputSchema = z.union([z.string(), textContentSchema, imageContentS
 
 // ---- tools and output ----
 
-const functionToolSchema = z.object({ type: z.literal("function"), name: nonEmptyString, description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() });
+const functionToolSchema = z.strictObject({ type: z.literal("function"), name: nonEmptyString, description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() });
 
 /** Text, plain or JSON (with a schema); image, audio and video output are not served yet. */
-const textResponseFormatSchema = z.object({
+const textResponseFormatSchema = z.strictObject({
   type: z.literal("text"),
   mime_type: z.enum(["text/plain", "application/json"]).optional(),
   schema: z.record(z.string(), z.unknown()).optional(),

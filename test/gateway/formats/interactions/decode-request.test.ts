@@ -79,6 +79,8 @@ describe("decoding an Interactions request", () => {
     ["response_format", { response_format: { type: "video" } }],
     ["input", { input: [{ type: "video", uri: "https://x/v.mp4" }] }],
     ["input", { input: [{ type: "image" }] }],
+    ["cache_control", { input: [{ type: "text", text: "Hi", cache_control: { type: "ephemeral" } }] }],
+    ["strict", { tools: [{ type: "function", name: "look", strict: true }] }],
   ])("refuses what is not served yet with a 400 naming %s", (param, body) => {
     let thrown: unknown;
     try {
