@@ -41,4 +41,6 @@ export const MAX_ITEMS = {
   requestTags: 64,
   /** Providers named in provider.only or provider.order. */
   providers: 64,
+  /** Interactions `safety_settings`: one per harm category, and Google has about ten. */
+  safetySettings: 32,
 } as const;

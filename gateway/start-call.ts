@@ -1,5 +1,6 @@
 // Starts an inference on the core and waits for its first event, with the
-// client's disconnect wired to abort the call (and so the upstream request).
+// client's disconnect wired to abort the call (and so the upstream request),
+// unless the answer is kept for the client to fetch later.
 import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
@@ -16,10 +17,19 @@ export interface StartedCall {
   signal: AbortSignal;
 }
 
-export async function startCall(ctx: Context, core: CoreClient, request: GenerateRequest): Promise<StartedCall> {
-  const controller = abortWhenClientLeaves(ctx.res);
+export interface StartCallOptions {
+  /**
+   * Let the answer finish when the client leaves (Interactions: a stored
+   * interaction can be fetched later, so a finished result is never lost);
+   * the stream loop reads it to its end, writing nothing.
+   */
+  finishWhenClientLeaves?: boolean;
+}
+
+export async function startCall(ctx: Context, core: CoreClient, request: GenerateRequest, { finishWhenClientLeaves = false }: StartCallOptions = {}): Promise<StartedCall> {
+  const controller = finishWhenClientLeaves ? new AbortController() : abortWhenClientLeaves(ctx.res);
   // The client may have left while its body was read, before the listener existed.
-  if (ctx.req.socket.destroyed) controller.abort();
+  if (ctx.req.socket.destroyed && !finishWhenClientLeaves) controller.abort();
   const rest = core.inference.generate(request, { signal: controller.signal })[Symbol.asyncIterator]();
   const step = await rest.next();
   if (step.done || step.value.event.case !== "start") throw new Error("the core's stream must open with a start event");

@@ -51,9 +51,9 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
     async cancelTurn(request) {
       const organizationId = await organizationOf(request.caller);
       const turn = await turnIn(organizationId, request.id);
-      if (!turn.background) throw notCancellable("Only responses created with background: true can be cancelled.");
+      if (!turn.background) throw notCancellable("Only answers created with background: true can be cancelled.");
       if (turn.status === TurnStatus.CANCELLED) return { turn };
-      if (!isActive(turn)) throw notCancellable(`Cannot cancel a response that has already ${FINISHED_WORDS[turn.status] ?? "finished"}.`);
+      if (!isActive(turn)) throw notCancellable(`Cannot cancel an answer that has already ${FINISHED_WORDS[turn.status] ?? "finished"}.`);
       await fromStore(store.requestCancel(organizationId, turn.id));
       deps.background.cancelHere(organizationId, turn.id);
       return { turn: withCancelRequested(turn) };
@@ -101,4 +101,4 @@ const FINISHED_WORDS: Partial<Record<TurnStatus, string>> = {
   [TurnStatus.FAILED]: "failed",
 };
 
-const notFound = (id: string) => routerError(Code.NotFound, "turn_not_found", `No stored response ${echoed(id)} for this organisation.`, { param: "id" });
+const notFound = (id: string) => routerError(Code.NotFound, "turn_not_found", `No stored answer ${echoed(id)} for this organisation.`, { param: "id" });

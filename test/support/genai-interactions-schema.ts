@@ -10,6 +10,7 @@
 // values, so anything unexpected fails the check.
 import { expect } from "vitest";
 import { z } from "zod";
+import { comparePositions, parseEventId } from "../../gateway/formats/interactions/event-position.ts";
 
 const int = z.number().int().min(0);
 
@@ -108,4 +109,13 @@ export type GenaiInteractionsSchema = keyof typeof SCHEMAS;
 export function expectGenaiValid(name: GenaiInteractionsSchema, value: unknown, what: string): void {
   const result = SCHEMAS[name].safeParse(value);
   expect(result.success, result.success ? "" : `${what} is not a valid ${name}:\n${z.prettifyError(result.error)}\n${JSON.stringify(value)}`).toBe(true);
+}
+
+/**
+ * A stream's event ids are places in the answer (gateway/formats/interactions/event-position.ts):
+ * each reads back, and each comes after the one before.
+ */
+export function expectEventIdsInStreamOrder(events: readonly { event_id?: unknown }[]): void {
+  const positions = events.map((event) => parseEventId(String(event.event_id)));
+  for (let i = 1; i < positions.length; i++) expect(comparePositions(positions[i - 1], positions[i]), `${events[i - 1].event_id} then ${events[i].event_id}`).toBeLessThan(0);
 }

@@ -7,6 +7,9 @@
 // never stores it: the client resends it every turn). `previous_interaction_id`
 // is the conversation reference, `store` defaults to true and a bare model
 // name resolves in the catalogue: the format's policy, stated here as data.
+// `safety_settings`, `service_tier` and `environment` are Google's settings:
+// they travel as provider options to the Gemini protocols, which know them
+// (generateContent only has safety settings, in its own spelling).
 import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   GenerateRequestSchema,
@@ -31,6 +34,8 @@ export interface DecodeContext {
 export interface DecodedInteractionsRequest {
   request: GenerateRequest;
   stream: boolean;
+  /** Run by the core in the background (the answer is the interaction in progress). */
+  background: boolean;
   /** `previous_interaction_id` as sent, which the answer echoes. */
   previousInteractionId: string | undefined;
 }
@@ -58,8 +63,10 @@ export function decodeInteractionsRequest(body: unknown, context: DecodeContext)
       reasoning: config.thinking_level === undefined ? undefined : { effort: config.thinking_level },
       conversation: parsed.previous_interaction_id === undefined ? undefined : { previousId: parsed.previous_interaction_id },
       store: parsed.store,
+      providerOptions: providerOptionsOf(parsed),
     }),
     stream: parsed.stream ?? false,
+    background: parsed.background ?? false,
     previousInteractionId: parsed.previous_interaction_id,
   };
 }
@@ -73,6 +80,28 @@ function responseFormatInit({ response_format: format, response_mime_type: mimeT
   if (text?.schema) return { type: ResponseFormat_Type.JSON_SCHEMA, name: "response", schema: text.schema as JsonObject, strict: true };
   if ((text?.mime_type ?? mimeType) === "application/json") return { type: ResponseFormat_Type.JSON_OBJECT };
   return text || mimeType ? { type: ResponseFormat_Type.TEXT } : undefined;
+}
+
+/** Google's own settings, for the protocols that speak Google's APIs: the Interactions API as sent, generateContent in its spelling. */
+function providerOptionsOf({ safety_settings: safety, service_tier: serviceTier, environment }: InteractionsRequestBody): { [protocol: string]: JsonObject } {
+  const options: { [protocol: string]: JsonObject } = {};
+  const interactions: JsonObject = {
+    ...(safety && { safety_settings: safety }),
+    ...(serviceTier && { service_tier: serviceTier }),
+    ...(environment !== undefined && { environment: environment as JsonObject | string }),
+  };
+  if (Object.keys(interactions).length > 0) options["gemini-interactions"] = interactions;
+  if (safety) options.gemini = { safety_settings: safety.map(generateContentSafetySetting) };
+  return options;
+}
+
+/** `{type: "hate_speech", threshold: "block_none"}` as generateContent spells it: `{category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_NONE"}`. */
+function generateContentSafetySetting(setting: { type: string; threshold: string; method?: string }): JsonObject {
+  return {
+    category: `HARM_CATEGORY_${setting.type.toUpperCase()}`,
+    threshold: setting.threshold.toUpperCase(),
+    ...(setting.method && { method: setting.method.toUpperCase() }),
+  };
 }
 
 type MessageInit = MessageInitShape<typeof MessageSchema>;

@@ -29,17 +29,22 @@ export interface InteractionHead {
   created: Date;
   updated: Date;
   previousInteractionId: string | undefined;
+  /** Google's status word; an answer that finished is `completed`. */
+  status?: string;
+  /** Why a failed interaction failed, as Google lists it. */
+  errors?: { code: string; message: string }[];
 }
 
 export function encodeInteraction(head: InteractionHead, steps: Step[], usage: Usage | undefined, chatId: string) {
   return {
     id: head.id,
     object: "interaction",
-    status: "completed",
+    status: head.status ?? "completed",
     model: head.model,
     created: head.created.toISOString(),
     updated: head.updated.toISOString(),
     ...(head.previousInteractionId !== undefined && { previous_interaction_id: head.previousInteractionId }),
+    ...(head.errors && { errors: head.errors }),
     steps,
     outputs: outputsOf(steps),
     usage: encodeUsage(usage, chatId),

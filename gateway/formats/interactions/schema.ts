@@ -2,8 +2,8 @@
 // API as the @google/genai SDK sends it): the fields this gateway serves,
 // validated with a 400 naming the parameter, plus the router's own
 // (router-fields.ts). Strict at every level: a field it does not serve yet
-// (background, environment, agents, video output, a `cache_control` on a text
-// block...) is a 400 naming it rather than silently dropped (docs/interactions.md).
+// (agents, webhooks, audio output, a `cache_control` on a text block...) is a
+// 400 naming it rather than silently dropped (docs/interactions.md).
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
 import { providerSchema, requestTagsSchema } from "../../router-fields.ts";
@@ -64,7 +64,18 @@ const generationConfigSchema = z.strictObject({
   tool_choice: z.enum(["auto", "any", "none"]).optional(),
 });
 
-export const interactionsRequestSchema = z.strictObject({
+/** Google's safety setting: a harm category, the threshold that blocks it, and how harm is judged. */
+const safetySettingSchema = z.strictObject({
+  type: nonEmptyString,
+  threshold: nonEmptyString,
+  method: nonEmptyString.optional(),
+});
+
+/** An environment: the id of an existing one, or its configuration (a remote environment), passed on as given. */
+const environmentSchema = z.union([nonEmptyString, z.looseObject({ type: z.literal("remote") })]);
+
+export const interactionsRequestSchema = z
+  .strictObject({
   model: nonEmptyString,
   input: inputSchema,
   previous_interaction_id: nonEmptyString.optional(),
@@ -75,9 +86,18 @@ export const interactionsRequestSchema = z.strictObject({
   generation_config: generationConfigSchema.optional(),
   stream: z.boolean().optional(),
   store: z.boolean().optional(),
+  background: z.boolean().optional(),
+  safety_settings: list(safetySettingSchema, MAX_ITEMS.safetySettings).optional(),
+  service_tier: z.enum(["flex", "standard", "priority", "deferred"]).optional(),
+  environment: environmentSchema.optional(),
   request_tags: requestTagsSchema.optional(),
   provider: providerSchema.optional(),
-});
+  })
+  .superRefine((body, ctx) => {
+    if (body.background !== true) return;
+    if (body.store === false) ctx.addIssue({ code: "custom", path: ["background"], message: "requires store to be true (a background interaction is read back with GET)" });
+    if (body.stream === true) ctx.addIssue({ code: "custom", path: ["stream"], message: "cannot be combined with background; follow it with GET /v1/interactions/{id}?stream=true instead" });
+  });
 
 export type InteractionsRequestBody = z.infer<typeof interactionsRequestSchema>;
 export type Content = z.infer<typeof contentSchema>;

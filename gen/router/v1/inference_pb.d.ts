@@ -432,7 +432,9 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * AI SDK's providerOptions): only a route of that protocol reads its entry,
    * and routing gives each route its own protocol's entry alone. `anthropic`:
    * `betas` (the `anthropic-beta` header values, a list of strings) and
-   * `thinking.display` (`summarized`, `omitted`).
+   * `thinking.display` (`summarized`, `omitted`); `gemini-interactions`:
+   * `safety_settings`, `service_tier`, `environment`, as the Interactions API
+   * takes them; `gemini`: `safety_settings`, as generateContent spells them.
    *
    * @generated from field: map<string, google.protobuf.Struct> provider_options = 27;
    */

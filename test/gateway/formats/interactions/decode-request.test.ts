@@ -72,10 +72,35 @@ describe("decoding an Interactions request", () => {
     expect(request.store).toBe(false);
   });
 
+  it("passes Google's own settings to the Gemini protocols as provider options, generateContent's in its spelling", () => {
+    const { request, background } = decodeInteractionsRequest({
+      model: "p/m",
+      input: "Hi",
+      background: true,
+      safety_settings: [{ type: "hate_speech", threshold: "block_only_high", method: "severity" }],
+      service_tier: "flex",
+      environment: { type: "remote", sources: [{ type: "repository", uri: "https://github.com/a/b" }] },
+    }, { apiKey: "k", requestId: "req_1" });
+    expect(background).toBe(true);
+    expect(request.providerOptions["gemini-interactions"]).toEqual({
+      safety_settings: [{ type: "hate_speech", threshold: "block_only_high", method: "severity" }],
+      service_tier: "flex",
+      environment: { type: "remote", sources: [{ type: "repository", uri: "https://github.com/a/b" }] },
+    });
+    expect(request.providerOptions.gemini).toEqual({ safety_settings: [{ category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_ONLY_HIGH", method: "SEVERITY" }] });
+    // An environment by id; no setting, no options.
+    expect(decode({ input: "Hi", environment: "env_1" }).providerOptions).toEqual({ "gemini-interactions": { environment: "env_1" } });
+    expect(decode({ input: "Hi" }).providerOptions).toEqual({});
+  });
+
   it.each([
-    ["background", { background: true }],
-    ["environment", { environment: "env_1" }],
-    ["service_tier", { service_tier: "flex" }],
+    ["agent", { agent: "deep-research-pro-preview-12-2025" }],
+    ["webhook_config", { webhook_config: { uri: "https://example.com/hook" } }],
+    ["background", { background: true, store: false }],
+    ["stream", { background: true, stream: true }],
+    ["service_tier", { service_tier: "gold" }],
+    ["threshold", { safety_settings: [{ type: "hate_speech" }] }],
+    ["environment", { environment: { type: "local" } }],
     ["response_format", { response_format: { type: "video" } }],
     ["input", { input: [{ type: "video", uri: "https://x/v.mp4" }] }],
     ["input", { input: [{ type: "image" }] }],

@@ -7,6 +7,7 @@
 import { GoogleGenAI } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
+import { expectEventIdsInStreamOrder } from "../../../support/genai-interactions-schema.ts";
 import { startGateway, TEST_KEY, testConfig, type Gateway } from "../../../support/harness.ts";
 import { closeProtocolUpstreams, protocolConfig, PROTOCOLS, startProtocolUpstreams, urlsOf, type Protocol } from "../../../support/protocol-upstreams.ts";
 
@@ -33,7 +34,7 @@ async function streamed(ai: GoogleGenAI, body: Json): Promise<{ events: Json[]; 
   for await (const event of stream as unknown as AsyncIterable<Json>) events.push(event);
   const last = events.at(-1)!;
   expect(last.event_type).toBe("interaction.completed");
-  expect(events.map((event) => event.event_id)).toEqual(events.map((_, index) => String(index)));
+  expectEventIdsInStreamOrder(events);
   return { events, interaction: last.interaction };
 }
 
@@ -161,7 +162,7 @@ describe("interactions on the simulator", () => {
     expect((unknown as Error).message).toContain("no-such-model");
     const post = (body: Json, headers: Record<string, string> = { "x-goog-api-key": TEST_KEY }) =>
       fetch(`${gateway.url}/v1/interactions`, { method: "POST", headers: { "content-type": "application/json", "api-revision": "2026-05-20", ...headers }, body: JSON.stringify(body) });
-    const background = await post({ model: "simulator/echo", input: "Hi", background: true });
+    const background = await post({ model: "simulator/echo", input: "Hi", background: true, store: false });
     expect(background.status).toBe(400);
     expect(((await background.json()) as Json).error).toMatchObject({ param: "background", type: "invalid_request_error" });
     const video = await post({ model: "simulator/echo", input: "Hi", response_format: { type: "video" } });
