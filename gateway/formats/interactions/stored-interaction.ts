@@ -5,22 +5,12 @@
 // background interaction shows where it stands (queued, in progress, or how it
 // ended).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { TurnStatus, type Turn } from "../../../gen/router/v1/conversations_pb.js";
+import type { Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { Role, type Message } from "../../../gen/router/v1/inference_pb.js";
+import { statusWordOf } from "../../formats/shared/turn-status-word.ts";
 import { encodeInteraction, pieceOfPart, stepsOf, type InteractionHead, type OutputContent, type Piece } from "./encode-response.ts";
 
-/** Google's status word for each of the core's turn statuses. */
-const STATUS: Record<TurnStatus, string> = {
-  [TurnStatus.UNSPECIFIED]: "completed",
-  [TurnStatus.COMPLETED]: "completed",
-  [TurnStatus.INCOMPLETE]: "incomplete",
-  [TurnStatus.QUEUED]: "queued",
-  [TurnStatus.IN_PROGRESS]: "in_progress",
-  [TurnStatus.FAILED]: "failed",
-  [TurnStatus.CANCELLED]: "cancelled",
-};
-
-export const interactionStatusOf = (turn: Turn): string => STATUS[turn.status];
+export const interactionStatusOf = (turn: Turn): string => statusWordOf(turn.status);
 
 /** The stored turn's head: its ids, model, times and status, and why it failed. */
 export function storedHead(turn: Turn): InteractionHead {

@@ -12,9 +12,10 @@ import type { FoldedResponse } from "../../fold.ts";
 import { exactNumber } from "../../json.ts";
 import { declaredName, type Namespace } from "./namespaces.ts";
 import type { ResponsesRequestBody } from "./schema.ts";
+import type { TurnStatusWord } from "../../formats/shared/turn-status-word.ts";
 import { citationFields } from "../../formats/shared/encode-annotations.ts";
 
-export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed" | "queued" | "cancelled";
+export type ResponseStatus = TurnStatusWord;
 
 /** The request settings a Response echoes (kept with a stored turn for GET, `storedEcho`). */
 const ECHOED = [

@@ -5,21 +5,12 @@
 // (Turn.output_blocks), so an item keeps the id it had in the answer.
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { TurnStatus, type InputItem, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
+import { type InputItem, type OutputBlock, type Turn } from "../../../gen/router/v1/conversations_pb.js";
 import { BlockDeltaSchema, BlockStartSchema, BlockStopSchema, BlockType, GenerateResponseSchema, Role, type ContentPart, type GenerateResponse, type Message, ResponseStartSchema } from "../../../gen/router/v1/inference_pb.js";
 import { createBlockTracker, type TrackedBlock } from "../../block-tracker.ts";
+import { statusWordOf } from "../../formats/shared/turn-status-word.ts";
 import { responseErrorOf } from "./encode-error.ts";
 import { encodeOutputItem, encodeResponseObject, unixSeconds, type ResponseEcho, type ResponseStatus } from "./encode-response.ts";
-
-const STATUS: Record<TurnStatus, ResponseStatus> = {
-  [TurnStatus.UNSPECIFIED]: "completed",
-  [TurnStatus.COMPLETED]: "completed",
-  [TurnStatus.INCOMPLETE]: "incomplete",
-  [TurnStatus.QUEUED]: "queued",
-  [TurnStatus.IN_PROGRESS]: "in_progress",
-  [TurnStatus.FAILED]: "failed",
-  [TurnStatus.CANCELLED]: "cancelled",
-};
 
 /** The settings a Response echoes, as kept with its turn (GenerateRequest.stored_echo). */
 export function storedEcho(echo: ResponseEcho): string {
@@ -38,7 +29,7 @@ export function encodeStoredResponse(turn: Turn) {
     // Whose reasoning signatures the output's are (a turn is served by one provider).
     protocol: signerOf(turn.output[0]),
   });
-  const status = STATUS[turn.status];
+  const status = statusWordOf(turn.status);
   return encodeResponseObject({
     start,
     body: echo,
