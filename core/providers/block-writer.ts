@@ -59,6 +59,8 @@ export interface FinishInit {
   rawReason: string;
   /** The stop sequence that ended the answer, when the provider says. */
   stopSequence?: string;
+  /** The provider's own id of the answer, when it keeps it (Finish.upstream_id). */
+  upstreamId?: string;
 }
 
 export class BlockWriter {
@@ -167,7 +169,7 @@ export class BlockWriter {
       $typeName: "router.v1.GenerateResponse",
       event: {
         case: "finish",
-        value: { $typeName: "router.v1.Finish", reason: finish.reason, rawReason: finish.rawReason, stopSequence: finish.stopSequence ?? "" },
+        value: { $typeName: "router.v1.Finish", reason: finish.reason, rawReason: finish.rawReason, stopSequence: finish.stopSequence ?? "", upstreamId: finish.upstreamId ?? "" },
       },
     });
   }

@@ -143,6 +143,14 @@ export declare type Turn = Message<"router.v1.Turn"> & {
    * @generated from field: google.protobuf.Timestamp lease_expires_at = 19;
    */
   leaseExpiresAt?: Timestamp | undefined;
+
+  /**
+   * The provider's own id of this answer when the provider keeps it too
+   * (Finish.upstream_id): the turn is found by it as well as by `id`.
+   *
+   * @generated from field: string upstream_id = 20;
+   */
+  upstreamId: string;
 };
 
 /**

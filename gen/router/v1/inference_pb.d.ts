@@ -598,11 +598,20 @@ export declare const ServerToolSchema: GenMessage<ServerTool>;
  */
 export declare type ConversationRef = Message$1<"router.v1.ConversationRef"> & {
   /**
-   * The id of the stored answer to continue from.
+   * The id of the stored answer to continue from: the service's id, or the
+   * provider's own id of it (`upstream_id`), which the core maps back.
    *
    * @generated from field: string previous_id = 1;
    */
   previousId: string;
+
+  /**
+   * Filled by the core when it expands the conversation: the provider that
+   * keeps the stored answer on its side too, when one does.
+   *
+   * @generated from field: router.v1.UpstreamConversation upstream = 2;
+   */
+  upstream?: UpstreamConversation | undefined;
 };
 
 /**
@@ -610,6 +619,44 @@ export declare type ConversationRef = Message$1<"router.v1.ConversationRef"> & {
  * Use `create(ConversationRefSchema)` to create a new message.
  */
 export declare const ConversationRefSchema: GenMessage<ConversationRef>;
+
+/**
+ * UpstreamConversation is a stored answer that its provider also keeps (the
+ * Gemini Interactions API, asked to store): a route of that provider may
+ * continue it there, by the provider's id, sending only the new messages.
+ *
+ * @generated from message router.v1.UpstreamConversation
+ */
+export declare type UpstreamConversation = Message$1<"router.v1.UpstreamConversation"> & {
+  /**
+   * The configuration's provider id that keeps it.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * The provider's own id of the stored answer.
+   *
+   * @generated from field: string upstream_id = 2;
+   */
+  upstreamId: string;
+
+  /**
+   * How many of GenerateRequest.messages are the stored history the core
+   * put before the request's own (its system messages excepted: they come
+   * first and are the request's own).
+   *
+   * @generated from field: int32 history_messages = 3;
+   */
+  historyMessages: number;
+};
+
+/**
+ * Describes the message router.v1.UpstreamConversation.
+ * Use `create(UpstreamConversationSchema)` to create a new message.
+ */
+export declare const UpstreamConversationSchema: GenMessage<UpstreamConversation>;
 
 /**
  * @generated from message router.v1.Message
@@ -1938,6 +1985,15 @@ export declare type Finish = Message$1<"router.v1.Finish"> & {
    * @generated from field: string stop_sequence = 3;
    */
   stopSequence: string;
+
+  /**
+   * The provider's own id of this answer when the provider keeps it (the
+   * Gemini Interactions API with `store`): kept with the stored turn, so a
+   * later request can continue it there and name it by that id.
+   *
+   * @generated from field: string upstream_id = 4;
+   */
+  upstreamId: string;
 };
 
 /**
