@@ -74,7 +74,7 @@ export function createBackgroundAnswers(options: BackgroundAnswersOptions): Back
     let finished: Turn | undefined;
     const prepared = await prepareInference(request, deps, { onFinished: (turn) => (finished = turn) });
     const organizationId = prepared.admitted.admission.key.organizationId;
-    let turn: Turn = { ...conversations.pendingTurn(received, organizationId, prepared.id), background: true, status: TurnStatus.QUEUED, leaseExpiresAt: leaseEnd() };
+    let turn: Turn = { ...conversations.pendingTurn({ ...received, conversation: prepared.request.conversation }, organizationId, prepared.id), background: true, status: TurnStatus.QUEUED, leaseExpiresAt: leaseEnd() };
     try {
       await fromStore(store.save(turn));
     } catch (error) {

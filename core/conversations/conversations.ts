@@ -6,7 +6,9 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { TurnSchema, TurnStatus, type Turn } from "../../gen/router/v1/conversations_pb.js";
 import {
+  ConversationRefSchema,
   FinishReason,
+  UpstreamConversationSchema,
   type GenerateRequest,
   type GenerateResponse,
   Role,
@@ -65,8 +67,15 @@ export interface Conversations {
    * Every turn read is renewed to expire the TTL from now.
    */
   historyFor(organizationId: string, previousId: string, param?: string): Promise<Message[]>;
-  /** The request with its conversation's history before its own messages; the same object when it continues none. */
+  /**
+   * The request with its conversation's history before its own messages; the
+   * same object when it continues none. Its reference becomes the stored
+   * turn's own id (it may have named the provider's id of it), with the
+   * provider that keeps that turn too, when one does (ConversationRef.upstream).
+   */
   expand(request: GenerateRequest, organizationId: string): Promise<GenerateRequest>;
+  /** The turn id a caller named: the id itself, or the id of the turn its provider keeps under that id; the id as given when neither is stored. */
+  storedIdOf(organizationId: string, id: string): Promise<string>;
   /**
    * A recorder when the request's answer is to be kept (or `record` is
    * given), else undefined. Give it the request as received (before expand).
@@ -122,6 +131,8 @@ export function createConversations(options: ConversationsOptions): Conversation
     start: ResponseStart;
     usage: Usage | undefined;
     reason: FinishReason;
+    /** The provider's own id of the answer, when it keeps it (Finish.upstream_id). */
+    upstreamId: string;
     fold: OutputFold;
   }
 
@@ -141,11 +152,12 @@ export function createConversations(options: ConversationsOptions): Conversation
   }
 
   /** The turn of a finished answer: its request's, with the folded blocks out. */
-  function finishedTurn({ request, organizationId, start, usage, reason, fold }: Finished): Turn {
+  function finishedTurn({ request, organizationId, start, usage, reason, upstreamId, fold }: Finished): Turn {
     const finishedAt = now().getTime();
     const turn = turnOf(request, organizationId, start.id, Number(start.created) * 1000);
     turn.modelId = start.modelId;
     turn.provider = start.provider;
+    turn.upstreamId = upstreamId;
     turn.status = reason === FinishReason.LENGTH || reason === FinishReason.CONTENT_FILTER ? TurnStatus.INCOMPLETE : TurnStatus.COMPLETED;
     turn.finishReason = reason;
     turn.output = signedBy(fold.messages(), start.protocol);
@@ -156,11 +168,26 @@ export function createConversations(options: ConversationsOptions): Conversation
     return turn;
   }
 
+  /** The turn id a caller named, its own or the provider's id of it (the turn's own tried first: it is the usual one). */
+  async function storedIdOf(organizationId: string, id: string): Promise<string> {
+    if (!id || (await fromStore(store.get(organizationId, id)))) return id;
+    return (await fromStore(store.idOfUpstream(organizationId, id))) ?? id;
+  }
+
   async function historyFor(organizationId: string, previousId: string, param = "previous_response_id"): Promise<Message[]> {
+    return (await conversationOf(organizationId, previousId, param)).messages;
+  }
+
+  /** The stored conversation ending at `previousId` (a turn's id or its provider's id of it): its messages, and its newest turn. */
+  async function conversationOf(organizationId: string, previousId: string, param: string): Promise<{ messages: Message[]; newest: Turn }> {
     // One more than allowed tells a conversation that is too long from one that is not.
     // Read for a continuation: the conversation stays alive as long as it is continued.
     const renewal = { expiresAt: now().getTime() + ttlMs };
-    const chain = previousId ? await fromStore(store.chain(organizationId, previousId, MAX_HISTORY_TURNS + 1, renewal)) : [];
+    const walk = (id: string) => fromStore(store.chain(organizationId, id, MAX_HISTORY_TURNS + 1, renewal));
+    let chain = previousId ? await walk(previousId) : [];
+    // Not a turn's own id: perhaps its provider's id of it.
+    const storedId = chain.length === 0 && previousId ? await fromStore(store.idOfUpstream(organizationId, previousId)) : undefined;
+    if (storedId) chain = await walk(storedId);
     if (chain.length === 0) throw previousNotFound(previousId, param);
     if (isActive(asOf(chain[0], now().getTime()))) {
       throw routerError(Code.InvalidArgument, "previous_response_in_progress", `Previous response with id '${previousId}' has not finished yet.`, { param });
@@ -184,23 +211,29 @@ export function createConversations(options: ConversationsOptions): Conversation
     }
     const messages: Message[] = [];
     for (let i = chain.length - 1; i >= 0; i--) messages.push(...chain[i].input, ...chain[i].output);
-    return messages;
+    return { messages, newest: chain[0] };
   }
 
   return {
     store,
     historyFor,
+    storedIdOf,
 
     async expand(request, organizationId) {
       const previousId = request.conversation?.previousId;
       if (!previousId) return request;
-      const history = await historyFor(organizationId, previousId, referenceParam(request));
+      const { messages: history, newest } = await conversationOf(organizationId, previousId, referenceParam(request));
       // A new request object: the caller's stays as it was (its messages are this turn's input).
       // Its leading system and developer messages (instructions, which are never stored) stay first:
       // after the history they would split an earlier tool call from its result.
       const lead = request.messages.findIndex((message) => !isInstruction(message));
       const head = lead === -1 ? request.messages : request.messages.slice(0, lead);
-      return { ...request, messages: [...head, ...history, ...request.messages.slice(head.length)] };
+      const upstream = newest.upstreamId ? create(UpstreamConversationSchema, { provider: newest.provider, upstreamId: newest.upstreamId, historyMessages: history.length }) : undefined;
+      return {
+        ...request,
+        messages: [...head, ...history, ...request.messages.slice(head.length)],
+        conversation: create(ConversationRefSchema, { previousId: newest.id, upstream }),
+      };
     },
 
     pendingTurn: (request, organizationId, id) => turnOf(request, organizationId, id, now().getTime()),
@@ -229,7 +262,7 @@ export function createConversations(options: ConversationsOptions): Conversation
             break;
           case "finish":
             if (!start) break;
-            const turn = finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, fold });
+            const turn = finishedTurn({ request, organizationId, start, usage, reason: event.event.value.reason, upstreamId: event.event.value.upstreamId, fold });
             if (record) record.onFinished(turn);
             else save(turn);
         }

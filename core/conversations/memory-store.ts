@@ -35,6 +35,8 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
   const maxBytes = options.maxBytes ?? MEMORY_BYTES_KEPT;
   // Insertion order is saving (or continuing) order: the first entry is the oldest.
   const entries = new Map<string, Entry>();
+  /** Turn ids by (organisation, the provider's own id), for the turns that have one. */
+  const byUpstream = new Map<string, string>();
   let bytes = 0;
   let nextSweep = now() + MEMORY_SWEEP_MS;
   const keyOf = (organizationId: string, id: string) => `${organizationId}\u0000${id}`;
@@ -45,6 +47,7 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
     if (!entry) return;
     entries.delete(key);
     bytes -= entry.bytes;
+    if (entry.turn.upstreamId) byUpstream.delete(keyOf(entry.turn.organizationId, entry.turn.upstreamId));
   };
 
   const read = (organizationId: string, id: string): Turn | undefined => {
@@ -75,6 +78,7 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
     const entry = { turn: fromBinary(TurnSchema, binary), bytes: binary.length, cancelRequested };
     entries.set(key, entry);
     bytes += entry.bytes;
+    if (turn.upstreamId) byUpstream.set(keyOf(turn.organizationId, turn.upstreamId), turn.id);
     while (entries.size > maxTurns || (bytes > maxBytes && entries.size > 1)) remove(entries.keys().next().value!);
   };
 
@@ -122,6 +126,10 @@ export function createMemoryConversationStore(options: MemoryConversationStoreOp
       const found = read(organizationId, id) !== undefined;
       remove(keyOf(organizationId, id));
       return found;
+    },
+    async idOfUpstream(organizationId, upstreamId) {
+      const id = byUpstream.get(keyOf(organizationId, upstreamId));
+      return id !== undefined && read(organizationId, id) ? id : undefined;
     },
     async close() {},
   };

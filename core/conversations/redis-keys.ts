@@ -16,6 +16,8 @@ export interface ConversationRedisKeys {
   turn(organizationId: string, id: string): string;
   /** The name of the organisation's turns without the id: `turn(o, id) === turnBase(o) + id`. */
   turnBase(organizationId: string): string;
+  /** String: the id of the turn whose provider keeps it under `upstreamId` (Turn.upstream_id), expiring with it. */
+  upstream(organizationId: string, upstreamId: string): string;
 }
 
 export function conversationRedisKeys(prefix: string = DEFAULT_REDIS_PREFIX): ConversationRedisKeys {
@@ -23,5 +25,6 @@ export function conversationRedisKeys(prefix: string = DEFAULT_REDIS_PREFIX): Co
   return {
     turn: (organizationId, id) => turnBase(organizationId) + id,
     turnBase,
+    upstream: (organizationId, upstreamId) => `${prefix}conv-upstream:${encodeURIComponent(organizationId)}:${upstreamId}`,
   };
 }

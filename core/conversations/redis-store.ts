@@ -106,7 +106,10 @@ export async function createRedisConversationStore(options: RedisConversationSto
     // Relative expiry: the injected clock need not agree with Redis's.
     const ttlMs = turn.expiresAt ? timestampMs(turn.expiresAt) - now() : 0;
     if (turn.expiresAt && ttlMs <= 0) return false;
-    return (await client.saveTurn(keys.turn(turn.organizationId, turn.id), storedJson(TurnSchema, turn), turn.previousId, ttlMs, onlyStored)) === 1;
+    const written = (await client.saveTurn(keys.turn(turn.organizationId, turn.id), storedJson(TurnSchema, turn), turn.previousId, ttlMs, onlyStored)) === 1;
+    // The provider's own id finds the turn while it is stored (a lookup checks that it still is).
+    if (written && turn.upstreamId) await client.set(keys.upstream(turn.organizationId, turn.upstreamId), turn.id, ttlMs > 0 ? { PX: ttlMs } : {});
+    return written;
   };
 
   return {
@@ -131,6 +134,11 @@ export async function createRedisConversationStore(options: RedisConversationSto
         return chain.map((json) => parse(json, `in the chain of ${id}`, ttlMs > 0 ? expiresAt : undefined));
       }),
     delete: (organizationId, id) => guarded("delete", async () => (await client.del(keys.turn(organizationId, id))) === 1),
+    idOfUpstream: (organizationId, upstreamId) =>
+      guarded("idOfUpstream", async () => {
+        const id = await client.get(keys.upstream(organizationId, upstreamId));
+        return id !== null && (await client.exists(keys.turn(organizationId, id))) === 1 ? id : undefined;
+      }),
     close: async () => {
       if (!client.isOpen) return;
       if (client.isReady) await client.close();

@@ -39,5 +39,11 @@ export interface ConversationStore {
   chain(organizationId: string, id: string, limit: number, options?: { expiresAt?: number }): Promise<Turn[]>;
   /** True when there was such a turn. */
   delete(organizationId: string, id: string): Promise<boolean>;
+  /**
+   * The id of the organisation's turn whose provider keeps it under this id of
+   * its own (Turn.upstream_id, indexed when the turn is saved and forgotten
+   * with it); undefined when none is stored.
+   */
+  idOfUpstream(organizationId: string, upstreamId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }

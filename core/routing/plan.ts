@@ -165,6 +165,11 @@ function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: bool
     const others = routes.filter((r) => !preferences.order.includes(r.provider.id));
     routes = preferences.allowFallbacks === false ? named : [...named, ...others];
   }
+  // A continuation sticks to the provider that keeps the conversation on its side, unless the caller ordered otherwise.
+  const keeper = request.conversation?.upstream?.provider;
+  if (keeper && !(preferences && preferences.order.length > 0)) {
+    routes = [...routes.filter((r) => r.provider.id === keeper), ...routes.filter((r) => r.provider.id !== keeper)];
+  }
   // docs/contract.md: fallbacks off means no backup provider: the first of `order`
   // that serves the model, else the cheapest (of `only`, when given).
   if (preferences?.allowFallbacks === false) routes = routes.slice(0, 1);
@@ -219,6 +224,10 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     warnings.push(...stripped.warnings);
   }
   adapted = withOwnProviderOptions(adapted, route);
+  // Only the provider that keeps the conversation can continue it on its side; any other is sent the whole history.
+  if (adapted.conversation?.upstream && adapted.conversation.upstream.provider !== route.provider.id) {
+    adapted = { ...adapted, conversation: { ...adapted.conversation, upstream: undefined } };
+  }
   const passthrough = adapted.passthrough;
   // The native format's own protocol takes every field the format's decoder did not model.
   if (passthrough && route.capabilities.nativeFormat !== request.format) {

@@ -41,7 +41,8 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
     throw error;
   }
   const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
-  const recorder = deps.conversations?.recorder(received, admitted.admission.key.organizationId, record);
+  // This turn's input is the request's own; it continues the stored turn the reference named (by either of its ids).
+  const recorder = deps.conversations?.recorder({ ...received, conversation: request.conversation }, admitted.admission.key.organizationId, record);
   return { id, request, plan, admitted, recorder, started };
 }
 

@@ -35,10 +35,11 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
 
   const turnOf = async (caller: Caller | undefined, id: string): Promise<Turn> => turnIn(await organizationOf(caller), id);
 
-  /** The turn as it stands now: a background answer whose instance stopped reads as failed. */
-  const turnIn = async (organizationId: string, id: string): Promise<Turn> => {
-    const turn = id ? await fromStore(store.get(organizationId, id)) : undefined;
-    if (!turn) throw notFound(id);
+  /** The turn as it stands now (named by its id or its provider's id of it): a background answer whose instance stopped reads as failed. */
+  const turnIn = async (organizationId: string, named: string): Promise<Turn> => {
+    const read = (id: string) => (id ? fromStore(store.get(organizationId, id)) : Promise.resolve(undefined));
+    const turn = (await read(named)) ?? (await read((await fromStore(store.idOfUpstream(organizationId, named))) ?? ""));
+    if (!turn) throw notFound(named);
     return asOf(turn, deps.now().getTime());
   };
 
@@ -84,10 +85,11 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
 
     async deleteTurn(request) {
       const organizationId = await organizationOf(request.caller);
-      const deleted = request.id !== "" && (await fromStore(store.delete(organizationId, request.id)));
+      const id = await deps.conversations.storedIdOf(organizationId, request.id);
+      const deleted = id !== "" && (await fromStore(store.delete(organizationId, id)));
       if (!deleted) throw notFound(request.id);
       // A background answer running here stops now; one running elsewhere at its next save.
-      deps.background.deletedHere(organizationId, request.id);
+      deps.background.deletedHere(organizationId, id);
       return { id: request.id, deleted: true };
     },
   };

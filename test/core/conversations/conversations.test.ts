@@ -219,6 +219,28 @@ describe("history", () => {
     expect(await conversations.expand(emptyReference, "org-a")).toBe(emptyReference);
   });
 
+  it("continues a turn its provider keeps too: named by either id, the reference becomes the turn's own and says who keeps it and how much history came first", async () => {
+    const { conversations, store } = setup();
+    await conversationOf(conversations, 1);
+    // The second turn's provider kept it, under its own id (Finish.upstream_id).
+    const kept = answer("resp_2", FinishReason.STOP);
+    kept.at(-1)!.event.value = { ...(kept.at(-1)!.event.value as object), upstreamId: "v1_kept-2" } as never;
+    await record(conversations, request({ requestId: "resp_2", conversation: { previousId: "resp_1" } }), kept);
+    expect((await store.get("org-a", "resp_2"))?.upstreamId).toBe("v1_kept-2");
+    for (const named of ["resp_2", "v1_kept-2"]) {
+      const expanded = await conversations.expand(request({ conversation: { previousId: named }, messages: [text(Role.SYSTEM, "Be brief."), text(Role.USER, "and then?")] }), "org-a");
+      expect(expanded.conversation).toMatchObject({ previousId: "resp_2", upstream: { provider: "anthropic", upstreamId: "v1_kept-2", historyMessages: 4 } });
+      expect(words(expanded.messages.slice(1 + 4))).toEqual(["USER:and then?"]);
+      expect(await conversations.storedIdOf("org-a", named)).toBe("resp_2");
+    }
+    // A turn nobody keeps upstream says so; another organisation cannot name it by the provider's id.
+    expect((await conversations.expand(request({ conversation: { previousId: "resp_1" } }), "org-a")).conversation?.upstream).toBeUndefined();
+    expect((await refusal(conversations.expand(request({ conversation: { previousId: "v1_kept-2" } }), "org-b"))).detail?.reason).toBe("previous_response_not_found");
+    // The next turn continues the turn's own id, whichever the caller named.
+    await record(conversations, request({ requestId: "resp_3", conversation: { previousId: "resp_2" } }), answer("resp_3", FinishReason.STOP));
+    expect((await store.get("org-a", "resp_3"))?.previousId).toBe("resp_2");
+  });
+
   it.each([
     ["an unknown id", "org-a", "resp_nope"],
     ["another organisation's id", "org-b", "resp_1"],

@@ -95,6 +95,18 @@ describe.each(implementations)("conversation store contract: %s", (_name, create
       expect(await store.get("a", "c")).toBeUndefined();
     }));
 
+  it("finds a turn by its provider's own id while the turn is stored, for its own organisation only", () =>
+    withStore(async (store) => {
+      await store.save(turn("t1", { upstreamId: "v1_upstream-1" }));
+      await store.save(turn("t2"));
+      expect(await store.idOfUpstream("org-a", "v1_upstream-1")).toBe("t1");
+      expect(await store.idOfUpstream("org-b", "v1_upstream-1")).toBeUndefined();
+      expect(await store.idOfUpstream("org-a", "t2")).toBeUndefined();
+      expect(await store.idOfUpstream("org-a", "")).toBeUndefined();
+      await store.delete("org-a", "t1");
+      expect(await store.idOfUpstream("org-a", "v1_upstream-1")).toBeUndefined();
+    }));
+
   it("walks a chain newest first, up to the limit", () =>
     withStore(async (store) => {
       await store.save(turn("t1"));
@@ -253,12 +265,17 @@ describe("conversation store expiry", () => {
     const redis = createClient({ url: server.url });
     await redis.connect();
     try {
-      await store.save(turn("t1"));
+      await store.save(turn("t1", { upstreamId: "v1_up" }));
       const name = conversationRedisKeys(prefix).turn("org-a", "t1");
       expect(name).toBe("conv-expiry:conv:org-a:t1");
-      const ttl = await redis.pTTL(name);
-      expect(ttl).toBeGreaterThan(HOUR / 2 - 60_000);
-      expect(ttl).toBeLessThanOrEqual(HOUR / 2);
+      // The provider's id of the turn expires with it.
+      const upstreamName = conversationRedisKeys(prefix).upstream("org-a", "v1_up");
+      expect(upstreamName).toBe("conv-expiry:conv-upstream:org-a:v1_up");
+      for (const key of [name, upstreamName]) {
+        const ttl = await redis.pTTL(key);
+        expect(ttl).toBeGreaterThan(HOUR / 2 - 60_000);
+        expect(ttl).toBeLessThanOrEqual(HOUR / 2);
+      }
       // Already expired by the store's clock: not written at all.
       const late = await createRedisConversationStore({ url: server.url, prefix, now: () => T0 + HOUR });
       await late.save(turn("t2"));
