@@ -10,10 +10,11 @@ import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { decodeInteractionsRequest } from "./decode-request.ts";
-import { encodeInteractionsError, unknownModelIsInvalid } from "./encode-error.ts";
+import { encodeInteractionsError } from "./encode-error.ts";
 import { encodeFoldedInteraction } from "./encode-response.ts";
 import { createInteractionStreamEncoder } from "./encode-stream.ts";
 import { encodeStoredInteraction } from "./stored-interaction.ts";
+import { answerVideoInteraction, asksForVideo, refuseVideoDeleteInstead, videoInteractionInstead, videoModelInstead } from "./video-interaction.ts";
 
 export const interactions: GatewayFormat = { encodeError: encodeInteractionsError, register: registerInteractionsRoutes };
 
@@ -25,9 +26,13 @@ const now = () => new Date();
 function registerInteractionsRoutes(router: FormatRoutes, { core }: FormatDeps) {
   for (const prefix of PREFIXES) {
     router.post(`${prefix}/interactions`, async (ctx) => {
-      const { request, stream, previousInteractionId } = decodeInteractionsRequest(takeBody(ctx), { apiKey: googleKey(ctx.req.headers), requestId: ctx.state.requestId });
+      const body = takeBody(ctx);
+      // A video is made by the media task system, not the hub (video-interaction.ts).
+      if (asksForVideo(body)) return answerVideoInteraction(ctx, core, body);
+      const { request, stream, previousInteractionId } = decodeInteractionsRequest(body, { apiKey: googleKey(ctx.req.headers), requestId: ctx.state.requestId });
       ctx.state.requestTags = request.requestTags;
-      const call = await startCall(ctx, core, request).catch(unknownModelIsInvalid);
+      const call = await startCall(ctx, core, request).catch((error: unknown) => videoModelInstead(error, ctx, core, body));
+      if (!call) return; // a video model's: answered as a video interaction
       if (!stream) {
         ctx.body = encodeFoldedInteraction(await foldAnswer(ctx, call), previousInteractionId, now());
         return;
@@ -39,12 +44,21 @@ function registerInteractionsRoutes(router: FormatRoutes, { core }: FormatDeps) 
       const includeInput = booleanQuery(ctx, "include_input") ?? false;
       if (booleanQuery(ctx, "stream")) throw invalidParameter("stream", "Streaming a stored interaction (GET with stream=true) is not served yet; GET it without stream.");
       if (ctx.query.last_event_id !== undefined) throw invalidParameter("last_event_id", "Resuming a stream (last_event_id) is not served yet.");
-      const { turn } = await core.conversations.getTurn({ caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id });
+      let turn;
+      try {
+        ({ turn } = await core.conversations.getTurn({ caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id }));
+      } catch (error) {
+        // No stored turn: the id may be a video interaction's task; else the turn's 404.
+        ctx.body = await videoInteractionInstead(error, ctx, core, includeInput);
+        return;
+      }
       ctx.body = encodeStoredInteraction(turn!, includeInput);
     });
 
     router.delete(`${prefix}/interactions/:id`, async (ctx) => {
-      const { id } = await core.conversations.deleteTurn({ caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id });
+      const { id } = await core.conversations
+        .deleteTurn({ caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id })
+        .catch((error: unknown) => refuseVideoDeleteInstead(error, ctx, core));
       ctx.body = { id, object: "interaction", deleted: true };
     });
   }
