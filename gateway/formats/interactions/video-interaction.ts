@@ -1,27 +1,21 @@
 // Video interactions, served by the media task system (docs/interactions.md,
 // "Video"): the create makes a video task (CreateVideo), waits for it
-// (await-task.ts) and answers the interaction with its video, keeping the
-// connection alive meanwhile: as JSON, the 200 and then a newline every
-// keep-alive before the resource (JSON allows leading whitespace), once the
-// wait outlasts one keep-alive (a task that fails sooner is still a real
-// HTTP error); as a stream, the event stream at once. The interaction's id is
-// the task's, so GET /v1/interactions/{id} reads the task back as the
-// interaction when no stored turn has that id.
-import { PassThrough } from "node:stream";
+// (await-task.ts) and answers the interaction with its video (answer-video.ts).
+// The interaction's id is the task's, so GET /v1/interactions/{id} reads the
+// task back as the interaction when no stored turn has that id. A video model
+// asked without response_format is answered here too, once the hub refused it.
 import type { Context } from "koa";
-import { ambiguousModel, callerWentAway, Code, ConnectError, errorDetailOf, routerError } from "../../../core/errors.ts";
-import { TaskKind, TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
+import { ambiguousModel, Code, ConnectError, errorDetailOf, routerError } from "../../../core/errors.ts";
+import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { modelOfBareName, parseModelReference } from "../../../wire/model-name.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { googleKey } from "../../credentials.ts";
-import { toPublicError } from "../../errors/http-status.ts";
-import { createSseWriter, type SseWriter } from "../../sse.ts";
 import { unlessNotFound } from "../../formats/shared/unless-not-found.ts";
 import { originOf } from "../origin.ts";
-import { awaitTask, hasEnded, TASK_WAIT } from "./await-task.ts";
+import { answerVideoJson, streamVideoInteraction } from "./answer-video.ts";
+import { awaitTask } from "./await-task.ts";
 import { unknownModelIsInvalid } from "./encode-error.ts";
-import { encodeVideoInteraction, videoContentsOf, videoFailure, type VideoSource } from "./encode-video.ts";
-import { createVideoStreamFrames } from "./encode-video-stream.ts";
+import { encodeVideoInteraction, videoContentsOf, type VideoSource } from "./encode-video.ts";
 import { videoEchoOf } from "./video-echo.ts";
 import { decodeVideoInteraction } from "./video-request.ts";
 
@@ -93,81 +87,6 @@ async function videoInteractionTask(error: unknown, core: CoreClient, apiKey: st
   if (!task || !echo) throw error;
   return { task, delivery: echo.delivery };
 }
-
-// ---- the JSON answer ----
-
-async function answerVideoJson(ctx: Context, task: Task, ended: Promise<Task>, source: VideoSource, signal: AbortSignal): Promise<void> {
-  const soon = await within(ended, TASK_WAIT.keepAliveMs);
-  if (soon) {
-    if (signal.aborted) throw callerWentAway();
-    if (soon.status === TaskStatus.FAILED || soon.status === TaskStatus.EXPIRED) throw videoFailure(soon);
-    ctx.body = encodeVideoInteraction(soon, await videoContentsOf(soon, source));
-    return;
-  }
-  // Still running: the 200 now, so that no proxy or client gives up on a silent connection.
-  const body = new PassThrough();
-  // Koa destroys the body when the client leaves; nothing is left to tell then.
-  body.on("error", () => {});
-  ctx.status = 200;
-  ctx.type = "application/json";
-  ctx.body = body;
-  body.write("\n");
-  ctx.state.eventStream = finishVideoJson(body, task, ended, source);
-}
-
-async function finishVideoJson(body: PassThrough, task: Task, ended: Promise<Task>, source: VideoSource): Promise<void> {
-  const alive = setInterval(() => void (body.destroyed || body.write("\n")), TASK_WAIT.keepAliveMs);
-  try {
-    // A wait that broke off (the core out of reach) answers the interaction as created, in progress: GET tells the rest.
-    const last = await ended.catch(() => task);
-    if (body.destroyed) return;
-    // A hosted copy that cannot be read inline is given by its URL: the 200 is sent, no error can replace it.
-    const contents = await videoContentsOf(last, source).catch(() => videoContentsOf(last, { ...source, delivery: "uri" }));
-    if (!body.destroyed) body.end(JSON.stringify(encodeVideoInteraction(last, contents)));
-  } finally {
-    clearInterval(alive);
-  }
-}
-
-/** The promise's value if it settles within `ms` (its rejection thrown), else undefined. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-// ---- the stream ----
-
-function streamVideoInteraction(ctx: Context, task: Task, ended: Promise<Task>, source: VideoSource): void {
-  const frames = createVideoStreamFrames(task);
-  const sse = createSseWriter(ctx.res);
-  const committed = sse.commit({ "x-request-id": ctx.state.requestId }, frames.opening());
-  ctx.respond = false;
-  ctx.state.eventStream = relayVideo(sse, committed, frames, ended, source);
-}
-
-async function relayVideo(sse: SseWriter, committed: Promise<void> | undefined, frames: ReturnType<typeof createVideoStreamFrames>, ended: Promise<Task>, source: VideoSource) {
-  const alive = setInterval(() => void sse.send(frames.alive()), TASK_WAIT.keepAliveMs);
-  try {
-    if (committed) await committed;
-    const last = await ended;
-    if (last.status === TaskStatus.SUCCEEDED) await sse.send(frames.completed(last, await videoContentsOf(last, source)));
-    else await sse.send(frames.failed(toPublicError(hasEnded(last) ? videoFailure(last) : notReadyYet(last))));
-  } catch (error) {
-    await sse.send(frames.failed(toPublicError(error)));
-  } finally {
-    clearInterval(alive);
-    sse.end();
-  }
-}
-
-/** A stream whose wait gave up (TASK_WAIT.maxWaitMs) while the video is still being made. */
-const notReadyYet = (task: Task) =>
-  routerError(Code.DeadlineExceeded, "timeout", `The video is not ready yet; it goes on: GET /v1/interactions/${task.id} until its status is completed.`, { metadata: { interaction_id: task.id } });
 
 // ---- the request ----
 
