@@ -8,7 +8,7 @@
 // task's cost, sends an image input as image-to-video, and refuses what a
 // video task cannot take with a 400 naming it, before anything is sent.
 import { GoogleGenAI } from "@google/genai";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TASK_WAIT } from "../../../../gateway/formats/interactions/await-task.ts";
 import { nanosOf } from "../../../support/exact-money.ts";
 import { FAIL_PROMPT, MODERATE_PROMPT, STALL_PROMPT, TINY_MP4, type FakeJob, type FakeMediaUpstream } from "../../../support/fake-media-common.ts";
@@ -54,6 +54,8 @@ beforeAll(() => {
   // The gateway reads the task soon and often (the fake's job ends at its third poll); keep-alives stay rare unless a test asks.
   Object.assign(TASK_WAIT, { firstPollMs: 5, maxPollMs: 20, keepAliveMs: 10_000 });
 });
+const DEFAULT_WAIT = { ...TASK_WAIT };
+afterAll(() => void Object.assign(TASK_WAIT, DEFAULT_WAIT));
 
 /**
  * The SDK at the gateway (as the text interactions' e2e). `watched`: with a
