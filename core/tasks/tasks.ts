@@ -50,7 +50,7 @@ interface PlannedTask {
   /** What the request may lower to cost less, said in a 402 (the kind's own parameters, not chat's max_tokens). */
   lowerHint: string;
   digest: string;
-  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous">;
+  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous" | "storedEcho">;
 }
 
 export interface TasksDeps extends Omit<JobDeps, "accounts"> {
@@ -242,7 +242,8 @@ export function createTasks(deps: TasksDeps): Tasks {
           // Without seconds or length the hold is for the model's longest video: asking a shorter one costs less.
           lowerHint: "ask for fewer seconds (seconds or length)",
           digest: requestDigest(request.model, VideoParametersSchema, request.video!),
-          fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle },
+          // The creating format's echo rides with the task (opaque here), outside the digest.
+          fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle, storedEcho: request.storedEcho },
         }, replayed);
       };
       // The key's task expired since it was looked up: a new task, its image checked.

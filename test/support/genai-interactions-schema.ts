@@ -5,7 +5,7 @@
 // .d.ts declares without `?` is required here; `?` fields are optional. Objects
 // stay open: the router adds `object`, `outputs` and usage `cost`/`chat_id`
 // (the spec's fields). Steps, contents and deltas the gateway never produces
-// (tool calls of Google's own tools, audio, documents, video) are left out, and
+// (tool calls of Google's own tools, audio, documents) are left out, and
 // the SDK's open string unions (`| (string & {})`) are closed to their listed
 // values, so anything unexpected fails the check.
 import { expect } from "vitest";
@@ -17,12 +17,14 @@ const int = z.number().int().min(0);
 /** InteractionStatus_2 and InteractionSseEventInteractionStatus (the same list). */
 const status = z.enum(["in_progress", "requires_action", "completed", "failed", "cancelled", "incomplete", "budget_exceeded", "queued", "requires_continuation"]);
 
-// ---- content (Content_2: the text and image members) ----
+// ---- content (Content_2: the text, image and video members) ----
 
 const textContent = z.looseObject({ type: z.literal("text"), text: z.string(), annotations: z.array(z.unknown()).optional() });
 const imageMimeType = z.enum(["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif", "image/gif", "image/bmp", "image/tiff"]);
 const imageContent = z.looseObject({ type: z.literal("image"), data: z.string().optional(), mime_type: imageMimeType.optional(), uri: z.string().optional(), resolution: z.string().optional() });
-const content = z.discriminatedUnion("type", [textContent, imageContent]);
+const videoMimeType = z.enum(["video/mp4", "video/mpeg", "video/mpg", "video/mov", "video/avi", "video/x-flv", "video/webm", "video/wmv", "video/3gpp"]);
+const videoContent = z.looseObject({ type: z.literal("video"), data: z.string().optional(), mime_type: videoMimeType.optional(), uri: z.string().optional() });
+const content = z.discriminatedUnion("type", [textContent, imageContent, videoContent]);
 
 // ---- steps (Step: the members the gateway produces) ----
 
@@ -66,6 +68,8 @@ export const interactionSchema = z.looseObject({
   previous_interaction_id: z.string().optional(),
   steps: z.array(step).optional(),
   usage: usage.optional(),
+  /** ErrorT: a failed interaction's errors. */
+  errors: z.array(z.looseObject({ code: z.string().optional(), message: z.string().optional() })).optional(),
 });
 
 /** InteractionSseEventInteraction: what interaction.created and interaction.completed carry. */
@@ -87,6 +91,7 @@ const delta = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("thought_signature"), signature: z.string().optional() }),
   z.looseObject({ type: z.literal("arguments_delta"), arguments: z.string().optional() }),
   z.looseObject({ type: z.literal("image"), data: z.string().optional(), mime_type: imageMimeType.optional(), uri: z.string().optional() }),
+  z.looseObject({ type: z.literal("video"), data: z.string().optional(), mime_type: videoMimeType.optional(), uri: z.string().optional() }),
 ]);
 
 const eventId = { event_id: z.string().optional() };
@@ -113,9 +118,13 @@ export function expectGenaiValid(name: GenaiInteractionsSchema, value: unknown, 
 
 /**
  * A stream's event ids are places in the answer (gateway/formats/interactions/event-position.ts):
- * each reads back, and each comes after the one before.
+ * each reads back, and each comes after the one before (a status repeated while the
+ * answer is made stays `status`).
  */
 export function expectEventIdsInStreamOrder(events: readonly { event_id?: unknown }[]): void {
   const positions = events.map((event) => parseEventId(String(event.event_id)));
-  for (let i = 1; i < positions.length; i++) expect(comparePositions(positions[i - 1], positions[i]), `${events[i - 1].event_id} then ${events[i].event_id}`).toBeLessThan(0);
+  for (let i = 1; i < positions.length; i++) {
+    const repeatedStatus = positions[i].kind === "status" && positions[i - 1].kind === "status";
+    if (!repeatedStatus) expect(comparePositions(positions[i - 1], positions[i]), `${events[i - 1].event_id} then ${events[i].event_id}`).toBeLessThan(0);
+  }
 }

@@ -25,7 +25,8 @@ export interface MediaRoute {
 export interface MediaModel {
   id: string;
   name?: string;
-  output: "image" | "video";
+  /** `text`: a chat model beside the media ones (a text model asked for media is refused). */
+  output: "image" | "video" | "text";
   /** Default: text only for images, text and image for videos. */
   inputModalities?: string[];
   /** The model's supported_params_details: the values each parameter may take. */

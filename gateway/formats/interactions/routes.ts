@@ -22,6 +22,7 @@ import { createInteractionStreamEncoder } from "./encode-stream.ts";
 import { parseEventId } from "./event-position.ts";
 import { replayInteraction, type ReplayOptions } from "./replay-stream.ts";
 import { encodeStoredInteraction } from "./stored-interaction.ts";
+import { answerVideoInteraction, asksForVideo, refuseVideoDeleteInstead, videoInteractionInstead, videoModelInstead } from "./video-interaction.ts";
 
 export const interactions: GatewayFormat = { encodeError: encodeInteractionsError, register: registerInteractionsRoutes };
 
@@ -33,14 +34,18 @@ const now = () => new Date();
 function registerInteractionsRoutes(router: FormatRoutes, { core }: FormatDeps) {
   for (const prefix of PREFIXES) {
     router.post(`${prefix}/interactions`, async (ctx) => {
-      const { request, stream, background, previousInteractionId } = decodeInteractionsRequest(takeBody(ctx), { apiKey: googleKey(ctx.req.headers), requestId: ctx.state.requestId });
+      const body = takeBody(ctx);
+      // A video is made by the media task system, not the hub (video-interaction.ts).
+      if (asksForVideo(body)) return answerVideoInteraction(ctx, core, body);
+      const { request, stream, background, previousInteractionId } = decodeInteractionsRequest(body, { apiKey: googleKey(ctx.req.headers), requestId: ctx.state.requestId });
       ctx.state.requestTags = request.requestTags;
       if (background) {
         const { turn } = await core.conversations.generateInBackground({ request }).catch(unknownModelIsInvalid);
         ctx.body = encodeStoredInteraction(turn!, false);
         return;
       }
-      const call = await startCall(ctx, core, request, { finishWhenClientLeaves: request.store !== false }).catch(unknownModelIsInvalid);
+      const call = await startCall(ctx, core, request, { finishWhenClientLeaves: request.store !== false }).catch((error: unknown) => videoModelInstead(error, ctx, core, body));
+      if (!call) return; // a video model's: answered as a video interaction
       if (!stream) {
         ctx.body = encodeFoldedInteraction(await foldAnswer(ctx, call), previousInteractionId, now());
         return;
@@ -55,7 +60,16 @@ function registerInteractionsRoutes(router: FormatRoutes, { core }: FormatDeps) 
       if (lastEventId !== undefined && !stream) throw invalidParameter("last_event_id", "last_event_id resumes a stream: it needs stream=true.");
       const resumeAfter = lastEventId === undefined ? undefined : parseEventId(lastEventId);
       const read = { caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id };
-      const { turn } = await core.conversations.getTurn(read);
+      let turn;
+      try {
+        ({ turn } = await core.conversations.getTurn(read));
+      } catch (error) {
+        // No stored turn: the id may be a video interaction's task; else the turn's 404.
+        const video = await videoInteractionInstead(error, ctx, core, includeInput);
+        if (stream) throw invalidParameter("stream", "A video interaction is read without stream: GET it as JSON.");
+        ctx.body = video;
+        return;
+      }
       if (!stream) {
         ctx.body = encodeStoredInteraction(turn!, includeInput);
         return;
@@ -64,7 +78,9 @@ function registerInteractionsRoutes(router: FormatRoutes, { core }: FormatDeps) 
     });
 
     router.delete(`${prefix}/interactions/:id`, async (ctx) => {
-      const { id } = await core.conversations.deleteTurn({ caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id });
+      const { id } = await core.conversations
+        .deleteTurn({ caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id })
+        .catch((error: unknown) => refuseVideoDeleteInstead(error, ctx, core));
       ctx.body = { id, object: "interaction", deleted: true };
     });
 

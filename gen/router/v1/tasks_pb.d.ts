@@ -200,6 +200,13 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: bool synchronous = 27;
    */
   synchronous: boolean;
+
+  /**
+   * CreateVideoRequest.stored_echo, as given.
+   *
+   * @generated from field: string stored_echo = 28;
+   */
+  storedEcho: string;
 };
 
 /**
@@ -676,6 +683,16 @@ export declare type CreateVideoRequest = Message<"router.v1.CreateVideoRequest">
    * @generated from field: string public_origin = 6;
    */
   publicOrigin: string;
+
+  /**
+   * Opaque to the core: what the public format that created the task wants
+   * back with it (the Interactions format's marker and delivery, so that GET
+   * /v1/interactions/{id} shows the task as the interaction), kept as given on
+   * Task.stored_echo. Not part of what an Idempotency-Key's replay must repeat.
+   *
+   * @generated from field: string stored_echo = 7;
+   */
+  storedEcho: string;
 };
 
 /**
