@@ -6,20 +6,20 @@
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import { geminiTokenEstimate } from "../gemini/adapter.ts";
 import type { HttpClient } from "../http-client.ts";
-import { checkShape, exchange, inStreamError, parseUpstreamJson, type HttpProtocol } from "../http-exchange.ts";
+import { exchange, type HttpProtocol } from "../http-exchange.ts";
 import type { TokenEstimateProfile } from "../token-estimate.ts";
 import type { ProviderAdapter, UpstreamCall } from "../types.ts";
 import { convertRequest } from "./convert-request.ts";
 import { interactionsUrl, keyHeaders } from "./endpoint.ts";
-import { googleErrorMessage, mapError, streamErrorMessage } from "./map-error.ts";
-import { createEventTranslator, eventSchema, interactionAsEvent, interactionSchema, KNOWN_EVENTS, type InteractionsEvent } from "./parse-stream.ts";
+import { mapError } from "./map-error.ts";
+import { createEventTranslator, parseEvent, type InteractionsEvent } from "./parse-stream.ts";
 
 const protocol: HttpProtocol<InteractionsEvent> = {
   url: ({ provider }: UpstreamCall) => interactionsUrl(provider),
   headers: keyHeaders,
   convertRequest,
   errorOf: mapError,
-  parse,
+  parse: parseEvent,
   translator: createEventTranslator,
 };
 
@@ -41,21 +41,4 @@ export const geminiInteractionsTokenEstimate: TokenEstimateProfile = geminiToken
 export function createGeminiInteractionsAdapter(http: HttpClient): ProviderAdapter {
   // Always a stream upstream (the body says so): the exchange reads it as one.
   return { capabilities: geminiInteractionsCapabilities, stream: (call) => exchange(http, { ...call, stream: true }, protocol) };
-}
-
-/** One event of the stream (`[DONE]` ends it), or a whole Interaction. */
-function parse(data: string): InteractionsEvent | undefined {
-  if (data === "[DONE]") return undefined;
-  const json = parseUpstreamJson(data) as { event_type?: unknown; error?: { code?: unknown; message?: unknown } };
-  // A failure inside the open stream.
-  if (json?.event_type === "error") throw inStreamError(streamErrorMessage(json.error));
-  if (json?.event_type === undefined) {
-    // Google's error body, when a failure is reported in place of the answer.
-    const error = googleErrorMessage(json);
-    if (error !== undefined) throw inStreamError(error);
-    return interactionAsEvent(checkShape(interactionSchema, json));
-  }
-  // Event types added after this adapter was written are skipped.
-  if (!KNOWN_EVENTS.has(String(json.event_type))) return undefined;
-  return checkShape(eventSchema, json);
 }

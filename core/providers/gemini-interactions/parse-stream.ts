@@ -21,42 +21,41 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import { BlockWriter } from "../block-writer.ts";
-import type { Translator } from "../http-exchange.ts";
+import { checkShape, inStreamError, parseUpstreamJson, type Translator } from "../http-exchange.ts";
 import { convertUsage, interactionsUsageSchema, type InteractionsUsage } from "./convert-usage.ts";
+import { googleErrorMessage, streamErrorMessage } from "./map-error.ts";
 import { FINAL_STATUSES, mapFinishReason } from "./map-finish-reason.ts";
 
-const contentSchema = z.looseObject({
-  type: z.string(),
-  text: z.string().optional(),
-  data: z.string().optional(),
-  mime_type: z.string().optional(),
-  uri: z.string().optional(),
-});
+/** Any member of a union whose type is not one of `known` (a step, content or delta this protocol skips). */
+const otherThan = (known: string[]) => z.looseObject({ type: z.string().refine((type) => !known.includes(type)) });
 
-const stepSchema = z.looseObject({
-  type: z.string(),
-  // function_call
-  id: z.string().optional(),
-  name: z.string().optional(),
-  arguments: z.record(z.string(), z.unknown()).nullish(),
-  // thought
-  signature: z.string().optional(),
-  summary: z.array(contentSchema).nullish(),
-  // model_output
-  content: z.array(contentSchema).nullish(),
-});
+const textContent = z.looseObject({ type: z.literal("text"), text: z.string() });
+const mediaContent = z.looseObject({ type: z.enum(["image", "audio", "video"]), data: z.string().optional(), mime_type: z.string().optional(), uri: z.string().optional() });
+/** Content this protocol reads (text and media); other content (documents) by its type only. */
+const contentSchema = z.union([textContent, mediaContent, otherThan(["text", "image", "audio", "video"])]);
 
-/** StepDeltaData: the members this protocol reads (others are skipped by their step or their type). */
-const deltaSchema = z.looseObject({
-  type: z.string(),
-  text: z.string().optional(),
-  content: contentSchema.optional(),
-  signature: z.string().optional(),
-  arguments: z.string().optional(),
-  data: z.string().optional(),
-  mime_type: z.string().optional(),
-  uri: z.string().optional(),
-});
+const thoughtStep = z.looseObject({ type: z.literal("thought"), signature: z.string().optional(), summary: z.array(contentSchema).nullish() });
+const modelOutputStep = z.looseObject({ type: z.literal("model_output"), content: z.array(contentSchema).nullish() });
+const functionCallStep = z.looseObject({ type: z.literal("function_call"), id: z.string().optional(), name: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() });
+/** Step: the members this protocol reads; the steps of Google's own tools (and any added later) by their type only. */
+const stepSchema = z.union([thoughtStep, modelOutputStep, functionCallStep, otherThan(["thought", "model_output", "function_call"])]);
+
+const thoughtSummaryDelta = z.looseObject({ type: z.literal("thought_summary"), content: contentSchema.optional() });
+const thoughtSignatureDelta = z.looseObject({ type: z.literal("thought_signature"), signature: z.string().optional() });
+const argumentsDelta = z.looseObject({ type: z.literal("arguments_delta"), arguments: z.string().optional() });
+/** StepDeltaData: the members this protocol reads (content pieces are model output's deltas); others by their type only. */
+const deltaSchema = z.union([
+  textContent,
+  mediaContent,
+  thoughtSummaryDelta,
+  thoughtSignatureDelta,
+  argumentsDelta,
+  otherThan(["text", "image", "audio", "video", "thought_summary", "thought_signature", "arguments_delta"]),
+]);
+
+type Content = z.infer<typeof contentSchema>;
+type TextContent = z.infer<typeof textContent>;
+type MediaContent = z.infer<typeof mediaContent>;
 
 export const interactionSchema = z.looseObject({
   id: z.string().optional(),
@@ -77,16 +76,30 @@ export const eventSchema = z.discriminatedUnion("event_type", [
 ]);
 
 /** The event types eventSchema reads; others (added after this adapter) are skipped. */
-export const KNOWN_EVENTS: ReadonlySet<string> = new Set(eventSchema.options.map((option) => option.shape.event_type.value));
+const KNOWN_EVENTS: ReadonlySet<string> = new Set(eventSchema.options.map((option) => option.shape.event_type.value));
 
 export type InteractionsEvent = z.infer<typeof eventSchema>;
 export type Interaction = z.infer<typeof interactionSchema>;
 type Step = z.infer<typeof stepSchema>;
 type Delta = z.infer<typeof deltaSchema>;
 
-/** A whole Interaction (a JSON answer, or a later GET) as the event that ends a stream. */
-export function interactionAsEvent(interaction: Interaction): InteractionsEvent {
-  return { event_type: "interaction.completed", interaction };
+/**
+ * One SSE event's data as an event (`[DONE]` and event types added after this
+ * adapter are none), or a whole Interaction (a JSON answer, or a later GET) as
+ * the event that ends a stream. A failure the stream reports is thrown.
+ */
+export function parseEvent(data: string): InteractionsEvent | undefined {
+  if (data === "[DONE]") return undefined;
+  const json = parseUpstreamJson(data) as { event_type?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  if (json?.event_type === "error") throw inStreamError(streamErrorMessage(json.error));
+  if (json?.event_type === undefined) {
+    // Google's error body, when a failure comes in place of the answer.
+    const error = googleErrorMessage(json);
+    if (error !== undefined) throw inStreamError(error);
+    return { event_type: "interaction.completed", interaction: checkShape(interactionSchema, json) };
+  }
+  if (!KNOWN_EVENTS.has(String(json.event_type))) return undefined;
+  return checkShape(eventSchema, json);
 }
 
 /** What the translator keeps of a started step. */
@@ -97,8 +110,6 @@ interface OpenStep {
   /** function_call: its tool-call block, the arguments the step itself carried, and whether fragments came. */
   call?: { block: number; startArguments: Record<string, unknown> | undefined | null; streamed: boolean };
 }
-
-const MEDIA_BLOCKS: Record<string, BlockType> = { audio: BlockType.AUDIO, video: BlockType.VIDEO };
 
 export function createEventTranslator(): Translator<InteractionsEvent> {
   const blocks = new BlockWriter();
@@ -121,18 +132,21 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
     const open: OpenStep = { type: step.type, blocks: [] };
     steps.set(position, open);
     switch (step.type) {
-      case "thought":
-        for (const content of step.summary ?? []) summary(position, open, content);
-        if (step.signature) blocks.signature(opened(open, blocks.continueBlock(BlockType.REASONING, `thought:${position}`)), step.signature);
+      case "thought": {
+        const thought = step as z.infer<typeof thoughtStep>;
+        for (const content of thought.summary ?? []) summary(position, open, content);
+        if (thought.signature) signature(position, open, thought.signature);
         return;
+      }
       case "model_output":
-        for (const content of step.content ?? []) output(position, open, content);
+        for (const content of (step as z.infer<typeof modelOutputStep>).content ?? []) output(position, open, content);
         return;
       case "function_call": {
+        const call = step as z.infer<typeof functionCallStep>;
         hasToolCalls = true;
-        const toolCallId = step.id || `call_${idPrefix}_${++generatedIds}`;
-        const block = opened(open, blocks.startBlock(BlockType.TOOL_CALL, { toolCallId, toolName: step.name ?? "" }, `call:${position}`));
-        open.call = { block, startArguments: step.arguments, streamed: false };
+        const toolCallId = call.id || `call_${idPrefix}_${++generatedIds}`;
+        const block = opened(open, blocks.startBlock(BlockType.TOOL_CALL, { toolCallId, toolName: call.name }, `call:${position}`));
+        open.call = { block, startArguments: call.arguments, streamed: false };
         return;
       }
       default:
@@ -140,30 +154,37 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
     }
   }
 
-  function summary(position: number, open: OpenStep, content: z.infer<typeof contentSchema>) {
+  const reasoningBlock = (position: number, open: OpenStep) => opened(open, blocks.continueBlock(BlockType.REASONING, `thought:${position}`));
+
+  function summary(position: number, open: OpenStep, content: Content) {
     // A summary may hold an image; the hub's reasoning is text.
-    if (content.type === "text" && content.text) blocks.text(opened(open, blocks.continueBlock(BlockType.REASONING, `thought:${position}`)), content.text);
+    if (content.type === "text" && (content as TextContent).text) blocks.text(reasoningBlock(position, open), (content as TextContent).text);
+  }
+
+  function signature(position: number, open: OpenStep, value: string) {
+    blocks.signature(reasoningBlock(position, open), value);
   }
 
   /** One piece of model output: text, or media with its bytes. */
-  function output(position: number, open: OpenStep, content: { type: string; text?: string; data?: string; mime_type?: string }) {
+  function output(position: number, open: OpenStep, content: Content) {
     if (content.type === "text") {
-      if (content.text) blocks.text(opened(open, blocks.continueBlock(BlockType.TEXT, `text:${position}`)), content.text);
+      const { text } = content as TextContent;
+      if (text) blocks.text(opened(open, blocks.continueBlock(BlockType.TEXT, `text:${position}`)), text);
       return;
     }
+    if (content.type !== "image" && content.type !== "audio" && content.type !== "video") return;
+    const media = content as MediaContent;
     // A URI-only piece (delivery: uri) has no bytes the hub can carry.
-    if (!content.data) return;
-    const bytes = Buffer.from(content.data, "base64");
-    const mimeType = content.mime_type ?? "";
-    if (content.type === "image") {
+    if (!media.data) return;
+    const bytes = Buffer.from(media.data, "base64");
+    const mimeType = media.mime_type ?? "";
+    if (media.type === "image") {
       opened(open, blocks.wholeBlock(BlockType.IMAGE, { mimeType }, "", bytes));
       return;
     }
-    const type = MEDIA_BLOCKS[content.type];
-    if (type === undefined) return;
     // Streamed audio and video come in pieces: one block per step, type and media type.
-    const key = `${content.type}:${mimeType}:${position}`;
-    const block = blocks.openIndex(key) ?? opened(open, blocks.startBlock(type, { mimeType }, key));
+    const key = `${media.type}:${mimeType}:${position}`;
+    const block = blocks.openIndex(key) ?? opened(open, blocks.startBlock(media.type === "audio" ? BlockType.AUDIO : BlockType.VIDEO, { mimeType }, key));
     blocks.data(block, bytes);
   }
 
@@ -172,18 +193,25 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
     if (!open) return;
     switch (open.type) {
       case "thought":
-        if (piece.type === "thought_summary" && piece.content) summary(position, open, piece.content);
-        else if (piece.type === "thought_signature" && piece.signature) blocks.signature(opened(open, blocks.continueBlock(BlockType.REASONING, `thought:${position}`)), piece.signature);
-        return;
-      case "model_output":
-        output(position, open, piece);
-        return;
-      case "function_call":
-        if (piece.type === "arguments_delta" && piece.arguments && open.call) {
-          open.call.streamed = true;
-          blocks.text(open.call.block, piece.arguments);
+        if (piece.type === "thought_summary") {
+          const { content } = piece as z.infer<typeof thoughtSummaryDelta>;
+          if (content) summary(position, open, content);
+        } else if (piece.type === "thought_signature") {
+          const value = (piece as z.infer<typeof thoughtSignatureDelta>).signature;
+          if (value) signature(position, open, value);
         }
         return;
+      case "model_output":
+        output(position, open, piece as Content);
+        return;
+      case "function_call": {
+        const fragment = piece.type === "arguments_delta" ? (piece as z.infer<typeof argumentsDelta>).arguments : undefined;
+        if (fragment && open.call) {
+          open.call.streamed = true;
+          blocks.text(open.call.block, fragment);
+        }
+        return;
+      }
       default:
         return;
     }

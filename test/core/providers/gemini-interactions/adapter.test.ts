@@ -65,6 +65,9 @@ async function failure(upstreamCall: UpstreamCall): Promise<UpstreamError> {
   return error as UpstreamError;
 }
 
+/** The start, deltas and stop of one block. */
+const blockEvents = (events: EventView[], index: number) => events.filter((event) => "index" in event && event.index === index);
+
 const textOf = (events: EventView[], index: number) =>
   events.flatMap((event) => (event.type === "block_delta" && event.index === index ? [event.text] : [])).join("");
 
@@ -165,7 +168,7 @@ describe.each([false, true])("the caller streams: %s", (stream) => {
   it("an image model's aspect ratio asks for an image beside the text, which comes as an image block with its bytes", async () => {
     const events = await collect(call("gemini-3-pro-image", { stream, request: { media: { aspectRatio: "16:9" } } }));
     expect(upstream.requests[0].body.response_format).toEqual([{ type: "text" }, { type: "image", aspect_ratio: "16:9", delivery: "inline" }]);
-    expect(events.filter((event) => event.type.startsWith("block_") && event.index === 1)).toEqual([
+    expect(blockEvents(events, 1)).toEqual([
       { type: "block_start", index: 1, blockType: BlockType.IMAGE, mimeType: "image/png" },
       { type: "block_delta", index: 1, text: "", data: Buffer.from(FAKE_IMAGE, "base64") },
       { type: "block_stop", index: 1 },
@@ -175,7 +178,7 @@ describe.each([false, true])("the caller streams: %s", (stream) => {
   it("a music model's streamed audio is one audio block of all its pieces", async () => {
     const events = await collect(call("lyria-3.5", { stream, request: { media: { audioPrompt: "calm piano", durationSeconds: 30 } } }));
     expect(upstream.requests[0].body.input.at(-1)).toEqual({ type: "user_input", content: [{ type: "text", text: "Hi" }, { type: "text", text: "calm piano Length: 30 seconds." }] });
-    const audio = events.filter((event) => event.type.startsWith("block_") && event.index === 1);
+    const audio = blockEvents(events, 1);
     expect(audio[0]).toEqual({ type: "block_start", index: 1, blockType: BlockType.AUDIO, mimeType: "audio/mpeg" });
     expect(audio.slice(1, -1)).toEqual(FAKE_AUDIO_PARTS.map((part) => ({ type: "block_delta", index: 1, text: "", data: Buffer.from(part, "base64") })));
     expect(audio.at(-1)).toEqual({ type: "block_stop", index: 1 });
