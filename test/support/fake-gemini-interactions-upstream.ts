@@ -33,7 +33,8 @@
 // whole Interaction. Usage: total_input_tokens 10, total_output_tokens 5,
 // total_cached_tokens 2, total_thought_tokens 3 when thoughts were asked, the
 // input by modality. A model named "*conversation*" counts total_input_tokens
-// from system_instruction and input, signs per request and refuses a thought
+// from system_instruction and input, signs per request (by its number of turns,
+// turnsOf: what the other fakes count as messages) and refuses a thought
 // signature it did not give (conversation-model.ts).
 import type http from "node:http";
 import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
@@ -144,7 +145,7 @@ function answer(body: Json, res: http.ServerResponse, onAbort: () => void) {
 function answerSteps(model: string, body: Json, thoughts: boolean): AnswerStep[] {
   const steps: AnswerStep[] = [];
   if (thoughts) {
-    const signature = isConversationModel(model) ? signatureOfTurn("gemini-interactions", body.input.length) : FAKE_SIGNATURE;
+    const signature = isConversationModel(model) ? signatureOfTurn("gemini-interactions", turnsOf(body.input).length) : FAKE_SIGNATURE;
     steps.push({
       start: { type: "thought" },
       deltas: [
@@ -183,6 +184,23 @@ function answerSteps(model: string, body: Json, thoughts: boolean): AnswerStep[]
   }
   steps.push({ start: { type: "model_output" }, deltas, whole: { type: "model_output", content } });
   return steps;
+}
+
+/**
+ * A timeline as the turns the other protocols would send: each user_input
+ * step; each run of the model's steps (thoughts, output, calls) as `{model}`;
+ * each run of function results as `{results}`. A string input is one turn.
+ */
+export function turnsOf(input: unknown): Json[] {
+  if (!Array.isArray(input)) return [input as Json];
+  const turns: Json[] = [];
+  for (const step of input as Json[]) {
+    const side = step.type === "function_result" ? "results" : step.type === "user_input" ? undefined : "model";
+    const last = turns.at(-1);
+    if (side && last?.[side]) last[side].push(step);
+    else turns.push(side ? { [side]: [step] } : step);
+  }
+  return turns;
 }
 
 /** A "conversation" model checks its signatures as the real API does: one it did not give is refused. */

@@ -24,6 +24,12 @@ export async function closeProtocolUpstreams(upstreams: Partial<Record<Protocol,
   await Promise.all(Object.values(upstreams).map((upstream) => upstream?.close()));
 }
 
+/** OpenAI and Gemini Interactions take an effort (a thinking level); Anthropic and Gemini think on a budget that routing sizes. */
+const REASONING_EFFORT_MAPS: Partial<Record<Protocol, Record<string, string>>> = {
+  "openai-compatible": { low: "low", medium: "medium", high: "high" },
+  "gemini-interactions": { minimal: "minimal", low: "low", medium: "medium", high: "high" },
+};
+
 /** Another model on every protocol: `<prefix>/<protocol>-<suffix>`, served by the fakes' `upstreamModel` (e.g. "hang"). */
 export interface ExtraModel {
   suffix: string;
@@ -52,9 +58,7 @@ export function protocolConfigDocument(urls: Record<Protocol, string>, prefix: s
         provider: protocol,
         provider_model_id: upstreamModel,
         pricing: { prompt: "0.000001", completion: "0.000002", input_cache_read: "0.0000001", input_cache_write: "0.00000125" },
-        // OpenAI and Gemini Interactions take an effort (a thinking level); Anthropic and Gemini think on a budget that routing sizes.
-        ...(protocol === "openai-compatible" && { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }),
-        ...(protocol === "gemini-interactions" && { reasoning_effort_map: { minimal: "minimal", low: "low", medium: "medium", high: "high" } }),
+        ...(REASONING_EFFORT_MAPS[protocol] && { reasoning_effort_map: REASONING_EFFORT_MAPS[protocol] }),
       },
     ],
   });

@@ -4,7 +4,8 @@
 //
 // - SYSTEM and DEVELOPER text is the system instruction (a string: their texts
 //   joined by blank lines); other content there is dropped, with a warning.
-// - USER content is a `user_input` step (consecutive user messages one step).
+// - USER content is a `user_input` step (consecutive user messages one step);
+//   a plain-text file is its text (Interactions documents are PDFs and office files).
 // - An ASSISTANT message is its steps in order: `thought` (the signature, and
 //   the summary with it), `model_output` (consecutive content one step) and
 //   `function_call` (`id`, `name`, `arguments` as an object).
@@ -19,7 +20,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Role, type ContentPart, type FilePart, type ImagePart, type Message, type ToolCallPart, type ToolResultPart, type Warning } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../warnings.ts";
-import { fileBase64, imageData } from "../data-uri.ts";
+import { fileContent, imageData } from "../data-uri.ts";
 import { argumentsObject, isFetchableUri, isGeminiSignature, SIGNATURE_BYPASS } from "../gemini/convert-contents.ts";
 import { audioMimeType, mimeTypeFromName } from "../gemini/media-types.ts";
 import { notCarried } from "./not-carried.ts";
@@ -151,7 +152,7 @@ function contentOf(part: ContentPart, drops: Drops): JsonObject[] {
     case "audio":
       return [{ type: "audio", data: part.part.value.data, mime_type: audioMimeType(part.part.value.format) }];
     case "file":
-      return fileContent(part.part.value);
+      return fileParts(part.part.value);
     default:
       // Reasoning outside an assistant turn, and tool parts out of place, have no content form.
       return [];
@@ -175,11 +176,12 @@ function imageContent(image: ImagePart, drops: Drops): JsonObject[] {
   return [{ type: "image", uri: image.url, ...(mimeType ? { mime_type: mimeType } : {}), ...extra }];
 }
 
-/** A file as the content its type names (an image, audio or video file as such, anything else a document). */
-function fileContent(file: FilePart): JsonObject[] {
+/** A file as the content its type names: plain text as text, an image, audio or video file as such, anything else a document. */
+function fileParts(file: FilePart): JsonObject[] {
   // Bare base64 without a type: the chat formats' files are PDFs.
-  const inline = fileBase64(file, file.mimeType || mimeTypeFromName(file.filename) || "application/pdf");
-  if (inline) return [{ type: contentTypeOf(inline.mimeType), data: inline.data, mime_type: inline.mimeType }];
+  const content = fileContent(file, file.mimeType || mimeTypeFromName(file.filename) || "application/pdf");
+  if (content && "text" in content) return [{ type: "text", text: content.text }];
+  if (content) return [{ type: contentTypeOf(content.mimeType), data: content.data, mime_type: content.mimeType }];
   // An uploaded file's id, or a web URL Google fetches.
   const uri = file.fileId || file.url;
   if (!uri) return [];
