@@ -8,6 +8,7 @@ import { anthropicCapabilities, anthropicTokenEstimate, createAnthropicAdapter }
 import { createBflMediaAdapter } from "./bfl/media.ts";
 import { mediaOnlyCapabilities, type ProtocolCapabilities } from "./capabilities.ts";
 import { createGeminiAdapter, geminiCapabilities, geminiTokenEstimate } from "./gemini/adapter.ts";
+import { createGeminiInteractionsAdapter, geminiInteractionsCapabilities, geminiInteractionsTokenEstimate } from "./gemini-interactions/adapter.ts";
 import type { HttpClient } from "./http-client.ts";
 import { createKlingMediaAdapter } from "./kling/media.ts";
 import type { MediaJobAdapter } from "./media-job.ts";
@@ -50,6 +51,7 @@ const PROTOCOLS = {
   "openai-compatible": { capabilities: openAiCompatibleCapabilities, chat: { createAdapter: createOpenAiCompatibleAdapter, tokenEstimate: openAiCompatibleTokenEstimate }, createMediaAdapter: createOpenAiCompatibleMediaAdapter, config: CALLS_UPSTREAM },
   anthropic: { capabilities: anthropicCapabilities, chat: { createAdapter: createAnthropicAdapter, tokenEstimate: anthropicTokenEstimate }, config: CALLS_UPSTREAM },
   gemini: { capabilities: geminiCapabilities, chat: { createAdapter: createGeminiAdapter, tokenEstimate: geminiTokenEstimate }, config: CALLS_UPSTREAM },
+  "gemini-interactions": { capabilities: geminiInteractionsCapabilities, chat: { createAdapter: createGeminiInteractionsAdapter, tokenEstimate: geminiInteractionsTokenEstimate }, config: CALLS_UPSTREAM },
   simulator: { capabilities: simulatorCapabilities, chat: { createAdapter: createSimulatorAdapter, tokenEstimate: simulatorTokenEstimate }, createMediaAdapter: createSimulatorMediaAdapter, config: { baseUrl: false } },
   bfl: { capabilities: mediaOnlyCapabilities, createMediaAdapter: createBflMediaAdapter, config: CALLS_UPSTREAM },
   pollo: { capabilities: mediaOnlyCapabilities, createMediaAdapter: createPolloMediaAdapter, config: CALLS_UPSTREAM },

@@ -7,8 +7,13 @@ import type { RouterConfig } from "../../core/config/schema.ts";
 import { protocolConfigDocument, type Protocol } from "./protocol-upstreams.ts";
 
 /** The Anthropic model is a "conversation" one: it signs its thinking per request and refuses a signature it did not give. */
-export const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent" };
-export const MODEL_ID: Record<Protocol, string> = { "openai-compatible": "openai/gpt-agent", anthropic: "anthropic/claude-agent", gemini: "google/gemini-agent" };
+export const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent", "gemini-interactions": "gemini-ix-agent" };
+export const MODEL_ID: Record<Protocol, string> = {
+  "openai-compatible": "openai/gpt-agent",
+  anthropic: "anthropic/claude-agent",
+  gemini: "google/gemini-agent",
+  "gemini-interactions": "google/gemini-ix-agent",
+};
 
 /** The anthropic-beta header Claude Code 2.1.330 sent with its captured requests (test/fixtures/claude-code/). */
 export const CLAUDE_CODE_BETAS = [

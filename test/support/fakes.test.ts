@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactedOfTurn, signatureOfTurn } from "./conversation-model.ts";
 import { REDACTED_THINKING_TRIGGER, startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
+import { startFakeGeminiInteractionsUpstream } from "./fake-gemini-interactions-upstream.ts";
 import { startFakeGeminiUpstream } from "./fake-gemini-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
 import type { FakeUpstream } from "./recording-server.ts";
@@ -370,5 +371,100 @@ describe("the fake Gemini upstream", () => {
   it("refuses a thinking budget outside the model's range (400)", async () => {
     await refused({ ...VALID, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } }, /^Budget 0 is invalid\. This model only works in thinking mode\.$/, "gemini-2.5-pro");
     await refused({ ...VALID, generationConfig: { thinkingConfig: { thinkingBudget: 32000 } } }, /^The thinking budget \(32000\) is invalid\.$/, "gemini-2.5-flash");
+  });
+});
+
+describe("the fake Gemini Interactions upstream", () => {
+  let upstream: FakeUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeGeminiInteractionsUpstream();
+  });
+  afterAll(() => upstream.close());
+
+  const KEY = { "x-goog-api-key": "gemini-secret" };
+  const HI = { type: "user_input", content: [{ type: "text", text: "Hi" }] };
+  const VALID = { model: "gemini-test", input: [HI], stream: true, store: false };
+  const TOOLS = [{ type: "function", name: "get_weather", parameters: { type: "object" } }];
+  const CALL = { type: "function_call", id: "fc_1", name: "get_weather", arguments: { city: "Paris" } };
+  const RESULT = { type: "function_result", call_id: "fc_1", name: "get_weather", result: "21C" };
+  const send = async (body: unknown, headers: Record<string, string> = KEY) => {
+    const response = await fetch(`${upstream.url}/interactions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, body: response.headers.get("content-type")?.startsWith("application/json") ? ((await response.json()) as Json) : {} };
+  };
+
+  function expectGoogleError(answer: { status: number; body: Json }, status: number, googleStatus: string, message: RegExp) {
+    expect(answer.status).toBe(status);
+    expect(answer.body.error).toMatchObject({ code: status, status: googleStatus, message: expect.stringMatching(message) });
+  }
+  const refused = async (body: unknown, message: RegExp) => expectGoogleError(await send(body), 400, "INVALID_ARGUMENT", message);
+
+  it("answers valid requests: a stream, a whole interaction, a function round with every setting the adapter sends", async () => {
+    expect((await send(VALID)).status).toBe(200);
+    const whole = await send({ ...VALID, stream: false });
+    expect(whole.body).toMatchObject({ id: expect.stringMatching(/^v1_/), status: "completed", steps: [{ type: "model_output" }], usage: { total_input_tokens: 10 } });
+    const round = {
+      ...VALID,
+      model: "gemini-3-flash-preview",
+      system_instruction: "Be brief.",
+      tools: TOOLS,
+      input: [HI, { type: "thought", signature: "c2ln", summary: [{ type: "text", text: "Check." }] }, CALL, RESULT],
+      generation_config: { temperature: 0.5, top_p: 0.9, max_output_tokens: 50, seed: 1, stop_sequences: ["END"], thinking_level: "low", thinking_summaries: "auto", tool_choice: { allowed_tools: { mode: "any", tools: ["get_weather"] } } },
+      response_format: [{ type: "text", mime_type: "application/json", schema: { type: "object" } }, { type: "image", aspect_ratio: "1:1", delivery: "inline" }],
+      safety_settings: [{ type: "harassment", threshold: "block_none" }],
+      service_tier: "flex",
+      environment: "env_1",
+    };
+    expect((await send(round)).status).toBe(200);
+  });
+
+  it("refuses a request without a key (403)", async () => {
+    expectGoogleError(await send(VALID, {}), 403, "PERMISSION_DENIED", /Method doesn't allow unregistered callers/);
+  });
+
+  it("refuses a body not declared application/json (400), and another path or method (404)", async () => {
+    expectGoogleError(await send(VALID, { ...KEY, "content-type": "text/plain" }), 400, "INVALID_ARGUMENT", /^Invalid JSON payload received: the Content-Type is "text\/plain"/);
+    expect((await fetch(`${upstream.url}/interactions`, { headers: KEY })).status).toBe(404);
+    expect((await fetch(`${upstream.url}/models/gemini-test:generateContent`, { method: "POST", headers: KEY, body: "{}" })).status).toBe(404);
+  });
+
+  it("refuses an unknown field, naming where it is (400)", async () => {
+    await refused({ ...VALID, contents: [] }, /^Invalid JSON payload received\. Unknown name "contents": Cannot find field\.$/);
+    await refused({ ...VALID, generation_config: { top_k: 40 } }, /Unknown name "top_k" at 'generation_config'/);
+    await refused({ ...VALID, tools: [{ ...TOOLS[0], strict: true }] }, /Unknown name "strict" at 'tools\[0\]'/);
+    await refused({ ...VALID, safety_settings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "block_none" }] }, /Unknown name "category" at 'safety_settings\[0\]'/);
+    await refused({ ...VALID, input: [{ ...HI, role: "user" }] }, /Unknown name "role" at 'input\[0\]'/);
+    await refused({ ...VALID, input: [{ type: "user_input", content: [{ type: "text", text: "Hi", cache_control: {} }] }] }, /Unknown name "cache_control" at 'input\[0\]\.content\[0\]'/);
+  });
+
+  it("refuses a value the API does not have (400)", async () => {
+    await refused({ ...VALID, input: [{ type: "turn", content: [] }] }, /^Invalid value at 'input\[0\]\.type'/);
+    await refused({ ...VALID, generation_config: { thinking_level: "LOW" } }, /^Invalid value at 'generation_config\.thinking_level'/);
+    await refused({ ...VALID, generation_config: { thinking_summaries: "all" } }, /^Invalid value at 'generation_config\.thinking_summaries'/);
+    await refused({ ...VALID, generation_config: { tool_choice: "required" } }, /^Invalid value at 'generation_config\.tool_choice'/);
+  });
+
+  it("refuses a request without model or input (400)", async () => {
+    await refused({ input: [HI] }, /model is required/);
+    await refused({ ...VALID, input: [] }, /input is required/);
+  });
+
+  it("refuses a function result without its call (400)", async () => {
+    await refused({ ...VALID, tools: TOOLS, input: [HI, RESULT] }, /No function call found for the function result with call_id "fc_1"/);
+  });
+
+  it("refuses a Gemini 3 function call of the current turn without a signed thought before it (400), and takes Google's stand-in", async () => {
+    const model = "gemini-3-flash-preview";
+    await refused({ ...VALID, model, tools: TOOLS, input: [HI, CALL, RESULT] }, /Function call is missing a thought_signature/);
+    const standIn = { type: "thought", signature: "skip_thought_signature_validator" };
+    expect((await send({ ...VALID, model, tools: TOOLS, input: [HI, standIn, CALL, RESULT] })).status).toBe(200);
+    // An earlier turn's calls are not checked.
+    expect((await send({ ...VALID, model, tools: TOOLS, input: [HI, CALL, RESULT, HI] })).status).toBe(200);
+  });
+
+  it("refuses, for a conversation model, a thought signature it did not give (400), as the real API checks them", async () => {
+    const model = "gemini-3-conversation";
+    const input = (signature: string) => [HI, { type: "thought", signature }, CALL, RESULT];
+    expect((await send({ ...VALID, model, tools: TOOLS, input: input(signatureOfTurn("gemini-interactions", 1)) })).status).toBe(200);
+    await refused({ ...VALID, model, tools: TOOLS, input: input(signatureOfTurn("gemini", 1)) }, /^Corrupted thought signature\.$/);
   });
 });

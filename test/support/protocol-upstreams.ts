@@ -1,27 +1,34 @@
 // One fake upstream per provider protocol (OpenAI-compatible, Anthropic,
-// Gemini) and a configuration with one model per protocol routed to it, for
-// the tests that run the same requests through every protocol.
+// Gemini, Gemini Interactions) and a configuration with one model per protocol
+// routed to it, for the tests that run the same requests through every protocol.
 import { parseConfig } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
 import { startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
+import { startFakeGeminiInteractionsUpstream } from "./fake-gemini-interactions-upstream.ts";
 import { startFakeGeminiUpstream } from "./fake-gemini-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
 import type { FakeUpstream } from "./recording-server.ts";
 
-export type Protocol = "openai-compatible" | "anthropic" | "gemini";
-export const PROTOCOLS: Protocol[] = ["openai-compatible", "anthropic", "gemini"];
+export type Protocol = "openai-compatible" | "anthropic" | "gemini" | "gemini-interactions";
+export const PROTOCOLS: Protocol[] = ["openai-compatible", "anthropic", "gemini", "gemini-interactions"];
 
 /** USD per token in femto-dollars (10^-15), so expected costs are exact integers. */
 export const PRICES = { prompt: 1_000_000_000n, completion: 2_000_000_000n, cacheRead: 100_000_000n, cacheWrite: 1_250_000_000n };
 
 export async function startProtocolUpstreams(): Promise<Record<Protocol, FakeUpstream>> {
-  const [openai, anthropic, gemini] = await Promise.all([startFakeUpstream(), startFakeAnthropicUpstream(), startFakeGeminiUpstream()]);
-  return { "openai-compatible": openai, anthropic, gemini };
+  const [openai, anthropic, gemini, interactions] = await Promise.all([startFakeUpstream(), startFakeAnthropicUpstream(), startFakeGeminiUpstream(), startFakeGeminiInteractionsUpstream()]);
+  return { "openai-compatible": openai, anthropic, gemini, "gemini-interactions": interactions };
 }
 
 export async function closeProtocolUpstreams(upstreams: Partial<Record<Protocol, FakeUpstream>>): Promise<void> {
   await Promise.all(Object.values(upstreams).map((upstream) => upstream?.close()));
 }
+
+/** OpenAI and Gemini Interactions take an effort (a thinking level); Anthropic and Gemini think on a budget that routing sizes. */
+const REASONING_EFFORT_MAPS: Partial<Record<Protocol, Record<string, string>>> = {
+  "openai-compatible": { low: "low", medium: "medium", high: "high" },
+  "gemini-interactions": { minimal: "minimal", low: "low", medium: "medium", high: "high" },
+};
 
 /** Another model on every protocol: `<prefix>/<protocol>-<suffix>`, served by the fakes' `upstreamModel` (e.g. "hang"). */
 export interface ExtraModel {
@@ -51,8 +58,7 @@ export function protocolConfigDocument(urls: Record<Protocol, string>, prefix: s
         provider: protocol,
         provider_model_id: upstreamModel,
         pricing: { prompt: "0.000001", completion: "0.000002", input_cache_read: "0.0000001", input_cache_write: "0.00000125" },
-        // OpenAI takes an effort; the other two think on a budget that routing sizes.
-        ...(protocol === "openai-compatible" && { reasoning_effort_map: { low: "low", medium: "medium", high: "high" } }),
+        ...(REASONING_EFFORT_MAPS[protocol] && { reasoning_effort_map: REASONING_EFFORT_MAPS[protocol] }),
       },
     ],
   });
@@ -74,6 +80,7 @@ export const urlsOf = (upstreams: Record<Protocol, FakeUpstream>): Record<Protoc
   "openai-compatible": upstreams["openai-compatible"].url,
   anthropic: upstreams.anthropic.url,
   gemini: upstreams.gemini.url,
+  "gemini-interactions": upstreams["gemini-interactions"].url,
 });
 
 /** Token counts of one answer, as the router reports them. */
@@ -106,5 +113,7 @@ export function countedConversation(protocol: Protocol, sent: Record<string, any
       return { system: sent.system, messages: sent.messages };
     case "gemini":
       return { systemInstruction: sent.systemInstruction, contents: sent.contents };
+    case "gemini-interactions":
+      return { system_instruction: sent.system_instruction, input: sent.input };
   }
 }

@@ -125,7 +125,8 @@ function imagePart(image: ImagePart, drops: Drops): JsonObject[] {
   return [{ fileData: { ...(mimeType ? { mimeType } : {}), fileUri: url } }];
 }
 
-function isFetchableUri(url: string): boolean {
+/** A URL Google fetches itself: http(s) or Cloud Storage. */
+export function isFetchableUri(url: string): boolean {
   return /^(https?|gs):\/\//i.test(url);
 }
 
@@ -177,7 +178,7 @@ function modelParts(content: ContentPart[], drops: Drops): JsonObject[] {
 }
 
 /** Signatures are base64 bytes to Gemini; another provider's opaque id would be refused. */
-function isGeminiSignature(signature: string): boolean {
+export function isGeminiSignature(signature: string): boolean {
   return /^[A-Za-z0-9+/_-]+={0,2}$/.test(signature);
 }
 
@@ -187,7 +188,7 @@ function functionCallPart(call: ToolCallPart): JsonObject {
 }
 
 /** `args` must be an object: the model's JSON when it is one, else the text kept under `arguments`. */
-function argumentsObject(text: string): JsonObject {
+export function argumentsObject(text: string): JsonObject {
   if (!text.trim()) return {};
   const parsed = parseJson(text);
   return isObject(parsed) ? parsed : { arguments: text };

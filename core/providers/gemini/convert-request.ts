@@ -7,6 +7,7 @@ import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 import { convertMessages } from "./convert-contents.ts";
 import { convertGenerationConfig } from "./convert-generation-config.ts";
 import { notCarried } from "./not-carried.ts";
+import { geminiOptions } from "./provider-options.ts";
 
 export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const { request } = call;
@@ -21,6 +22,8 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
   if (systemInstruction) body.systemInstruction = systemInstruction;
   Object.assign(body, tools);
   if (generationConfig) body.generationConfig = generationConfig;
+  const { safetySettings } = geminiOptions(request);
+  if (safetySettings.length > 0) body.safetySettings = safetySettings;
   return { body, warnings };
 }
 
@@ -74,7 +77,7 @@ function convertToolChoice(request: GenerateRequest): JsonObject | undefined {
  * music models (Lyria) take both from the prompt text, so they become a last
  * user turn (merged into the one before it when that is the user's too).
  */
-function audioPromptMessage(media: MediaOptions | undefined): Message | undefined {
+export function audioPromptMessage(media: MediaOptions | undefined): Message | undefined {
   if (!media || (!media.audioPrompt && media.durationSeconds === undefined)) return undefined;
   const length = media.durationSeconds === undefined ? "" : `Length: ${media.durationSeconds} seconds.`;
   const text = [media.audioPrompt, length].filter(Boolean).join(" ");

@@ -18,6 +18,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from "vitest";
 import { expectAnthropicValid } from "../../support/anthropic-schema.ts";
 import { expectEventIdsInStreamOrder, expectGenaiValid } from "../../support/genai-interactions-schema.ts";
+import { FAKE_CALL_IDS } from "../../support/fake-gemini-interactions-upstream.ts";
 import { STRUCTURED_ANSWER, type FakeUpstream } from "../../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../../support/harness.ts";
 import { expectValid } from "../../support/openai-schema.ts";
@@ -44,7 +45,7 @@ const NOT_ASKABLE: Partial<Record<Format, Record<string, string>>> = {
   responses: { "cached prompt": "Responses has no cache_control" },
   interactions: { "cached prompt": "Interactions has no cache_control (system_instruction is a string)" },
 };
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-test", anthropic: "claude-test", gemini: "gemini-test" };
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-test", anthropic: "claude-test", gemini: "gemini-test", "gemini-interactions": "gemini-ix-test" };
 
 // ---- what each fake upstream reports, and the cost the router must compute from it ----
 
@@ -58,7 +59,8 @@ function expectedTokens(protocol: Protocol, feature: { reasoning?: boolean; cach
         ? { prompt: 15, cached: 2, cacheWrite: 3, completion: 5, reasoning: 0 }
         : { prompt: 10, cached: 0, cacheWrite: 0, completion: 5, reasoning: 0 };
     case "gemini":
-      // Thought tokens are reported apart from candidates; the router counts them as completion.
+    case "gemini-interactions":
+      // Thought tokens are reported apart from candidates (total_output_tokens); the router counts them as completion.
       return feature.reasoning
         ? { prompt: 10, cached: 2, cacheWrite: 0, completion: 8, reasoning: 3 }
         : { prompt: 10, cached: 2, cacheWrite: 0, completion: 5, reasoning: 0 };
@@ -608,10 +610,11 @@ describe("translation matrix", () => {
     { name: "get_weather", args: { city: "Paris" }, result: '{"celsius":21}' },
     { name: "get_time", args: { city: "London" }, result: '{"time":"14:00"}' },
   ];
-  /** The ids the OpenAI and Anthropic fakes give the two calls; Gemini sends none, so the router makes them. */
+  /** The ids the OpenAI, Anthropic and Gemini Interactions fakes give the two calls; Gemini sends none, so the router makes them. */
   const PARALLEL_IDS: Partial<Record<Protocol, string[]>> = {
     "openai-compatible": ["call_fake1", "call_fake2"],
     anthropic: ["toolu_01FakeCall", "toolu_02FakeCall"],
+    "gemini-interactions": [...FAKE_CALL_IDS],
   };
   const PNG = "iVBORw0KGgo=";
   /** The schema's name upstream: Messages' output_config.format and Interactions' response_format name none, so the router names it. */
@@ -799,6 +802,17 @@ describe("translation matrix", () => {
         });
         expect(sent.generationConfig.stopSequences).toEqual(stop);
         return;
+      case "gemini-interactions":
+        expect(sent).toMatchObject({
+          model: "gemini-ix-test",
+          system_instruction: "Be brief.",
+          input: [{ type: "user_input", content: [{ type: "text", text: "Hi" }] }],
+          generation_config: { max_output_tokens: 50, temperature: 0.5 },
+          stream: true,
+          store: false,
+        });
+        expect(sent.generation_config.stop_sequences).toEqual(stop);
+        return;
     }
   }
 
@@ -818,6 +832,10 @@ describe("translation matrix", () => {
       case "gemini":
         expect(sent.tools).toEqual([{ functionDeclarations: functions.map(({ name, description, parameters }) => ({ name, description, parametersJsonSchema: parameters })) }]);
         expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: "AUTO" } });
+        return;
+      case "gemini-interactions":
+        expect(sent.tools).toEqual(functions.map(({ name, description, parameters }) => ({ type: "function", name, description, parameters })));
+        expect(sent.generation_config.tool_choice).toBe("auto");
         return;
     }
   }
@@ -859,6 +877,14 @@ describe("translation matrix", () => {
           parts: PARALLEL_CALLS.map(({ name, result }) => ({ functionResponse: { name, response: JSON.parse(result) } })),
         });
         return;
+      case "gemini-interactions":
+        // The calls by id (behind Google's stand-in signature: the client sent no thought back), then a result step per call, each naming its call.
+        expect(sent.input.slice(1)).toEqual([
+          { type: "thought", signature: "skip_thought_signature_validator" },
+          ...calls.map((call, position) => ({ type: "function_call", id: call.id, name: call.name, arguments: PARALLEL_CALLS[position].args })),
+          ...calls.map((call, position) => ({ type: "function_result", call_id: call.id, name: call.name, result: PARALLEL_CALLS[position].result })),
+        ]);
+        return;
     }
   }
 
@@ -885,6 +911,13 @@ describe("translation matrix", () => {
         expect(sent.contents[1]).toMatchObject({ role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }] });
         expect(sent.contents[2]).toEqual({ role: "user", parts: [{ functionResponse: { name: "get_weather", response: { celsius: 21 } } }] });
         return;
+      case "gemini-interactions":
+        expect(sent.input.slice(1)).toEqual([
+          { type: "thought", signature: "skip_thought_signature_validator" },
+          { type: "function_call", id: callId, name: "get_weather", arguments: { city: "Paris" } },
+          { type: "function_result", call_id: callId, name: "get_weather", result: '{"celsius":21}' },
+        ]);
+        return;
     }
   }
 
@@ -898,6 +931,9 @@ describe("translation matrix", () => {
         return;
       case "gemini":
         expect(sent.generationConfig).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: answerSchema });
+        return;
+      case "gemini-interactions":
+        expect(sent.response_format).toEqual({ type: "text", mime_type: "application/json", schema: answerSchema });
         return;
     }
   }
@@ -913,6 +949,10 @@ describe("translation matrix", () => {
         return;
       case "gemini":
         expect(sent.generationConfig).toMatchObject({ maxOutputTokens: 4096, thinkingConfig: { thinkingBudget: 3276, includeThoughts: true } });
+        return;
+      case "gemini-interactions":
+        // A thinking level, from the route's effort map.
+        expect(sent.generation_config).toEqual({ max_output_tokens: 4096, thinking_level: "high", thinking_summaries: "auto" });
         return;
     }
   }
@@ -933,6 +973,9 @@ describe("translation matrix", () => {
         return;
       case "gemini":
         expect(sent.contents[0].parts).toEqual([{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: PNG } }]);
+        return;
+      case "gemini-interactions":
+        expect(sent.input[0].content).toEqual([{ type: "text", text: "What is this?" }, { type: "image", data: PNG, mime_type: "image/png" }]);
         return;
     }
   }

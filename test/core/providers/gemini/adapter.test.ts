@@ -206,3 +206,10 @@ describe("thinking budgets the model takes", () => {
     expect(adapter.stream(upstreamCall).warnings?.map((w) => w.message)).toContain("a thinking budget of 100 tokens is below gemini-2.5-pro's minimum; 128 was sent");
   });
 });
+
+it("sends the caller's safety settings, which the API takes", async () => {
+  const safety = [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", threshold: "BLOCK_LOW_AND_ABOVE" }];
+  const events = await collect(call("gemini-test", { request: { providerOptions: { gemini: { safety_settings: safety } } } }));
+  expect(upstream.requests[0].body.safetySettings).toEqual(safety);
+  expect(events.at(-1)).toMatchObject({ type: "finish", reason: FinishReason.STOP });
+});

@@ -365,4 +365,11 @@ describe("warnings", () => {
       "images must be data URIs or http(s)/gs URLs for the Gemini protocol; others were left out",
     ]);
   });
+
+  it("provider options: safety_settings as generateContent's safetySettings, as given; a value that is no list is not sent", () => {
+    const safety = [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_ONLY_HIGH" }];
+    expect(convertRequest(call({ messages: [hi], providerOptions: { gemini: { safety_settings: safety } } })).safetySettings).toEqual(safety);
+    expect(convertRequest(call({ messages: [hi], providerOptions: { gemini: { safety_settings: "BLOCK_NONE" } } }))).not.toHaveProperty("safetySettings");
+    expect(convertRequest(call({ messages: [hi], providerOptions: { "gemini-interactions": { safety_settings: safety } } }))).not.toHaveProperty("safetySettings");
+  });
 });

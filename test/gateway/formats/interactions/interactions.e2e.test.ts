@@ -1,9 +1,9 @@
 // End to end: the Interactions format through the official @google/genai SDK's
 // interactions calls (create, continue by previous_interaction_id, get with and
 // without include_input, delete, stream) against the gateway, on the fake
-// OpenAI-compatible, Anthropic and Gemini upstreams (each through the hub), with
-// a function-call round and thinking, and on the simulator. Errors come in
-// the spec's body, which the SDK reads.
+// OpenAI-compatible, Anthropic, Gemini and Gemini Interactions upstreams (each
+// through the hub), with a function-call round and thinking, and on the
+// simulator. Errors come in the spec's body, which the SDK reads.
 import { GoogleGenAI } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
@@ -15,7 +15,12 @@ type Json = Record<string, any>;
 
 const OTHER_KEY = "sk-other-org";
 
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-conversation", anthropic: "claude-conversation", gemini: "gemini-3-conversation" };
+const UPSTREAM_MODEL: Record<Protocol, string> = {
+  "openai-compatible": "gpt-conversation",
+  anthropic: "claude-conversation",
+  gemini: "gemini-3-conversation",
+  "gemini-interactions": "gemini-3-conversation",
+};
 const weatherTool = {
   type: "function" as const,
   name: "get_weather",

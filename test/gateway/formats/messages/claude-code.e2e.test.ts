@@ -136,7 +136,7 @@ describe.skipIf(claudeMissing)(`Claude Code on the gateway${claudeMissing ? ` ($
     beforeAll(async () => {
       const [anthropic, openai] = await Promise.all([startScriptedToolUpstream("anthropic", readCall), startScriptedToolUpstream("openai-compatible", readCall)]);
       scripted = { anthropic, "openai-compatible": openai };
-      readingGateway = await startGateway(claudeCodeConfig({ anthropic: anthropic.url, "openai-compatible": openai.url, gemini: upstreams.gemini.url }));
+      readingGateway = await startGateway(claudeCodeConfig({ ...urlsOf(upstreams), anthropic: anthropic.url, "openai-compatible": openai.url }));
     });
 
     afterAll(async () => {

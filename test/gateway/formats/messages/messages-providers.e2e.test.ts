@@ -1,8 +1,8 @@
 // The Messages API on every provider protocol, through the official
 // @anthropic-ai/sdk: messages.create, messages.stream() with finalMessage()
 // (the SDK's own accumulator has to accept every stream), and countTokens,
-// against the gateway on the fake OpenAI-compatible, Anthropic and Gemini
-// upstreams, which refuse what the real APIs refuse. Both paths (/v1 and
+// against the gateway on the fake OpenAI-compatible, Anthropic, Gemini and
+// Gemini Interactions upstreams, which refuse what the real APIs refuse. Both paths (/v1 and
 // /api/v1) and both auth headers (x-api-key: the SDK's apiKey; Bearer: its
 // authToken), in-process and split (the core over Connect/HTTP2).
 //
@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAnthropicValid } from "../../../support/anthropic-schema.ts";
 import { promptTokensOf, redactedOfTurn, signatureOfTurn } from "../../../support/conversation-model.ts";
 import { REDACTED_THINKING_TRIGGER } from "../../../support/fake-anthropic-upstream.ts";
+import { FAKE_CALL_IDS, turnsOf } from "../../../support/fake-gemini-interactions-upstream.ts";
 import { FAKE_COUNTS } from "../../../support/fake-count-tokens.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../../../support/harness.ts";
@@ -32,10 +33,18 @@ type Json = Record<string, any>;
 type Mode = "create" | "stream";
 const MODES: Mode[] = ["create", "stream"];
 
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-conversation", anthropic: "claude-conversation", gemini: "gemini-3-conversation" };
+const UPSTREAM_MODEL: Record<Protocol, string> = {
+  "openai-compatible": "gpt-conversation",
+  anthropic: "claude-conversation",
+  gemini: "gemini-3-conversation",
+  "gemini-interactions": "gemini-3-conversation",
+};
 const HELLO = (protocol: Protocol) => `Hello from ${UPSTREAM_MODEL[protocol]}`;
 /** The ids each fake gives its tool call; Gemini sends none, so the router makes one. */
-const CALL_ID: Partial<Record<Protocol, string>> = { "openai-compatible": "call_fake1", anthropic: "toolu_01FakeCall" };
+const CALL_ID: Partial<Record<Protocol, string>> = { "openai-compatible": "call_fake1", anthropic: "toolu_01FakeCall", "gemini-interactions": FAKE_CALL_IDS[0] };
+/** The protocols whose upstream counts tokens (the others are estimated), and those that run a web search. */
+const COUNTS_TOKENS: Protocol[] = ["anthropic", "gemini"];
+const SEARCHES_THE_WEB: Protocol[] = ["anthropic", "gemini"];
 const THOUGHT = "Let me think.";
 const QUESTION = "Weather in Paris?";
 const TOOL_OUTPUT = '{"celsius":21}';
@@ -229,7 +238,7 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
       // Anthropic's signature is handed out as it is; another protocol's may carry a prefix naming its signer.
       expect(thinking).toMatchObject({ type: "thinking", thinking: THOUGHT });
       if (protocol === "anthropic") expect(thinking.signature).toBe(signatureOfTurn("anthropic", 1));
-      if (protocol === "gemini") expect(thinking.signature.endsWith(signatureOfTurn("gemini", 1))).toBe(true);
+      if (protocol === "gemini" || protocol === "gemini-interactions") expect(thinking.signature.endsWith(signatureOfTurn(protocol, 1))).toBe(true);
       if (protocol === "openai-compatible") expect(thinking.signature).toBe("");
       expectThinkingSent(protocol, first.sent);
       const call = first.message.content[1] as Anthropic.ToolUseBlock;
@@ -251,6 +260,15 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
         case "gemini":
           // Gemini takes no thought text back; the signature rides on the call, where Gemini put it.
           expect(turn).toEqual({ role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: signatureOfTurn("gemini", 1) }] });
+          break;
+        case "gemini-interactions":
+          // The thought step as Google gave it (summary and signature), then the call.
+          expect(turn).toEqual({
+            model: [
+              { type: "thought", signature: signatureOfTurn("gemini-interactions", 1), summary: [{ type: "text", text: THOUGHT }] },
+              { type: "function_call", id: call.id, name: "get_weather", arguments: { city: "Paris" } },
+            ],
+          });
           break;
         case "openai-compatible":
           expect(turn).toMatchObject({ role: "assistant", tool_calls: [{ id: call.id }] });
@@ -286,6 +304,10 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
           break;
         case "gemini":
           expect(sent.generationConfig.stopSequences).toEqual(["from", "END"]);
+          expect(message).toMatchObject({ stop_reason: "end_turn", stop_sequence: null });
+          break;
+        case "gemini-interactions":
+          expect(sent.generation_config.stop_sequences).toEqual(["from", "END"]);
           expect(message).toMatchObject({ stop_reason: "end_turn", stop_sequence: null });
           break;
       }
@@ -503,13 +525,17 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
             // Gemini has no switch for parallel calls: said, not silently lost.
             expect(single.warnings).toContain("parallel_tool_calls");
             break;
+          case "gemini-interactions":
+            expect([any, named, none].map(({ sent }) => sent.generation_config.tool_choice)).toEqual(["any", { allowed_tools: { mode: "any", tools: ["get_weather"] } }, "none"]);
+            expect(single.warnings).toContain("parallel_tool_calls");
+            break;
         }
       });
 
       it("web search (a server tool): Anthropic's tool as is, Gemini's googleSearch, a 400 naming tools where the protocol has none", async () => {
         const webSearch = { type: "web_search_20250305", name: "web_search", max_uses: 3 } as const;
         const params = { max_tokens: 256, tools: [webSearch], messages: [{ role: "user" as const, content: "News?" }] };
-        if (protocol === "openai-compatible") {
+        if (!SEARCHES_THE_WEB.includes(protocol)) {
           const before = upstreams[protocol].requests.length;
           const error = (await client.messages.create({ model: `conv/${protocol}`, ...params }).catch((caught: unknown) => caught)) as APIError;
           expect(error.status).toBe(400);
@@ -559,6 +585,25 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
             expect(JSON.stringify(sent[0])).toContain("Service down.");
             expect(JSON.stringify(sent[0])).toContain(PNG);
             break;
+          case "gemini-interactions":
+            // The result as content, text and image, marked as an error.
+            expect(sent).toEqual([
+              {
+                results: [
+                  {
+                    type: "function_result",
+                    call_id: call.id,
+                    name: "get_weather",
+                    result: [
+                      { type: "text", text: "Service down." },
+                      { type: "image", data: PNG, mime_type: "image/png" },
+                    ],
+                    is_error: true,
+                  },
+                ],
+              },
+            ]);
+            break;
         }
       });
 
@@ -588,6 +633,10 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
           case "gemini":
             expect(sent.systemInstruction).toEqual({ parts: [{ text: "Answer in French." }] });
             expect(sent.contents).toEqual([{ role: "user", parts: [{ text: "Hi" }] }]);
+            break;
+          case "gemini-interactions":
+            expect(sent.system_instruction).toBe("Answer in French.");
+            expect(sent.input).toEqual([{ type: "user_input", content: [{ type: "text", text: "Hi" }] }]);
             break;
         }
       });
@@ -789,10 +838,10 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
     });
   });
 
-  /** Exact (the upstream's count endpoint) on Anthropic and Gemini, an estimate on OpenAI-compatible routes. */
+  /** Exact (the upstream's count endpoint) on Anthropic and Gemini, an estimate on OpenAI-compatible and Gemini Interactions routes. */
   function expectCounted(protocol: Protocol, counted: Anthropic.MessageTokensCount) {
     const exact = (counted as Anthropic.MessageTokensCount & { exact: boolean }).exact;
-    if (protocol === "openai-compatible") {
+    if (!COUNTS_TOKENS.includes(protocol)) {
       expect(exact).toBe(false);
       expect(counted.input_tokens).toBeGreaterThan(0);
       return;
@@ -807,8 +856,9 @@ describe.each([{ split: false }, { split: true }])("messages on every provider p
 
 // ---- the conversation each upstream received, in its own wire shape ----
 
-/** The messages (OpenAI, Anthropic) or contents (Gemini) of a request. */
+/** The messages (OpenAI, Anthropic), contents (Gemini) or steps as turns (Gemini Interactions) of a request. */
 function conversationOf(protocol: Protocol, sent: Json): Json[] {
+  if (protocol === "gemini-interactions") return turnsOf(sent.input);
   return protocol === "gemini" ? sent.contents : sent.messages;
 }
 
@@ -820,6 +870,8 @@ function userTurn(protocol: Protocol, text: string): Json {
       return { role: "user", content: [{ type: "text", text }] };
     case "gemini":
       return { role: "user", parts: [{ text }] };
+    case "gemini-interactions":
+      return { type: "user_input", content: [{ type: "text", text }] };
   }
 }
 
@@ -831,6 +883,8 @@ function assistantText(protocol: Protocol, text: string): Json {
       return { role: "assistant", content: [{ type: "text", text }] };
     case "gemini":
       return { role: "model", parts: [{ text }] };
+    case "gemini-interactions":
+      return { model: [{ type: "model_output", content: [{ type: "text", text }] }] };
   }
 }
 
@@ -845,6 +899,9 @@ function callTurn(protocol: Protocol, callId: string): Json {
     case "gemini":
       // Gemini 3 refuses a function call without a signature: unsigned, it gets Gemini's documented stand-in.
       return { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "skip_thought_signature_validator" }] };
+    case "gemini-interactions":
+      // Likewise: Google's stand-in as the thought before the call.
+      return { model: [{ type: "thought", signature: "skip_thought_signature_validator" }, { type: "function_call", id: callId, name: "get_weather", arguments: { city: "Paris" } }] };
   }
 }
 
@@ -856,6 +913,8 @@ function resultTurn(protocol: Protocol, callId: string): Json {
       return { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: TOOL_OUTPUT }] };
     case "gemini":
       return { role: "user", parts: [{ functionResponse: { name: "get_weather", response: JSON.parse(TOOL_OUTPUT) } }] };
+    case "gemini-interactions":
+      return { results: [{ type: "function_result", call_id: callId, name: "get_weather", result: TOOL_OUTPUT }] };
   }
 }
 
@@ -874,6 +933,10 @@ function expectToolsSent(protocol: Protocol, sent: Json) {
       expect(sent.tools).toEqual([{ functionDeclarations: [{ name, description, parametersJsonSchema: input_schema }] }]);
       expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: "AUTO" } });
       return;
+    case "gemini-interactions":
+      expect(sent.tools).toEqual([{ type: "function", name, description, parameters: input_schema }]);
+      expect(sent.generation_config.tool_choice).toBe("auto");
+      return;
   }
 }
 
@@ -888,6 +951,10 @@ function expectThinkingSent(protocol: Protocol, sent: Json) {
       return;
     case "gemini":
       expect(sent.generationConfig).toMatchObject({ maxOutputTokens: 4096, thinkingConfig: { includeThoughts: true } });
+      return;
+    case "gemini-interactions":
+      // A budget of half max_tokens is the medium level.
+      expect(sent.generation_config).toMatchObject({ max_output_tokens: 4096, thinking_level: "medium", thinking_summaries: "auto" });
       return;
   }
 }
@@ -914,6 +981,17 @@ function expectMediaSent(protocol: Protocol, turn: Json) {
         { inlineData: { mimeType: "application/pdf", data: PDF } },
         { inlineData: { mimeType: "text/plain", data: notes } },
         { fileData: expect.objectContaining({ fileUri: "https://example.com/paper.pdf" }) },
+      ]);
+      return;
+    case "gemini-interactions":
+      expect(turn.content).toEqual([
+        { type: "text", text: "What are these?" },
+        { type: "image", data: PNG, mime_type: "image/png" },
+        { type: "image", uri: "https://example.com/cat.png", mime_type: "image/png" },
+        { type: "document", data: PDF, mime_type: "application/pdf" },
+        // Plain text is text: Interactions documents are PDFs and office files.
+        { type: "text", text: "Plain notes." },
+        { type: "document", uri: "https://example.com/paper.pdf", mime_type: "application/pdf" },
       ]);
       return;
     case "openai-compatible":

@@ -22,7 +22,7 @@ import type { FakeUpstream } from "../../../support/recording-server.ts";
 type Json = Record<string, any>;
 
 // "conversation" models sign their thinking per request and refuse a signature they did not give (conversation-model.ts).
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent" };
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-agent", anthropic: "claude-agent-conversation", gemini: "gemini-agent", "gemini-interactions": "gemini-ix-agent" };
 const TOOL_OUTPUT = "21 degrees and sunny";
 const KNOWN_TO_CODEX = "openai/gpt-5.5";
 const codexMissing = agentCliMissing("Codex CLI", CODEX_CLI);
@@ -49,6 +49,7 @@ describe("real agents through the Responses API", () => {
   describe.each([
     { protocol: "anthropic" as const, toolResultOf: (sent: Json) => sent.messages.at(-1).content.find((block: Json) => block.type === "tool_result").content },
     { protocol: "gemini" as const, toolResultOf: (sent: Json) => sent.contents.at(-1).parts[0].functionResponse.response },
+    { protocol: "gemini-interactions" as const, toolResultOf: (sent: Json) => sent.input.at(-1).result },
   ])("the OpenAI Agents SDK on $protocol", ({ protocol, toolResultOf }) => {
     function weatherAgent() {
       const calls: { city: string }[] = [];
@@ -107,8 +108,10 @@ describe("real agents through the Responses API", () => {
       const sent = upstreams[protocol].requests.at(-1)!.body as Json;
       if (protocol === "anthropic") {
         expect(sent).toMatchObject({ temperature: 0.5, top_p: 0.9, max_tokens: 500, tool_choice: { type: "auto", disable_parallel_tool_use: true } });
-      } else {
+      } else if (protocol === "gemini") {
         expect(sent.generationConfig).toMatchObject({ temperature: 0.5, topP: 0.9, maxOutputTokens: 500 });
+      } else {
+        expect(sent.generation_config).toMatchObject({ temperature: 0.5, top_p: 0.9, max_output_tokens: 500 });
       }
     });
 

@@ -19,7 +19,7 @@ import { FAKE_SIGNATURE } from "../../../support/fake-anthropic-upstream.ts";
 type Json = Record<string, any>;
 
 const FIXTURES = new URL("../../../fixtures/responses-clients/", import.meta.url);
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-fields", anthropic: "claude-fields", gemini: "gemini-fields" };
+const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-fields", anthropic: "claude-fields", gemini: "gemini-fields", "gemini-interactions": "gemini-ix-fields" };
 const OPENAI = "fields/openai-compatible";
 const ANTHROPIC = "fields/anthropic";
 const GEMINI = "fields/gemini";

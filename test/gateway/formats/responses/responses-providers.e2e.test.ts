@@ -1,6 +1,6 @@
 // The Responses API on every provider protocol: the official openai SDK's
 // responses.create and responses.stream against the gateway on the fake
-// OpenAI-compatible, Anthropic and Gemini upstreams, which refuse what the
+// OpenAI-compatible, Anthropic, Gemini and Gemini Interactions upstreams, which refuse what the
 // real APIs refuse. A three-turn conversation continued through
 // previous_response_id alone, with a function-call round in it, shows on each
 // turn what the upstream received: the replayed history in the upstream's own
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { promptTokensOf, redactedOfTurn, signatureOfTurn, type Signer } from "../../../support/conversation-model.ts";
 import { femtosOf, nanosRoundedUp } from "../../../support/exact-money.ts";
 import { REDACTED_THINKING_TRIGGER } from "../../../support/fake-anthropic-upstream.ts";
+import { FAKE_CALL_IDS, turnsOf } from "../../../support/fake-gemini-interactions-upstream.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../../../support/harness.ts";
 import { expectValid } from "../../../support/openai-schema.ts";
@@ -36,9 +37,14 @@ type Mode = "create" | "stream";
 /** How long vi.waitFor polls for a background answer to reach a status. */
 const COMPLETED_WITHIN = { timeout: 10_000, interval: 20 };
 
-const UPSTREAM_MODEL: Record<Protocol, string> = { "openai-compatible": "gpt-conversation", anthropic: "claude-conversation", gemini: "gemini-3-conversation" };
+const UPSTREAM_MODEL: Record<Protocol, string> = {
+  "openai-compatible": "gpt-conversation",
+  anthropic: "claude-conversation",
+  gemini: "gemini-3-conversation",
+  "gemini-interactions": "gemini-3-conversation",
+};
 /** The call id each fake gives its tool call; Gemini sends none, so the router makes one. */
-const CALL_ID: Partial<Record<Protocol, string>> = { "openai-compatible": "call_fake1", anthropic: "toolu_01FakeCall" };
+const CALL_ID: Partial<Record<Protocol, string>> = { "openai-compatible": "call_fake1", anthropic: "toolu_01FakeCall", "gemini-interactions": FAKE_CALL_IDS[0] };
 const THOUGHT = "Let me think.";
 const QUESTION = "Weather in Paris?";
 const FOLLOW_UP = "And tomorrow?";
@@ -51,7 +57,7 @@ const weatherTool: OpenAI.Responses.FunctionTool = {
   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
   strict: false,
 };
-/** What every turn asks besides its input: the tool, and thinking (a budget of 80% of 4096 on Anthropic and Gemini). */
+/** What every turn asks besides its input: the tool, and thinking (a budget of 80% of 4096 on Anthropic and Gemini, the high level on Gemini Interactions). */
 const SETTINGS = { tools: [weatherTool], reasoning: { effort: "high" as const }, max_output_tokens: 4096 };
 
 /** The router's usage fields, which the SDK's types do not know. */
@@ -288,6 +294,11 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
     // Both sign in base64: each must leave out the other's signature (ReasoningPart.signed_by), which it would refuse.
     ["anthropic", "gemini"],
     ["gemini", "anthropic"],
+    // Google's two protocols sign alike (base64) but each takes back only its own signatures.
+    ["gemini", "gemini-interactions"],
+    ["gemini-interactions", "gemini"],
+    ["anthropic", "gemini-interactions"],
+    ["gemini-interactions", "openai-compatible"],
   ];
   describe("continued on another provider", () => {
     for (const [from, to] of CROSSINGS) {
@@ -335,11 +346,12 @@ function expectChargedAsCounted(protocol: Protocol, response: OpenAI.Responses.R
   const prompt = promptTokensOf(countedConversation(protocol, sent));
   const usage = response.usage as RouterUsage;
   // Fixed by each fake: OpenAI reports 2 cached and 4 completion tokens; Anthropic 5 out;
-  // Gemini 2 cached and 5 candidates, plus 3 thought tokens when thinking.
+  // Gemini (either protocol) 2 cached and 5 candidates, plus 3 thought tokens when thinking.
   const tokens = {
     "openai-compatible": { cached: 2, completion: 4 },
     anthropic: { cached: 0, completion: 5 },
     gemini: { cached: 2, completion: reasoning ? 8 : 5 },
+    "gemini-interactions": { cached: 2, completion: reasoning ? 8 : 5 },
   }[protocol];
   expect(usage.input_tokens).toBe(prompt);
   expect(usage.input_tokens_details.cached_tokens).toBe(tokens.cached);
@@ -349,8 +361,9 @@ function expectChargedAsCounted(protocol: Protocol, response: OpenAI.Responses.R
 
 // ---- the conversation each upstream received, in its own wire shape ----
 
-/** The messages (OpenAI, Anthropic) or contents (Gemini) of a request. */
+/** The messages (OpenAI, Anthropic), contents (Gemini) or steps as turns (Gemini Interactions) of a request. */
 function conversationOf(protocol: Protocol, sent: Json): Json[] {
+  if (protocol === "gemini-interactions") return turnsOf(sent.input);
   return protocol === "gemini" ? sent.contents : sent.messages;
 }
 
@@ -362,6 +375,8 @@ function userTurn(protocol: Protocol, text: string): Json {
       return { role: "user", content: [{ type: "text", text }] };
     case "gemini":
       return { role: "user", parts: [{ text }] };
+    case "gemini-interactions":
+      return { type: "user_input", content: [{ type: "text", text }] };
   }
 }
 
@@ -381,6 +396,14 @@ function callTurn(protocol: Protocol, callId: string): Json {
     case "gemini":
       // Gemini takes no thought text back; the signature rides on the call, as Gemini put it there.
       return { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: signatureOfTurn("gemini", 1) }] };
+    case "gemini-interactions":
+      // The thought step with its summary and signature, then the call by its id.
+      return {
+        model: [
+          { type: "thought", signature: signatureOfTurn("gemini-interactions", 1), summary: [{ type: "text", text: THOUGHT }] },
+          { type: "function_call", id: callId, name: "get_weather", arguments: { city: "Paris" } },
+        ],
+      };
   }
 }
 
@@ -394,6 +417,8 @@ function unsignedCallTurn(protocol: Protocol, callId: string): Json {
       return { ...call, content: call.content.filter((block: Json) => block.type !== "thinking") };
     case "gemini":
       return { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "skip_thought_signature_validator" }] };
+    case "gemini-interactions":
+      return { model: [{ type: "thought", signature: "skip_thought_signature_validator" }, call.model[1]] };
   }
 }
 
@@ -405,6 +430,8 @@ function resultTurn(protocol: Protocol, callId: string): Json {
       return { role: "user", content: [{ type: "tool_result", tool_use_id: callId, content: TOOL_OUTPUT }] };
     case "gemini":
       return { role: "user", parts: [{ functionResponse: { name: "get_weather", response: JSON.parse(TOOL_OUTPUT) } }] };
+    case "gemini-interactions":
+      return { results: [{ type: "function_result", call_id: callId, name: "get_weather", result: TOOL_OUTPUT }] };
   }
 }
 
@@ -424,5 +451,12 @@ function answerTurn(protocol: Protocol): Json {
       };
     case "gemini":
       return { role: "model", parts: [{ text, thoughtSignature: signatureOfTurn("gemini", 3) }] };
+    case "gemini-interactions":
+      return {
+        model: [
+          { type: "thought", signature: signatureOfTurn("gemini-interactions", 3), summary: [{ type: "text", text: THOUGHT }] },
+          { type: "model_output", content: [{ type: "text", text }] },
+        ],
+      };
   }
 }

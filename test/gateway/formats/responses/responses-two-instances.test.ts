@@ -44,9 +44,9 @@ describe("responses on two gateway processes sharing one Redis", { timeout: TIME
     [redis, upstream] = await Promise.all([startRedisServer(), startFakeAnthropicUpstream()]);
     dir = mkdtempSync(join(tmpdir(), "router-responses-"));
     const configFile = join(dir, "router.json");
-    // Only the Anthropic route is used; the other two providers point at nothing that is called.
-    const urls = { "openai-compatible": "http://127.0.0.1:9/v1", anthropic: upstream.url, gemini: "http://127.0.0.1:9/v1beta" };
-    const upstreamModels = { "openai-compatible": "gpt-unused", anthropic: UPSTREAM_MODEL, gemini: "gemini-unused" };
+    // Only the Anthropic route is used; the other providers point at nothing that is called.
+    const urls = { "openai-compatible": "http://127.0.0.1:9/v1", anthropic: upstream.url, gemini: "http://127.0.0.1:9/v1beta", "gemini-interactions": "http://127.0.0.1:9/v1beta" };
+    const upstreamModels = { "openai-compatible": "gpt-unused", anthropic: UPSTREAM_MODEL, gemini: "gemini-unused", "gemini-interactions": "gemini-unused" };
     writeFileSync(configFile, JSON.stringify(protocolConfigDocument(urls, "two", upstreamModels), null, 2));
     const env = { PORT: "0", GRPC_PORT: "0", REDIS_URL: redis.url, ROUTER_CONFIG: configFile, CHEAP_KEY: "anthropic-secret", TEST_API_KEY: TEST_KEY };
     entries = [spawnEntry(GATEWAY_ENTRY, env), spawnEntry(GATEWAY_ENTRY, env)];

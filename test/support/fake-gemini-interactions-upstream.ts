@@ -1,0 +1,217 @@
+// A real HTTP server speaking Google's Interactions API (POST
+// /v1beta/interactions), for tests, its shapes those of @google/genai 3.3.0's
+// Interactions types (written from them, not recorded). It records every
+// request it receives. Before anything else it refuses, with Google's status
+// and error body, what the real API refuses (gemini-interactions-request-rules.ts):
+// no key (403), unknown fields and enum values, a function result without its
+// call, a Gemini 3 call of the current turn without a signed thought (400).
+// Then the body's model picks a failure:
+//   "fail-<status>"   answers that HTTP status with Google's error body
+//   "cut-after-first" streams the first step's first delta, then destroys the connection
+//   "end-early"       streams the first step's first delta, then ends cleanly without interaction.completed
+//   "hang"            streams the first step's first delta, then waits until the client goes away
+//   "stream-error"    streams the first step's first delta, then an `error` event
+// Otherwise the request's content picks the answer:
+//   - generation_config.thinking_summaries "auto": a thought step first, its
+//     summary FAKE_THOUGHT and its signature (thought_summary, then
+//     thought_signature deltas);
+//   - function tools, and no function_result as the last step: a function_call
+//     step to the first function with arguments {"city":"Paris"} (its JSON in two
+//     arguments_delta fragments), id FAKE_CALL_IDS[0], status requires_action;
+//     offered two or more functions, two calls (FAKE_PARALLEL_ARGS: the first
+//     function, then the second), each its own step;
+//   - a response_format with mime_type application/json: the text {"answer":"Hello"};
+//   - else "Hello from <model>", in several text deltas;
+//   - a response_format image (an image model's aspect ratio): the model output
+//     ends with an image (FAKE_IMAGE);
+//   - a model named lyria-*: the model output ends with an MP3 in two audio
+//     deltas (FAKE_AUDIO_PARTS), as a music model streams it.
+// The stream is Google's SSE: `event: <event_type>` and `data: <json>` frames,
+// numbered by `event_id`: interaction.created, interaction.status_update, per
+// step step.start / step.delta / step.stop, interaction.completed (its status
+// and usage), then `data: [DONE]`. Without `stream: true` the answer is the
+// whole Interaction. Usage: total_input_tokens 10, total_output_tokens 5,
+// total_cached_tokens 2, total_thought_tokens 3 when thoughts were asked, the
+// input by modality. A model named "*conversation*" counts total_input_tokens
+// from system_instruction and input, signs per request (by its number of turns,
+// turnsOf: what the other fakes count as messages) and refuses a thought
+// signature it did not give (conversation-model.ts).
+import type http from "node:http";
+import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
+import { refusalOf } from "./gemini-interactions-request-rules.ts";
+import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
+
+export const FAKE_THOUGHT = "Let me think.";
+/** base64 of "fake-signature". */
+export const FAKE_SIGNATURE = "ZmFrZS1zaWduYXR1cmU=";
+/** base64 of the PNG signature: the image an image-format answer carries. */
+export const FAKE_IMAGE = "iVBORw0KGgo=";
+/** Two pieces of one MP3 file (an ID3 tag, then a frame header), base64. */
+export const FAKE_AUDIO_PARTS = ["SUQzBAAAAAAAAA==", "//uQZAAAAAAA"];
+/** The arguments of the calls of an answer offered two or more functions: to the first, then the second. */
+export const FAKE_PARALLEL_ARGS = [{ city: "Paris" }, { city: "London" }] as const;
+/** The ids the fake gives its function calls, in order. */
+export const FAKE_CALL_IDS = ["fc_fake1", "fc_fake2"] as const;
+/** The interaction id of every answer (the real API's are `v1_...`). */
+export const FAKE_INTERACTION_ID = "v1_fake-interaction";
+export const FAKE_USAGE = { total_input_tokens: 10, total_output_tokens: 5, total_cached_tokens: 2 } as const;
+
+const STATUS_NAMES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+type Json = Record<string, any>;
+/** A step as the answer's `steps` show it, with the deltas a stream sends it in. */
+interface AnswerStep {
+  /** The step as step.start opens it. */
+  start: Json;
+  deltas: Json[];
+  /** The whole step (a JSON answer's). */
+  whole: Json;
+}
+
+export function startFakeGeminiInteractionsUpstream(): Promise<FakeUpstream> {
+  return startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
+    if (method !== "POST" || new URL(path, "http://fake").pathname !== "/v1beta/interactions") return sendError(res, 404, `unknown path ${method} ${path}`);
+    const refusal = refusalOf(headers, body) ?? foreignSignatureRefusal(body);
+    if (refusal) {
+      res.writeHead(refusal.status, { "content-type": "application/json; charset=UTF-8" });
+      res.end(JSON.stringify(refusal.body));
+      return;
+    }
+    answer(body, res, onAbort);
+  });
+}
+
+function answer(body: Json, res: http.ServerResponse, onAbort: () => void) {
+  const model = String(body.model);
+  const failure = /^fail-(\d{3})$/.exec(model);
+  if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+  const thoughts = body.generation_config?.thinking_summaries === "auto";
+  const steps = answerSteps(model, body, thoughts);
+  const status = steps.some((step) => step.start.type === "function_call") ? "requires_action" : "completed";
+  const inputTokens = isConversationModel(model) ? promptTokensOf({ system_instruction: body.system_instruction, input: body.input }) : FAKE_USAGE.total_input_tokens;
+  const thoughtTokens = thoughts ? 3 : 0;
+  const usage = {
+    total_input_tokens: inputTokens,
+    total_output_tokens: FAKE_USAGE.total_output_tokens,
+    total_cached_tokens: FAKE_USAGE.total_cached_tokens,
+    total_thought_tokens: thoughtTokens,
+    total_tool_use_tokens: 0,
+    total_tokens: inputTokens + FAKE_USAGE.total_output_tokens + thoughtTokens,
+    input_tokens_by_modality: [{ modality: "text", tokens: inputTokens }],
+  };
+  const created = new Date(0).toISOString();
+  const interaction = { id: FAKE_INTERACTION_ID, object: "interaction", model, created, updated: created };
+
+  if (body.stream !== true) {
+    res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+    res.end(JSON.stringify({ ...interaction, status, steps: steps.map((step) => step.whole), usage }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  let eventId = 0;
+  const send = (eventType: string, fields: Json) => res.write(`event: ${eventType}\ndata: ${JSON.stringify({ event_type: eventType, ...fields, event_id: String(eventId++) })}\n\n`);
+  send("interaction.created", { interaction: { ...interaction, status: "in_progress" } });
+  send("interaction.status_update", { interaction_id: FAKE_INTERACTION_ID, status: "in_progress" });
+  if (["cut-after-first", "end-early", "hang", "stream-error"].includes(model)) {
+    send("step.start", { index: 0, step: steps[0].start });
+    send("step.delta", { index: 0, delta: steps[0].deltas[0] });
+    if (model === "cut-after-first") setImmediate(() => res.socket?.destroy());
+    else if (model === "end-early") res.end();
+    else if (model === "stream-error") {
+      send("error", { error: { code: "RESOURCE_EXHAUSTED", message: "fake failure in the stream" } });
+      res.end();
+    } else res.once("close", onAbort);
+    return;
+  }
+  steps.forEach((step, index) => {
+    send("step.start", { index, step: step.start });
+    for (const delta of step.deltas) send("step.delta", { index, delta });
+    send("step.stop", { index });
+  });
+  send("interaction.completed", { interaction: { ...interaction, status, usage } });
+  res.write("data: [DONE]\n\n");
+  res.end();
+}
+
+function answerSteps(model: string, body: Json, thoughts: boolean): AnswerStep[] {
+  const steps: AnswerStep[] = [];
+  if (thoughts) {
+    const signature = isConversationModel(model) ? signatureOfTurn("gemini-interactions", turnsOf(body.input).length) : FAKE_SIGNATURE;
+    steps.push({
+      start: { type: "thought" },
+      deltas: [
+        { type: "thought_summary", content: { type: "text", text: FAKE_THOUGHT } },
+        { type: "thought_signature", signature },
+      ],
+      whole: { type: "thought", signature, summary: [{ type: "text", text: FAKE_THOUGHT }] },
+    });
+  }
+  const functions = ((body.tools ?? []) as Json[]).filter((tool) => tool.type === "function").map((tool) => String(tool.name));
+  const answered = Array.isArray(body.input) && body.input.at(-1)?.type === "function_result";
+  if (functions.length > 0 && !answered) {
+    const calls = functions.length >= 2 ? FAKE_PARALLEL_ARGS.map((args, position) => ({ name: functions[position], args })) : [{ name: functions[0], args: FAKE_PARALLEL_ARGS[0] }];
+    calls.forEach(({ name, args }, position) => {
+      const json = JSON.stringify(args);
+      const id = FAKE_CALL_IDS[position];
+      steps.push({
+        start: { type: "function_call", id, name, arguments: {} },
+        deltas: [json.slice(0, 5), json.slice(5)].map((fragment) => ({ type: "arguments_delta", arguments: fragment })),
+        whole: { type: "function_call", id, name, arguments: { ...args } },
+      });
+    });
+    return steps;
+  }
+  const formats = (Array.isArray(body.response_format) ? body.response_format : [body.response_format]).filter(Boolean) as Json[];
+  const texts = formats.some((format) => format.type === "text" && format.mime_type === "application/json") ? ['{"answer":', '"Hello"}'] : `Hello from ${model}`.split(/(?<= )/);
+  const deltas: Json[] = texts.map((text) => ({ type: "text", text }));
+  const content: Json[] = [{ type: "text", text: texts.join("") }];
+  if (formats.some((format) => format.type === "image")) {
+    deltas.push({ type: "image", data: FAKE_IMAGE, mime_type: "image/png" });
+    content.push({ type: "image", data: FAKE_IMAGE, mime_type: "image/png" });
+  }
+  if (model.startsWith("lyria")) {
+    deltas.push(...FAKE_AUDIO_PARTS.map((data) => ({ type: "audio", data, mime_type: "audio/mpeg" })));
+    content.push({ type: "audio", data: Buffer.concat(FAKE_AUDIO_PARTS.map((part) => Buffer.from(part, "base64"))).toString("base64"), mime_type: "audio/mpeg" });
+  }
+  steps.push({ start: { type: "model_output" }, deltas, whole: { type: "model_output", content } });
+  return steps;
+}
+
+/**
+ * A timeline as the turns the other protocols would send: each user_input
+ * step; each run of the model's steps (thoughts, output, calls) as `{model}`;
+ * each run of function results as `{results}`. A string input is one turn.
+ */
+export function turnsOf(input: unknown): Json[] {
+  if (!Array.isArray(input)) return [input as Json];
+  const turns: Json[] = [];
+  for (const step of input as Json[]) {
+    const side = step.type === "function_result" ? "results" : step.type === "user_input" ? undefined : "model";
+    const last = turns.at(-1);
+    if (side && last?.[side]) last[side].push(step);
+    else turns.push(side ? { [side]: [step] } : step);
+  }
+  return turns;
+}
+
+/** A "conversation" model checks its signatures as the real API does: one it did not give is refused. */
+function foreignSignatureRefusal(body: Json) {
+  if (!isConversationModel(String(body.model)) || !Array.isArray(body.input)) return undefined;
+  const steps = body.input as Json[];
+  if (!steps.some((step) => step.type === "thought" && typeof step.signature === "string" && isForeignSignature("gemini-interactions", step.signature))) return undefined;
+  return { status: 400, body: { error: { code: 400, message: "Corrupted thought signature.", status: "INVALID_ARGUMENT" } } };
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string) {
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
+  res.end(JSON.stringify({ error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN" } }));
+}
