@@ -109,6 +109,15 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     logger: deps.logger,
     idPrefix: deps.config.id_prefix,
   });
+  // A deleted turn that its provider keeps on its side too is forgotten there, in the background:
+  // the caller's delete neither waits for it nor fails with it.
+  const forgetUpstream = (providerId: string, upstreamId: string) => {
+    const provider = catalogue.provider(providerId);
+    const forget = provider && adapters[provider.protocol]?.forgetStored;
+    if (!forget) return;
+    const apiKey = provider.api_key_env ? (deps.env[provider.api_key_env] ?? "") : "";
+    forget({ provider, apiKey }, upstreamId).catch((error: unknown) => deps.logger?.warn({ err: error, provider: providerId, upstreamId }, "the provider did not delete its copy of a deleted turn"));
+  };
   const background = createBackgroundAnswers({ inference: inferenceDeps, leaseMs: deps.config.conversations.background_lease_seconds * 1000, logger: deps.logger });
   return {
     catalogue,
@@ -119,7 +128,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue, mediaAdapters),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now, modelIds: catalogue.models.map((model) => model.config.id) }),
-      conversations: createConversationService({ accounts, conversations, background, now }),
+      conversations: createConversationService({ accounts, conversations, background, now, forgetUpstream }),
       tasks: createTaskService(tasks),
     },
     background,

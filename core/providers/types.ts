@@ -45,6 +45,12 @@ export interface ProviderAdapter {
    * router estimates (core/count-tokens/). Throws UpstreamError as stream() does.
    */
   countTokens?(call: UpstreamCall): Promise<number>;
+  /**
+   * Deletes an answer the provider keeps on its side under this id of its own
+   * (Finish.upstream_id), when the caller deletes the stored turn; absent
+   * where the protocol keeps none. Throws when the provider refuses.
+   */
+  forgetStored?(target: Pick<UpstreamCall, "provider" | "apiKey">, upstreamId: string): Promise<void>;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface ConversationServiceDeps {
   conversations: Conversations;
   background: BackgroundAnswers;
   now: () => Date;
+  /** Tells the provider that keeps a turn on its side (Turn.upstream_id) that it was deleted; returns at once. */
+  forgetUpstream?: (provider: string, upstreamId: string) => void;
 }
 
 
@@ -86,8 +88,10 @@ export function createConversationService(deps: ConversationServiceDeps): Servic
     async deleteTurn(request) {
       const organizationId = await organizationOf(request.caller);
       const id = await deps.conversations.storedIdOf(organizationId, request.id);
-      const deleted = id !== "" && (await fromStore(store.delete(organizationId, id)));
+      const turn = id !== "" ? await fromStore(store.get(organizationId, id)) : undefined;
+      const deleted = turn !== undefined && (await fromStore(store.delete(organizationId, id)));
       if (!deleted) throw notFound(request.id);
+      if (turn.upstreamId) deps.forgetUpstream?.(turn.provider, turn.upstreamId);
       // A background answer running here stops now; one running elsewhere at its next save.
       deps.background.deletedHere(organizationId, id);
       return { id: request.id, deleted: true };

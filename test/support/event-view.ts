@@ -9,7 +9,7 @@ export type EventView =
   | { type: "block_delta"; index: number; text: string; signature?: string; redactedData?: string; data?: Uint8Array }
   | { type: "block_stop"; index: number }
   | { type: "usage"; usage: UsageView }
-  | { type: "finish"; reason: FinishReason; rawReason: string; stopSequence?: string }
+  | { type: "finish"; reason: FinishReason; rawReason: string; stopSequence?: string; upstreamId?: string }
   | { type: "annotation"; annotation: AnnotationView }
   | { type: "other"; event: GenerateResponse };
 
@@ -56,7 +56,7 @@ export function viewOf(response: GenerateResponse, options: { withRaw?: boolean 
       return { type: "usage", usage };
     }
     case "finish":
-      return { type: "finish", reason: event.value.reason, rawReason: event.value.rawReason, ...setFields({ stopSequence: event.value.stopSequence }) };
+      return { type: "finish", reason: event.value.reason, rawReason: event.value.rawReason, ...setFields({ stopSequence: event.value.stopSequence, upstreamId: event.value.upstreamId }) };
     case "annotation": {
       const { url, title, startIndex, endIndex, content, blockIndex } = event.value;
       return { type: "annotation", annotation: { url, title, ...setFields({ startIndex, endIndex, content, blockIndex }) } };

@@ -26,6 +26,13 @@
 //     ends with an image (FAKE_IMAGE);
 //   - a model named lyria-*: the model output ends with an MP3 in two audio
 //     deltas (FAKE_AUDIO_PARTS), as a music model streams it.
+// Interactions asked `store: true` are kept, by API key, under ids of their
+// own (FAKE_STORED_ID_PREFIX and a number; an unstored one is
+// FAKE_INTERACTION_ID): `previous_interaction_id` continues one (its timeline,
+// input and output steps, comes before the request's input, for the checks
+// and the answer), and names an unknown one a 404 NOT_FOUND, as Google answers
+// a missing resource; DELETE /v1beta/interactions/{id} forgets one (200 {}),
+// 404 when there is none. `stored` shows what is kept.
 // The stream is Google's SSE: `event: <event_type>` and `data: <json>` frames,
 // numbered by `event_id`: interaction.created, interaction.status_update, per
 // step step.start / step.delta / step.stop, interaction.completed (its status
@@ -54,6 +61,8 @@ export const FAKE_PARALLEL_ARGS = [{ city: "Paris" }, { city: "London" }] as con
 export const FAKE_CALL_IDS = ["fc_fake1", "fc_fake2"] as const;
 /** The interaction id of every answer (the real API's are `v1_...`). */
 export const FAKE_INTERACTION_ID = "v1_fake-interaction";
+/** The ids of stored interactions: this and a number from 1. */
+export const FAKE_STORED_ID_PREFIX = "v1_fake-stored-";
 export const FAKE_USAGE = { total_input_tokens: 10, total_output_tokens: 5, total_cached_tokens: 2 } as const;
 
 const STATUS_NAMES: Record<number, string> = {
@@ -77,23 +86,59 @@ interface AnswerStep {
   whole: Json;
 }
 
-export function startFakeGeminiInteractionsUpstream(): Promise<FakeUpstream> {
-  return startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
-    if (method !== "POST" || new URL(path, "http://fake").pathname !== "/v1beta/interactions") return sendError(res, 404, `unknown path ${method} ${path}`);
-    const refusal = refusalOf(headers, body) ?? foreignSignatureRefusal(body);
+export interface FakeGeminiInteractionsUpstream extends FakeUpstream {
+  /** The kept interactions' timelines (input then output steps, from the first of their conversation), by API key, then id. */
+  stored: Map<string, Map<string, Json[]>>;
+}
+
+export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiInteractionsUpstream> {
+  const stored = new Map<string, Map<string, Json[]>>();
+  let storedCount = 0;
+  const keptBy = (key: unknown) => {
+    const name = String(key ?? "");
+    if (!stored.has(name)) stored.set(name, new Map());
+    return stored.get(name)!;
+  };
+  const server = await startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
+    const pathname = new URL(path, "http://fake").pathname;
+    const one = /^\/v1beta\/interactions\/([^/]+)$/.exec(pathname);
+    if (method === "DELETE" && one) {
+      if (!keptBy(headers["x-goog-api-key"]).delete(decodeURIComponent(one[1]))) return sendError(res, 404, "Requested entity was not found.");
+      res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+      return res.end("{}");
+    }
+    if (method !== "POST" || pathname !== "/v1beta/interactions") return sendError(res, 404, `unknown path ${method} ${path}`);
+    const kept = keptBy(headers["x-goog-api-key"]);
+    const previous = typeof body.previous_interaction_id === "string" ? kept.get(body.previous_interaction_id) : [];
+    if (!previous) return sendError(res, 404, "Requested entity was not found.");
+    // The request as the model sees it: the kept timeline, then this input.
+    const whole = previous.length > 0 ? { ...body, input: [...previous, ...stepsOf(body.input)] } : body;
+    const refusal = refusalOf(headers, whole) ?? foreignSignatureRefusal(whole);
     if (refusal) {
       res.writeHead(refusal.status, { "content-type": "application/json; charset=UTF-8" });
       res.end(JSON.stringify(refusal.body));
       return;
     }
-    answer(body, res, onAbort);
+    const id = body.store === true ? `${FAKE_STORED_ID_PREFIX}${++storedCount}` : FAKE_INTERACTION_ID;
+    const output = answer(whole, id, res, onAbort);
+    if (output && body.store === true) kept.set(id, [...stepsOf(whole.input), ...output]);
   });
+  return Object.assign(server, { stored });
 }
 
-function answer(body: Json, res: http.ServerResponse, onAbort: () => void) {
+/** An input as steps (a string is one user_input step). */
+function stepsOf(input: unknown): Json[] {
+  return Array.isArray(input) ? (input as Json[]) : [{ type: "user_input", content: [{ type: "text", text: String(input) }] }];
+}
+
+/** Answers the request; the output steps of a complete answer, else undefined. */
+function answer(body: Json, interactionId: string, res: http.ServerResponse, onAbort: () => void): Json[] | undefined {
   const model = String(body.model);
   const failure = /^fail-(\d{3})$/.exec(model);
-  if (failure) return sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+  if (failure) {
+    sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+    return undefined;
+  }
   const thoughts = body.generation_config?.thinking_summaries === "auto";
   const steps = answerSteps(model, body, thoughts);
   const status = steps.some((step) => step.start.type === "function_call") ? "requires_action" : "completed";
@@ -109,18 +154,18 @@ function answer(body: Json, res: http.ServerResponse, onAbort: () => void) {
     input_tokens_by_modality: [{ modality: "text", tokens: inputTokens }],
   };
   const created = new Date(0).toISOString();
-  const interaction = { id: FAKE_INTERACTION_ID, object: "interaction", model, created, updated: created };
+  const interaction = { id: interactionId, object: "interaction", model, created, updated: created };
 
   if (body.stream !== true) {
     res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
     res.end(JSON.stringify({ ...interaction, status, steps: steps.map((step) => step.whole), usage }));
-    return;
+    return steps.map((step) => step.whole);
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
   let eventId = 0;
   const send = (eventType: string, fields: Json) => res.write(`event: ${eventType}\ndata: ${JSON.stringify({ event_type: eventType, ...fields, event_id: String(eventId++) })}\n\n`);
   send("interaction.created", { interaction: { ...interaction, status: "in_progress" } });
-  send("interaction.status_update", { interaction_id: FAKE_INTERACTION_ID, status: "in_progress" });
+  send("interaction.status_update", { interaction_id: interactionId, status: "in_progress" });
   if (["cut-after-first", "end-early", "hang", "stream-error"].includes(model)) {
     send("step.start", { index: 0, step: steps[0].start });
     send("step.delta", { index: 0, delta: steps[0].deltas[0] });
@@ -130,7 +175,7 @@ function answer(body: Json, res: http.ServerResponse, onAbort: () => void) {
       send("error", { error: { code: "RESOURCE_EXHAUSTED", message: "fake failure in the stream" } });
       res.end();
     } else res.once("close", onAbort);
-    return;
+    return undefined;
   }
   steps.forEach((step, index) => {
     send("step.start", { index, step: step.start });
@@ -140,6 +185,7 @@ function answer(body: Json, res: http.ServerResponse, onAbort: () => void) {
   send("interaction.completed", { interaction: { ...interaction, status, usage } });
   res.write("data: [DONE]\n\n");
   res.end();
+  return steps.map((step) => step.whole);
 }
 
 function answerSteps(model: string, body: Json, thoughts: boolean): AnswerStep[] {

@@ -2,26 +2,31 @@
 // successor of generateContent: POST {base_url}/interactions with the key in
 // `x-goog-api-key`, answered here always as Server-Sent Events (the body asks
 // `stream: true`, whether or not the caller streams: one parser, and a whole
-// JSON answer is the fold of the same events) and never stored upstream.
+// JSON answer is the fold of the same events), stored upstream when the caller
+// keeps the answer (continuation.ts: a continuation sends only the new input,
+// and the whole history when the upstream has lost its copy).
 import type { ProtocolCapabilities } from "../capabilities.ts";
 import { geminiTokenEstimate } from "../gemini/adapter.ts";
 import type { HttpClient } from "../http-client.ts";
 import { exchange, type HttpProtocol } from "../http-exchange.ts";
 import type { TokenEstimateProfile } from "../token-estimate.ts";
-import type { ProviderAdapter, UpstreamCall } from "../types.ts";
+import type { ProviderAdapter, UpstreamCall, UpstreamStream } from "../types.ts";
+import { isLostInteraction, isStored, withoutUpstream } from "./continuation.ts";
 import { convertRequest } from "./convert-request.ts";
+import { deleteInteraction } from "./delete-interaction.ts";
 import { interactionsUrl, keyHeaders } from "./endpoint.ts";
 import { mapError } from "./map-error.ts";
 import { createEventTranslator, parseEvent, type InteractionsEvent } from "./parse-stream.ts";
 
-const protocol: HttpProtocol<InteractionsEvent> = {
+/** The protocol of one call: a stored answer's interaction id is its upstream id. */
+const protocolOf = (call: UpstreamCall): HttpProtocol<InteractionsEvent> => ({
   url: ({ provider }: UpstreamCall) => interactionsUrl(provider),
   headers: keyHeaders,
   convertRequest,
   errorOf: mapError,
   parse: parseEvent,
-  translator: createEventTranslator,
-};
+  translator: () => createEventTranslator({ stored: isStored(call.request) }),
+});
 
 export const geminiInteractionsCapabilities: ProtocolCapabilities = {
   // Thinking is sized by level only (`thinking_level`, minimal to high): a route maps efforts to levels.
@@ -40,5 +45,32 @@ export const geminiInteractionsTokenEstimate: TokenEstimateProfile = geminiToken
 
 export function createGeminiInteractionsAdapter(http: HttpClient): ProviderAdapter {
   // Always a stream upstream (the body says so): the exchange reads it as one.
-  return { capabilities: geminiInteractionsCapabilities, stream: (call) => exchange(http, { ...call, stream: true }, protocol) };
+  const send = (call: UpstreamCall) => exchange(http, { ...call, stream: true }, protocolOf(call));
+  return {
+    capabilities: geminiInteractionsCapabilities,
+    stream: (call) => (call.request.conversation?.upstream ? continued(call, send) : send(call)),
+    forgetStored: deleteInteraction,
+  };
+}
+
+/**
+ * A continuation of an interaction the upstream keeps; when the upstream no
+ * longer has it (refused before any answer), sent once more with the whole
+ * history, so the caller never sees that failure.
+ */
+function continued(call: UpstreamCall, send: (call: UpstreamCall) => UpstreamStream): UpstreamStream {
+  const first = send(call);
+  async function* events() {
+    let answered = false;
+    try {
+      for await (const event of first) {
+        answered = true;
+        yield event;
+      }
+    } catch (error) {
+      if (answered || !isLostInteraction(error)) throw error;
+      yield* send(withoutUpstream(call));
+    }
+  }
+  return first.warnings ? Object.assign(events(), { warnings: first.warnings }) : events();
 }

@@ -1,12 +1,14 @@
 // GenerateRequest -> the body of POST {base_url}/interactions, with a warning
 // for each field the protocol cannot carry, decided where the body is built.
 // The answer is always streamed (`stream: true`: one parser, and the first
-// byte comes at once) and never stored upstream (`store: false`): the core
-// sends the whole timeline every turn.
+// byte comes at once), and stored upstream (`store`) exactly when the caller
+// keeps it; a continuation of an interaction the upstream keeps names it
+// (`previous_interaction_id`) and sends only the new messages (continuation.ts).
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ResponseFormat_Type, ToolChoice_Mode, type GenerateRequest, type Warning } from "../../../gen/router/v1/inference_pb.js";
 import type { ConvertedRequest, UpstreamCall } from "../types.ts";
 import { audioPromptMessage } from "../gemini/convert-request.ts";
+import { isStored, splitKept } from "./continuation.ts";
 import { convertMessages } from "./convert-steps.ts";
 import { notCarried } from "./not-carried.ts";
 import { interactionsOptionFields } from "./provider-options.ts";
@@ -15,8 +17,11 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
   const { request } = call;
   const warnings: Warning[] = [];
   const audioPrompt = audioPromptMessage(request.media);
-  const { systemInstruction, steps } = convertMessages(audioPrompt ? [...request.messages, audioPrompt] : request.messages, warnings);
+  const { sent, kept } = splitKept(request);
+  const { systemInstruction, steps } = convertMessages(audioPrompt ? [...sent, audioPrompt] : sent, warnings, kept);
   const body: JsonObject = { model: call.route.provider_model_id.replace(/^models\//, ""), input: steps };
+  const upstream = request.conversation?.upstream;
+  if (upstream) body.previous_interaction_id = upstream.upstreamId;
   if (systemInstruction) body.system_instruction = systemInstruction;
   const tools = convertTools(request, warnings);
   if (tools) body.tools = tools;
@@ -26,7 +31,7 @@ export function convertRequest(call: UpstreamCall): ConvertedRequest {
   if (responseFormat) body.response_format = responseFormat;
   Object.assign(body, interactionsOptionFields(request));
   body.stream = true;
-  body.store = false;
+  body.store = isStored(request);
   return { body, warnings };
 }
 

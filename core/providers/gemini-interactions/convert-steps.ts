@@ -1,6 +1,7 @@
 // GenerateRequest messages -> the Interactions `system_instruction` and
-// `input` steps. This protocol is stateless here (`store: false`): every turn
-// sends the whole timeline.
+// `input` steps: the whole timeline, or (continuing an interaction the
+// upstream keeps) only the request's own messages, the calls of the kept
+// history naming its tool results.
 //
 // - SYSTEM and DEVELOPER text is the system instruction (a string: their texts
 //   joined by blank lines); other content there is dropped, with a warning.
@@ -48,11 +49,13 @@ const STEP_DROPS = {
 type StepDrop = keyof typeof STEP_DROPS;
 type Drops = Set<StepDrop>;
 
-export function convertMessages(messages: Message[], warnings: Warning[]): InteractionsInput {
+/** `messages` as steps; `kept` is history the upstream already has: not sent, its calls still name the results that answer them. */
+export function convertMessages(messages: Message[], warnings: Warning[], kept: Message[] = []): InteractionsInput {
   const drops: Drops = new Set();
   const system: string[] = [];
   const steps: JsonObject[] = [];
   const toolNames = new Map<string, string>();
+  for (const message of kept) for (const part of message.content) if (part.part.case === "toolCall") toolNames.set(part.part.value.id, part.part.value.name);
   /** Content joins the step before it when that is a step of the same kind (consecutive user content, consecutive model output). */
   const appendContent = (type: "user_input" | "model_output", content: JsonObject[]) => {
     if (content.length === 0) return;

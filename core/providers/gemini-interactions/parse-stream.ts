@@ -111,7 +111,8 @@ interface OpenStep {
   call?: { block: number; startArguments: Record<string, unknown> | undefined | null; streamed: boolean };
 }
 
-export function createEventTranslator(): Translator<InteractionsEvent> {
+/** `stored`: the upstream keeps this interaction (it was asked `store: true`), and its id is the answer's Finish.upstream_id. */
+export function createEventTranslator({ stored = false }: { stored?: boolean } = {}): Translator<InteractionsEvent> {
   const blocks = new BlockWriter();
   const steps = new Map<number, OpenStep>();
   // A call without an id (the API gives one; a stream cut and resumed may not) gets one unique across answers.
@@ -121,6 +122,7 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
   let hasToolCalls = false;
   let status: string | undefined;
   let usage: InteractionsUsage | undefined;
+  let interactionId: string | undefined;
 
   const opened = (step: OpenStep, block: number) => {
     if (!step.blocks.includes(block)) step.blocks.push(block);
@@ -237,6 +239,7 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
     }
     if (interaction.status) status = interaction.status;
     if (interaction.usage) usage = interaction.usage;
+    if (interaction.id) interactionId = interaction.id;
   }
 
   return {
@@ -257,6 +260,9 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
           if (event.usage) usage = event.usage;
           if (event.status && FINAL_STATUSES.has(event.status)) status = event.status;
           break;
+        case "interaction.created":
+          if (event.interaction.id) interactionId = event.interaction.id;
+          break;
         case "interaction.completed":
           complete(event.interaction);
           break;
@@ -268,7 +274,7 @@ export function createEventTranslator(): Translator<InteractionsEvent> {
     complete: () => status !== undefined && usage !== undefined,
     end() {
       const raw = status ?? "completed";
-      blocks.end(usage && convertUsage(usage), { reason: mapFinishReason(raw, hasToolCalls), rawReason: raw });
+      blocks.end(usage && convertUsage(usage), { reason: mapFinishReason(raw, hasToolCalls), rawReason: raw, upstreamId: stored ? interactionId : undefined });
       return blocks.take();
     },
   };

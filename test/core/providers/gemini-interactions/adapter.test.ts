@@ -8,9 +8,9 @@ import { UpstreamError, type ProviderAdapter, type UpstreamCall } from "../../..
 import { BlockType, FinishReason, GenerateRequestSchema, Modality, ResponseFormat_Type, Role } from "../../../../gen/router/v1/inference_pb.js";
 import { viewOf, type EventView } from "../../../support/event-view.ts";
 import { FAKE_AUDIO_PARTS, FAKE_CALL_IDS, FAKE_IMAGE, FAKE_SIGNATURE, FAKE_THOUGHT, startFakeGeminiInteractionsUpstream } from "../../../support/fake-gemini-interactions-upstream.ts";
-import type { FakeUpstream } from "../../../support/recording-server.ts";
+import type { FakeGeminiInteractionsUpstream } from "../../../support/fake-gemini-interactions-upstream.ts";
 
-let upstream: FakeUpstream;
+let upstream: FakeGeminiInteractionsUpstream;
 let http: HttpClient;
 let adapter: ProviderAdapter;
 
@@ -242,4 +242,67 @@ it("provider options reach the body as given", async () => {
   const options = { safety_settings: [{ type: "harassment", threshold: "block_none" }], service_tier: "flex", environment: "env_123" };
   await collect(call("gemini-test", { request: { providerOptions: { "gemini-interactions": options } } }));
   expect(upstream.requests[0].body).toMatchObject(options);
+});
+
+describe("conversations the upstream keeps", () => {
+  const stored = { store: true, messages: [hi] };
+  const finishOf = (events: EventView[]) => events.at(-1);
+  const followUp = { role: Role.USER, content: [{ part: { case: "text" as const, value: { text: "And then?" } } }] };
+  const answer = { role: Role.ASSISTANT, content: [{ part: { case: "text" as const, value: { text: "Hello from gemini-test" } } }] };
+  const system = { role: Role.SYSTEM, content: [{ part: { case: "text" as const, value: { text: "Be brief." } } }] };
+  const continuing = (upstreamId: string) => ({
+    store: true,
+    messages: [system, hi, answer, followUp],
+    conversation: { previousId: "gen-1", upstream: { provider: "google", upstreamId, historyMessages: 2 } },
+  });
+
+  it("a kept answer is stored upstream and its interaction id is the finish's upstream id; a format's default keeps too", async () => {
+    const events = await collect(call("gemini-test", { request: stored }));
+    expect(upstream.requests[0].body.store).toBe(true);
+    expect(finishOf(events)).toMatchObject({ type: "finish", upstreamId: expect.stringMatching(/^v1_fake-stored-\d+$/) });
+    await collect(call("gemini-test", { request: { messages: [hi], formatPolicy: { storeByDefault: true } } }));
+    expect(upstream.requests[1].body.store).toBe(true);
+  });
+
+  it("an answer not kept is stored nowhere and has no upstream id", async () => {
+    const events = await collect(call("gemini-test", { request: { store: false, messages: [hi], formatPolicy: { storeByDefault: true } } }));
+    expect(upstream.requests[0].body.store).toBe(false);
+    expect(finishOf(events)).toEqual({ type: "finish", reason: FinishReason.STOP, rawReason: "completed" });
+  });
+
+  it("a continuation names the kept interaction and sends the instruction and its own messages only", async () => {
+    const first = finishOf(await collect(call("gemini-test", { request: stored }))) as { upstreamId: string };
+    const events = await collect(call("gemini-test", { request: continuing(first.upstreamId) }));
+    const body = upstream.requests[1].body;
+    expect(body.previous_interaction_id).toBe(first.upstreamId);
+    expect(body.system_instruction).toBe("Be brief.");
+    expect(body.input).toEqual([{ type: "user_input", content: [{ type: "text", text: "And then?" }] }]);
+    expect(textOf(events, 0)).toBe("Hello from gemini-test");
+  });
+
+  it("a tool result answering a call of the kept history is named after that call", async () => {
+    const withCall = { role: Role.ASSISTANT, content: [{ part: { case: "toolCall" as const, value: { id: "fc_1", name: "get_weather", arguments: "{}" } } }] };
+    const result = { role: Role.TOOL, content: [{ part: { case: "toolResult" as const, value: { toolCallId: "fc_1", content: [{ part: { case: "text" as const, value: { text: "sunny" } } }] } } }] };
+    const request = create(GenerateRequestSchema, { messages: [hi, withCall, result], conversation: { previousId: "gen-1", upstream: { provider: "google", upstreamId: "v1_x", historyMessages: 2 } } });
+    const { convertRequest } = await import("../../../../core/providers/gemini-interactions/convert-request.ts");
+    expect(convertRequest({ ...call("gemini-test"), request }).body.input).toEqual([{ type: "function_result", call_id: "fc_1", name: "get_weather", result: "sunny" }]);
+  });
+
+  it("an interaction the upstream no longer has is continued with the whole history, once", async () => {
+    const events = await collect(call("gemini-test", { request: continuing("v1_gone") }));
+    expect(upstream.requests.map((request) => request.body.previous_interaction_id)).toEqual(["v1_gone", undefined]);
+    expect(upstream.requests[1].body.input).toHaveLength(3);
+    expect(textOf(events, 0)).toBe("Hello from gemini-test");
+  });
+
+  it("forgetStored deletes the interaction upstream; one already gone is forgotten too", async () => {
+    const first = finishOf(await collect(call("gemini-test", { request: stored }))) as { upstreamId: string };
+    const target = call("gemini-test");
+    await adapter.forgetStored!(target, first.upstreamId);
+    expect(upstream.requests.at(-1)).toMatchObject({ method: "DELETE", path: `/v1beta/interactions/${first.upstreamId}` });
+    expect(upstream.requests.at(-1)!.headers["x-goog-api-key"]).toBe("gemini-secret");
+    expect(upstream.stored.get("gemini-secret")?.has(first.upstreamId)).toBe(false);
+    // Gone already (a 404): nothing left to forget.
+    await expect(adapter.forgetStored!(target, first.upstreamId)).resolves.toBeUndefined();
+  });
 });
