@@ -126,6 +126,21 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
   return Object.assign(server, { stored });
 }
 
+/**
+ * A request as the model saw it: the timeline of the interaction it continues
+ * (`previous_interaction_id`, as this fake keeps it), then its own input; the
+ * request itself when it continues none.
+ */
+export function asSeen(upstream: FakeGeminiInteractionsUpstream, body: Json): Json {
+  const id = body.previous_interaction_id;
+  if (typeof id !== "string") return body;
+  for (const kept of upstream.stored.values()) {
+    const timeline = kept.get(id);
+    if (timeline) return { ...body, input: [...timeline, ...stepsOf(body.input)] };
+  }
+  return body;
+}
+
 /** An input as steps (a string is one user_input step). */
 function stepsOf(input: unknown): Json[] {
   return Array.isArray(input) ? (input as Json[]) : [{ type: "user_input", content: [{ type: "text", text: String(input) }] }];

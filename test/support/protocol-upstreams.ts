@@ -4,13 +4,23 @@
 import { parseConfig } from "../../core/config/load.ts";
 import type { RouterConfig } from "../../core/config/schema.ts";
 import { startFakeAnthropicUpstream } from "./fake-anthropic-upstream.ts";
-import { startFakeGeminiInteractionsUpstream } from "./fake-gemini-interactions-upstream.ts";
+import { asSeen, startFakeGeminiInteractionsUpstream, type FakeGeminiInteractionsUpstream } from "./fake-gemini-interactions-upstream.ts";
 import { startFakeGeminiUpstream } from "./fake-gemini-upstream.ts";
 import { startFakeUpstream } from "./fake-openai-upstream.ts";
 import type { FakeUpstream } from "./recording-server.ts";
 
 export type Protocol = "openai-compatible" | "anthropic" | "gemini" | "gemini-interactions";
 export const PROTOCOLS: Protocol[] = ["openai-compatible", "anthropic", "gemini", "gemini-interactions"];
+
+/**
+ * The body of the last request a protocol's fake received, as its model saw
+ * it: a continuation of an interaction the Interactions fake keeps has the
+ * timeline it continues before its own input (the upstream's conversation).
+ */
+export function lastSent(upstreams: Record<Protocol, FakeUpstream>, protocol: Protocol): Record<string, any> {
+  const body = upstreams[protocol].requests.at(-1)!.body;
+  return protocol === "gemini-interactions" ? asSeen(upstreams[protocol] as FakeGeminiInteractionsUpstream, body) : body;
+}
 
 /** USD per token in femto-dollars (10^-15), so expected costs are exact integers. */
 export const PRICES = { prompt: 1_000_000_000n, completion: 2_000_000_000n, cacheRead: 100_000_000n, cacheWrite: 1_250_000_000n };

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 import { expectEventIdsInStreamOrder } from "../../../support/genai-interactions-schema.ts";
 import { startGateway, TEST_KEY, testConfig, type Gateway } from "../../../support/harness.ts";
-import { closeProtocolUpstreams, protocolConfig, PROTOCOLS, startProtocolUpstreams, urlsOf, type Protocol } from "../../../support/protocol-upstreams.ts";
+import { closeProtocolUpstreams, lastSent, protocolConfig, PROTOCOLS, startProtocolUpstreams, urlsOf, type Protocol } from "../../../support/protocol-upstreams.ts";
 
 type Json = Record<string, any>;
 
@@ -87,8 +87,8 @@ describe("interactions on every provider protocol through the hub", () => {
         expect(second.previous_interaction_id).toBe(first.id);
         expect(second.outputs).toEqual([{ type: "text", text: expect.any(String) }]);
         expect(second.steps.at(-1)).toEqual({ type: "model_output", content: second.outputs });
-        // The upstream got the whole conversation: the question, the call and its result.
-        const sent = JSON.stringify(upstream.requests.at(-1)!.body);
+        // The upstream's model has the whole conversation (Gemini Interactions keeps it: the call's interaction and the result).
+        const sent = JSON.stringify(lastSent(upstreams, protocol));
         expect(sent).toContain("Weather in Paris?");
         expect(sent).toContain("celsius");
 

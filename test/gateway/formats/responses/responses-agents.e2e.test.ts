@@ -16,7 +16,7 @@ import { agentCliMissing, CODEX_CLI } from "../../../support/agent-clis.ts";
 import { signatureOfTurn } from "../../../support/conversation-model.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../../../support/harness.ts";
 import { parseConfig } from "../../../../core/config/load.ts";
-import { closeProtocolUpstreams, protocolConfigDocument, startProtocolUpstreams, urlsOf, type Protocol } from "../../../support/protocol-upstreams.ts";
+import { closeProtocolUpstreams, lastSent, protocolConfigDocument, startProtocolUpstreams, urlsOf, type Protocol } from "../../../support/protocol-upstreams.ts";
 import type { FakeUpstream } from "../../../support/recording-server.ts";
 
 type Json = Record<string, any>;
@@ -120,7 +120,8 @@ describe("real agents through the Responses API", () => {
       const first = await runner.run(agent, "What is the weather in Paris?");
       const second = await runner.run(agent, "Thanks. And in one word?", { previousResponseId: first.lastResponseId });
       expect(second.finalOutput).toBe(`Hello from ${UPSTREAM_MODEL[protocol]}`);
-      const sent = upstreams[protocol].requests.at(-1)!.body as Json;
+      // As the upstream's model saw it (Gemini Interactions keeps the conversation on its side).
+      const sent = lastSent(upstreams, protocol);
       // The first run's question, tool round and answer came from the gateway's store.
       expect(JSON.stringify(sent)).toContain("What is the weather in Paris?");
       expect(JSON.stringify(sent)).toContain(TOOL_OUTPUT);

@@ -25,6 +25,7 @@ import {
   closeProtocolUpstreams,
   costFemtos,
   countedConversation,
+  lastSent,
   protocolConfig,
   PROTOCOLS,
   startProtocolUpstreams,
@@ -91,7 +92,7 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
     const body = { model: `conv/${protocol}`, ...params };
     const response = mode === "create" ? await created(body) : await streamed(body);
     expect(upstream.requests.length - before).toBe(1);
-    return { response, sent: upstream.requests.at(-1)!.body };
+    return { response, sent: lastSent(upstreams, protocol), raw: upstream.requests.at(-1)!.body };
   }
 
   async function created(body: OpenAI.Responses.ResponseCreateParamsNonStreaming) {
@@ -161,6 +162,13 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
             const third = await send(protocol, mode, { ...SETTINGS, previous_response_id: second.response.id, input: FOLLOW_UP });
             expect(third.response.status).toBe("completed");
             expect(conversationOf(protocol, third.sent)).toEqual([...roundTrip, answerTurn(protocol), userTurn(protocol, FOLLOW_UP)]);
+            // Gemini Interactions keeps the conversation: each continuation names the interaction before it and sends only its own input.
+            if (protocol === "gemini-interactions") {
+              expect([second.raw, third.raw].map((raw) => [raw.previous_interaction_id, turnsOf(raw.input).length])).toEqual([
+                [expect.stringMatching(/^v1_fake-stored-/), 1],
+                [expect.stringMatching(/^v1_fake-stored-/), 1],
+              ]);
+            }
 
             // The replayed history is the prompt the upstream counted, and charged as such: each turn dearer than the last.
             const answers = [first, second, third];
@@ -209,7 +217,7 @@ describe.each([{ split: false }, { split: true }])("responses on every provider 
         expectValid("Response", done, "completed background response");
         expect(done.output.map((item) => item.type)).toEqual(["reasoning", "function_call"]);
         expectReasoningItem(protocol, done, 1);
-        const sent = upstreams[protocol].requests.at(-1)!.body;
+        const sent = lastSent(upstreams, protocol);
         expect(conversationOf(protocol, sent)).toEqual([userTurn(protocol, QUESTION)]);
         expectChargedAsCounted(protocol, done, sent, { reasoning: true });
 
