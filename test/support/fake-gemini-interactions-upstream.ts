@@ -89,11 +89,14 @@ interface AnswerStep {
 export interface FakeGeminiInteractionsUpstream extends FakeUpstream {
   /** The kept interactions' timelines (input then output steps, from the first of their conversation), by API key, then id. */
   stored: Map<string, Map<string, Json[]>>;
+  /** The next create is answered this status with Google's error body (an upstream down for one call). */
+  failNext(status: number): void;
 }
 
 export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiInteractionsUpstream> {
   const stored = new Map<string, Map<string, Json[]>>();
   let storedCount = 0;
+  let failing: number | undefined;
   const keptBy = (key: unknown) => {
     const name = String(key ?? "");
     if (!stored.has(name)) stored.set(name, new Map());
@@ -108,6 +111,11 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
       return res.end("{}");
     }
     if (method !== "POST" || pathname !== "/v1beta/interactions") return sendError(res, 404, `unknown path ${method} ${path}`);
+    if (failing !== undefined) {
+      const status = failing;
+      failing = undefined;
+      return sendError(res, status, `fake failure ${status}`);
+    }
     const kept = keptBy(headers["x-goog-api-key"]);
     const previous = typeof body.previous_interaction_id === "string" ? kept.get(body.previous_interaction_id) : [];
     if (!previous) return sendError(res, 404, "Requested entity was not found.");
@@ -123,7 +131,7 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
     const output = answer(whole, id, res, onAbort);
     if (output && body.store === true) kept.set(id, [...stepsOf(whole.input), ...output]);
   });
-  return Object.assign(server, { stored });
+  return Object.assign(server, { stored, failNext: (status: number) => void (failing = status) });
 }
 
 /**
