@@ -32,7 +32,8 @@
 // input and output steps, comes before the request's input, for the checks
 // and the answer), and names an unknown one a 404 NOT_FOUND, as Google answers
 // a missing resource; DELETE /v1beta/interactions/{id} forgets one (200 {}),
-// 404 when there is none. `stored` shows what is kept.
+// 404 when there is none. `stored` shows what is kept; `failNext(status)`
+// answers the next request (create or DELETE) with that failure.
 // The stream is Google's SSE: `event: <event_type>` and `data: <json>` frames,
 // numbered by `event_id`: interaction.created, interaction.status_update, per
 // step step.start / step.delta / step.stop, interaction.completed (its status
@@ -89,7 +90,7 @@ interface AnswerStep {
 export interface FakeGeminiInteractionsUpstream extends FakeUpstream {
   /** The kept interactions' timelines (input then output steps, from the first of their conversation), by API key, then id. */
   stored: Map<string, Map<string, Json[]>>;
-  /** The next create is answered this status with Google's error body (an upstream down for one call). */
+  /** The next request (a create or a DELETE) is answered this status with Google's error body (an upstream down for one call). */
   failNext(status: number): void;
 }
 
@@ -105,17 +106,17 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
   const server = await startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
     const pathname = new URL(path, "http://fake").pathname;
     const one = /^\/v1beta\/interactions\/([^/]+)$/.exec(pathname);
+    if (failing !== undefined) {
+      const status = failing;
+      failing = undefined;
+      return sendError(res, status, `fake failure ${status}`);
+    }
     if (method === "DELETE" && one) {
       if (!keptBy(headers["x-goog-api-key"]).delete(decodeURIComponent(one[1]))) return sendError(res, 404, "Requested entity was not found.");
       res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
       return res.end("{}");
     }
     if (method !== "POST" || pathname !== "/v1beta/interactions") return sendError(res, 404, `unknown path ${method} ${path}`);
-    if (failing !== undefined) {
-      const status = failing;
-      failing = undefined;
-      return sendError(res, status, `fake failure ${status}`);
-    }
     const kept = keptBy(headers["x-goog-api-key"]);
     const previous = typeof body.previous_interaction_id === "string" ? kept.get(body.previous_interaction_id) : [];
     if (!previous) return sendError(res, 404, "Requested entity was not found.");

@@ -3,7 +3,8 @@
 // A kept answer is stored upstream too (`store: true`); a continuation, named
 // by the gateway's id or by the upstream's own, sends `previous_interaction_id`
 // and only its new input; GET and DELETE take either id, and a delete reaches
-// the upstream. An answer not kept is not stored there; a conversation whose
+// the upstream (a delete it fails is still the caller's success). An answer
+// not kept is not stored there; a conversation whose
 // upstream copy is gone, or that falls back to another protocol, is sent whole.
 import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
@@ -111,6 +112,16 @@ describe("conversations a gemini-interactions upstream keeps", () => {
     // The first turn is still kept on both sides.
     expect(((await ai.interactions.get(first.id)) as Json).status).toBe("completed");
     expect(keptUpstream().has(firstUpstreamId)).toBe(true);
+  });
+
+  it("a delete the upstream fails is the caller's success all the same (logged), the copy left upstream", async () => {
+    const answer = await create({ model: MODEL, input: "Hi" });
+    const upstreamId = newestUpstreamId();
+    upstream.failNext(500);
+    await ai.interactions.delete(answer.id);
+    await vi.waitFor(() => expect(upstream.requests.filter((request) => request.method === "DELETE").map((request) => request.path)).toEqual([`/v1beta/interactions/${upstreamId}`]));
+    expect(await ai.interactions.get(answer.id).catch((error: unknown) => (error as { status?: number }).status)).toBe(404);
+    expect(keptUpstream().has(upstreamId)).toBe(true);
   });
 
   it("store: false is sent as store: false, and nothing is kept upstream", async () => {
