@@ -28,6 +28,9 @@ interface PriceEntry {
   cache_read_input_token_cost?: number;
   cache_creation_input_token_cost?: number;
   cache_creation_input_token_cost_above_1hr?: number;
+  output_cost_per_image_token?: number;
+  output_cost_per_audio_token?: number;
+  output_cost_per_video_token?: number;
   search_context_cost_per_query?: { search_context_size_low?: number; search_context_size_medium?: number; search_context_size_high?: number };
   max_input_tokens?: number;
   max_output_tokens?: number;
@@ -210,6 +213,10 @@ function toModel(key: string, entry: PriceEntry) {
     input_cache_read: optionalDecimal(entry.cache_read_input_token_cost),
     input_cache_write: optionalDecimal(entry.cache_creation_input_token_cost),
     input_cache_write_1h: optionalDecimal(entry.cache_creation_input_token_cost_above_1hr),
+    // An image, audio or video the model makes as tokens costs more per token than text.
+    completion_image: optionalDecimal(entry.output_cost_per_image_token),
+    completion_audio: optionalDecimal(entry.output_cost_per_audio_token),
+    completion_video: optionalDecimal(entry.output_cost_per_video_token),
     web_search_per_1000_requests_low: optionalDecimal(search?.search_context_size_low, 3),
     web_search_per_1000_requests_medium: optionalDecimal(search?.search_context_size_medium, 3),
     web_search_per_1000_requests_high: optionalDecimal(search?.search_context_size_high, 3),

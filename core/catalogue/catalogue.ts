@@ -1,5 +1,6 @@
 // The catalogue in memory: models from the configuration, each with the provider
 // routes that serve it and their prices parsed into exact money.
+import { Modality } from "../../gen/router/v1/inference_pb.js";
 import { parseMoney } from "../billing/money.ts";
 import type { TokenPrices } from "../billing/cost.ts";
 import type { ModelConfig, ModelProviderConfig, ProviderConfig, ProviderProtocol, RouterConfig } from "../config/schema.ts";
@@ -85,6 +86,7 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
           : route.pricing.input_cache_write
             ? parseMoney(route.pricing.input_cache_write)
             : prompt,
+      completionByModality: completionByModalityOf(route.pricing),
     },
     enabled: route.is_active && keyPresent,
     apiKey,
@@ -92,6 +94,17 @@ function toRoute(model: ModelConfig, provider: ProviderConfig, route: ModelProvi
     contextLength: route.context_length ?? model.context_length,
     maxCompletionTokens: route.max_completion_tokens ?? model.max_completion_tokens,
   };
+}
+
+/** The output token prices a route sets for images, audio and video (undefined: none, all output at `completion`). */
+function completionByModalityOf(pricing: ModelProviderConfig["pricing"]): TokenPrices["completionByModality"] {
+  const set: [Modality, string | undefined][] = [
+    [Modality.IMAGE, pricing.completion_image],
+    [Modality.AUDIO, pricing.completion_audio],
+    [Modality.VIDEO, pricing.completion_video],
+  ];
+  const prices = Object.fromEntries(set.filter(([, price]) => price !== undefined).map(([modality, price]) => [modality, parseMoney(price!)]));
+  return Object.keys(prices).length > 0 ? prices : undefined;
 }
 
 /** What a model accepts on one provider: the route's own list, else the model's. */

@@ -90,13 +90,16 @@ export function providerEntryToProto(model: CatalogueModel, route: ProviderRoute
   });
 }
 
-/** Per image, per megapixel or per second of video: media models' prices, empty where the route sets none. */
+/** Per image, per megapixel, per second of video or per media output token: media prices, empty where the route sets none. */
 const mediaPrices = (pricing: Pricing) => ({
   imageOutput: pricing.image_output ?? "",
   imageOutputFirstMegapixel: pricing.image_output_first_megapixel ?? "",
   imageOutputPerMegapixel: pricing.image_output_per_megapixel ?? "",
   imageInputPerMegapixel: pricing.image_input_per_megapixel ?? "",
   videoOutputPerSecond: pricing.video_output_per_second ?? "",
+  completionImage: pricing.completion_image ?? "",
+  completionAudio: pricing.completion_audio ?? "",
+  completionVideo: pricing.completion_video ?? "",
 });
 
 /** A model supports a parameter when any of its providers does (a media model: any of its routes' media adapters). */

@@ -35,6 +35,14 @@ const pricingSchema = z
     image_input_per_megapixel: decimalString.optional(),
     /** Per second of generated video (video tasks: the hold is the seconds asked for, or the model's longest, at this price). */
     video_output_per_second: decimalString.optional(),
+    /**
+     * Per output token of an image, audio or video that the model makes as
+     * tokens (Gemini reports output tokens by modality): those tokens at this
+     * price, the rest of the output at `completion`. Default: `completion`.
+     */
+    completion_image: decimalString.optional(),
+    completion_audio: decimalString.optional(),
+    completion_video: decimalString.optional(),
     web_search_per_1000_requests_low: decimalString.optional(),
     web_search_per_1000_requests_medium: decimalString.optional(),
     web_search_per_1000_requests_high: decimalString.optional(),

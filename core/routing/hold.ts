@@ -27,7 +27,7 @@ export function holdFor(attempts: Attempt[], promptBytes: ReadonlyMap<Attempt, n
     const completion = attempt.request.sampling?.maxTokens ?? maxCompletionTokens;
     const prompt = Math.min(promptBytes.get(attempt)!, contextLength);
     const promptPrice = promptPriceAtMost(attempt.request, prices);
-    const cost = BigInt(prompt) * promptPrice + BigInt(completion) * prices.completion + prices.request;
+    const cost = BigInt(prompt) * promptPrice + BigInt(completion) * completionPriceAtMost(prices) + prices.request;
     if (cost > dearest) dearest = cost;
   }
   return dearest;
@@ -55,6 +55,12 @@ function promptPriceAtMost(request: GenerateRequest, prices: TokenPrices): Money
   const candidates = [prices.prompt];
   if (breakpoints.length > 0) candidates.push(prices.inputCacheWrite);
   if (breakpoints.some((breakpoint) => breakpoint.ttl === "1h")) candidates.push(prices.inputCacheWrite1h);
+  return candidates.reduce((dearest, price) => (price > dearest ? price : dearest));
+}
+
+/** Output may be images, audio or video at their own token prices (a video token costs more than a text one): the dearest bounds it. */
+function completionPriceAtMost(prices: TokenPrices): Money {
+  const candidates = [prices.completion, ...Object.values(prices.completionByModality ?? {})];
   return candidates.reduce((dearest, price) => (price > dearest ? price : dearest));
 }
 

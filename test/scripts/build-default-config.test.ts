@@ -98,6 +98,12 @@ describe("build-default-config", () => {
       const entry = prices[provider_model_id];
       expect(Number(pricing.prompt)).toBe(entry.input_cost_per_token);
       expect(Number(pricing.completion)).toBe(entry.output_cost_per_token);
+      // Audio, image and video output tokens at their own prices where the snapshot has them.
+      for (const modality of ["audio", "image", "video"] as const) {
+        const own = (entry as Record<string, unknown>)[`output_cost_per_${modality}_token`];
+        const priced = (pricing as Record<string, string | undefined>)[`completion_${modality}`];
+        expect(priced === undefined ? undefined : Number(priced), `${model.id} completion_${modality}`).toBe(own);
+      }
     }
   });
 

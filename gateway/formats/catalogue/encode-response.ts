@@ -6,14 +6,21 @@ function setPrices(prices: Record<string, string | undefined>): Record<string, s
   return Object.fromEntries(Object.entries(prices).filter((entry): entry is [string, string] => !!entry[1]));
 }
 
-/** A media model's prices (per image, per megapixel, per second of video) under their public names. */
-function mediaPrices(prices: Pick<PriceToShow, "imageOutput" | "imageOutputFirstMegapixel" | "imageOutputPerMegapixel" | "imageInputPerMegapixel" | "videoOutputPerSecond"> | undefined) {
+/** Media prices (per image, per megapixel, per second of video, per media output token) under their public names. */
+function mediaPrices(
+  prices:
+    | Pick<PriceToShow, "imageOutput" | "imageOutputFirstMegapixel" | "imageOutputPerMegapixel" | "imageInputPerMegapixel" | "videoOutputPerSecond" | "completionImage" | "completionAudio" | "completionVideo">
+    | undefined,
+) {
   return setPrices({
     image_output: prices?.imageOutput,
     image_output_first_megapixel: prices?.imageOutputFirstMegapixel,
     image_output_per_megapixel: prices?.imageOutputPerMegapixel,
     image_input_per_megapixel: prices?.imageInputPerMegapixel,
     video_output_per_second: prices?.videoOutputPerSecond,
+    completion_image: prices?.completionImage,
+    completion_audio: prices?.completionAudio,
+    completion_video: prices?.completionVideo,
   });
 }
 

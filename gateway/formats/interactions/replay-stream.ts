@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TurnStatus, type Turn } from "../../../gen/router/v1/conversations_pb.js";
-import { BlockType, GenerateResponseSchema, type ContentPart, type GenerateResponse, type ResponseStart } from "../../../gen/router/v1/inference_pb.js";
+import { BlockType, GenerateResponseSchema, ResponseStartSchema, type ContentPart, type GenerateResponse, type ResponseStart } from "../../../gen/router/v1/inference_pb.js";
 import type { SseEvent, SseWriter } from "../../sse.ts";
 import { createInteractionStreamEncoder } from "./encode-stream.ts";
 import { comparePositions, eventIdOf, type EventPosition } from "./event-position.ts";
@@ -32,7 +32,7 @@ export async function replayInteraction(first: Turn, sse: SseWriter, options: Re
   const { resumeAfter } = options;
   let turn = first;
   // The opening (created, status) at once, as the create sent it.
-  await sse.send(encoderFor(turn, resumeAfter).encode(startOf(turn)));
+  await sse.send(encoderFor(turn, resumeAfter).encode(create(GenerateResponseSchema, { event: { case: "start", value: startOf(turn) } })));
   while (isRunning(turn)) {
     await sleep(options.pollMs, undefined, { signal: options.signal });
     turn = await options.reload();
@@ -53,7 +53,7 @@ function finishedFrames(turn: Turn, resumeAfter: EventPosition | undefined): Sse
 }
 
 function encoderFor(turn: Turn, resumeAfter: EventPosition | undefined) {
-  return createInteractionStreamEncoder(startOf(turn).event.value as ResponseStart, { previousInteractionId: turn.previousId || undefined, now: () => new Date(), resumeAfter, storedHead: storedHead(turn) });
+  return createInteractionStreamEncoder(startOf(turn), { previousInteractionId: turn.previousId || undefined, now: () => new Date(), resumeAfter, storedHead: storedHead(turn) });
 }
 
 /** A frame the encoder does not make (a later status, a stored failure), left out when the client had it. */
@@ -62,22 +62,17 @@ function unlessSeen(position: EventPosition, resumeAfter: EventPosition | undefi
   return [{ data: JSON.stringify({ ...body, event_id: eventIdOf(position) }) }];
 }
 
-/** The stream's opening, as the core would have started it. */
-function startOf(turn: Turn): GenerateResponse {
+/** The stream's start, as the core would have sent it. */
+function startOf(turn: Turn): ResponseStart {
   // Thoughts are shown signed by who signed them, as GET shows them.
   const signedBy = turn.output.flatMap((message) => message.content).flatMap(({ part }) => (part.case === "reasoning" && part.value.signedBy ? [part.value.signedBy] : []))[0] ?? "";
-  return create(GenerateResponseSchema, {
-    event: {
-      case: "start",
-      value: {
-        id: turn.id,
-        modelId: turn.modelId,
-        model: turn.modelId.replace(/^[^/]*\//, ""),
-        provider: turn.provider,
-        created: BigInt(Math.floor((turn.createdAt ? timestampMs(turn.createdAt) : 0) / 1000)),
-        protocol: signedBy,
-      },
-    },
+  return create(ResponseStartSchema, {
+    id: turn.id,
+    modelId: turn.modelId,
+    model: turn.modelId.replace(/^[^/]*\//, ""),
+    provider: turn.provider,
+    created: BigInt(Math.floor((turn.createdAt ? timestampMs(turn.createdAt) : 0) / 1000)),
+    protocol: signedBy,
   });
 }
 

@@ -299,6 +299,24 @@ export declare type ModelPricing = Message<"router.v1.ModelPricing"> & {
    * @generated from field: string image_input_per_megapixel = 15;
    */
   imageInputPerMegapixel: string;
+
+  /**
+   * Per output token of an image, audio or video the model makes as tokens
+   * (Gemini's output by modality); empty: at the completion price.
+   *
+   * @generated from field: string completion_image = 16;
+   */
+  completionImage: string;
+
+  /**
+   * @generated from field: string completion_audio = 17;
+   */
+  completionAudio: string;
+
+  /**
+   * @generated from field: string completion_video = 18;
+   */
+  completionVideo: string;
 };
 
 /**
@@ -507,6 +525,23 @@ export declare type ProviderPricing = Message<"router.v1.ProviderPricing"> & {
    * @generated from field: string image_input_per_megapixel = 15;
    */
   imageInputPerMegapixel: string;
+
+  /**
+   * Per output token of an image, audio or video; empty when not set.
+   *
+   * @generated from field: string completion_image = 16;
+   */
+  completionImage: string;
+
+  /**
+   * @generated from field: string completion_audio = 17;
+   */
+  completionAudio: string;
+
+  /**
+   * @generated from field: string completion_video = 18;
+   */
+  completionVideo: string;
 };
 
 /**
@@ -557,6 +592,21 @@ export declare type PriceToShow = Message<"router.v1.PriceToShow"> & {
    * @generated from field: string image_input_per_megapixel = 7;
    */
   imageInputPerMegapixel: string;
+
+  /**
+   * @generated from field: string completion_image = 8;
+   */
+  completionImage: string;
+
+  /**
+   * @generated from field: string completion_audio = 9;
+   */
+  completionAudio: string;
+
+  /**
+   * @generated from field: string completion_video = 10;
+   */
+  completionVideo: string;
 };
 
 /**

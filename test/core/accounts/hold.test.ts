@@ -29,6 +29,11 @@ const catalogue = createCatalogue(
           ],
         },
         {
+          id: "g/video-tokens", name: "g", created: 1, creator: "g", context_length: 100_000, max_completion_tokens: 1000,
+          input_modalities: ["text"], output_modalities: ["text", "video"], supported_parameters: ["max_tokens"],
+          providers: [{ provider: "fee", provider_model_id: "g", pricing: { prompt: "0.000001", completion: "0.000002", completion_video: "0.00005" } }],
+        },
+        {
           id: "f/priced-per-request", name: "f", created: 1, creator: "f", context_length: 100_000, max_completion_tokens: 1000,
           input_modalities: ["text"], output_modalities: ["text"], supported_parameters: ["max_tokens"],
           providers: [{ provider: "fee", provider_model_id: "f", pricing: { prompt: "0.000001", completion: "0.000002", request: "0.005" } }],
@@ -63,5 +68,9 @@ describe("the credit hold", () => {
   it("adds the per-request fee", () => {
     // 1,010 x 0.000001 + 10 x 0.000002 + 0.005
     expect(holdOf(undefined, "f/priced-per-request")).toBe("0.00603");
+  });
+  it("holds the output at its dearest token price: a model whose video tokens cost more holds max_tokens of them", () => {
+    // 1,010 x 0.000001 + 10 x 0.00005
+    expect(holdOf(undefined, "g/video-tokens")).toBe("0.00151");
   });
 });

@@ -6,6 +6,8 @@ import { costOf, type TokenPrices } from "../../../core/billing/cost.ts";
 import { formatMoney, parseMoney } from "../../../core/billing/money.ts";
 import type { UsageCounts } from "../../../core/billing/cost.ts";
 import { createCatalogue } from "../../../core/catalogue/catalogue.ts";
+import { create } from "@bufbuild/protobuf";
+import { Modality, ModalityTokensSchema } from "../../../gen/router/v1/inference_pb.js";
 
 /** A small valid configuration; each test breaks one thing in a copy. */
 function validConfig() {
@@ -251,6 +253,28 @@ describe("costOf", () => {
     );
     // 200 * 0.00000375 + 100 * 0.000006 = 0.00075 + 0.0006
     expect(formatMoney(cost)).toBe("0.00135");
+  });
+
+  it("charges output tokens of a modality with a price of its own at that price, the rest of the output at the completion price", () => {
+    const byModality = { ...prices({ completion: "0.00001" }), completionByModality: { [Modality.VIDEO]: parseMoney("0.0001"), [Modality.IMAGE]: parseMoney("0.00003") } };
+    const outputByModality = [
+      create(ModalityTokensSchema, { modality: Modality.TEXT, tokens: 10 }),
+      create(ModalityTokensSchema, { modality: Modality.VIDEO, tokens: 100 }),
+      create(ModalityTokensSchema, { modality: Modality.IMAGE, tokens: 20 }),
+    ];
+    // 100 x 0.0001 + 20 x 0.00003 + (150 - 120) x 0.00001 (text and thoughts, whatever the provider left unlisted)
+    expect(formatMoney(costOf(usage({ outputTokens: 150, outputByModality }), byModality))).toBe("0.0109");
+    // Never more tokens at a modality's price than the output has; without prices by modality, all at completion.
+    expect(formatMoney(costOf(usage({ outputTokens: 50, outputByModality }), byModality))).toBe("0.005");
+    expect(formatMoney(costOf(usage({ outputTokens: 150, outputByModality }), prices({ completion: "0.00001" })))).toBe("0.0015");
+  });
+
+  it("reads completion_image, completion_audio and completion_video from a route's pricing", () => {
+    const config = validConfig();
+    const route = (config.models[0] as { providers: { pricing: Record<string, string> }[] }).providers[0];
+    route.pricing = { ...route.pricing, completion_video: "0.0001", completion_audio: "0.00002" };
+    const [model] = createCatalogue(parseConfig(JSON.stringify(config)), {}).models;
+    expect(model.routes[0].prices.completionByModality).toEqual({ [Modality.VIDEO]: parseMoney("0.0001"), [Modality.AUDIO]: parseMoney("0.00002") });
   });
 
   it.each([

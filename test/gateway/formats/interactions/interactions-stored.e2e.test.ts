@@ -190,6 +190,18 @@ describe("stored interactions after their create", () => {
     expect(last.interaction.outputs).toEqual([{ type: "text", text: GATED_FIRST_WORDS + GATED_LAST_WORDS }]);
   });
 
+  it("streams a background interaction that failed as its opening, then the error event, then the end", async () => {
+    const started = (await ai.interactions.create({ model: "simulator/cut-mid-stream", input: "one two three four five six", background: true } as never)) as Json;
+    await gateway.core.background.idle();
+    expect((await ai.interactions.get(started.id)) as Json).toMatchObject({ status: "failed", errors: [{ code: expect.any(String), message: expect.any(String) }] });
+    const events = await collect(await ai.interactions.get(started.id, { stream: true } as never));
+    expect(events.map((event) => event.event_type)).toEqual(["interaction.created", "interaction.status_update", "error"]);
+    expect(events[2]).toMatchObject({ event_id: "error", error: { message: expect.any(String), code: expect.any(String) } });
+    // Resumed after the opening: the error alone.
+    const rest = await collect(await ai.interactions.get(started.id, { stream: true, last_event_id: "status" } as never));
+    expect(rest.map((event) => event.event_type)).toEqual(["error"]);
+  });
+
   it("finishes and keeps an interaction whose client left before its answer ended, streamed or not", async () => {
     for (const stream of [true, false]) {
       const input = `Leave me (stream: ${stream})`;
