@@ -7,7 +7,7 @@ import type { PublicFormat } from "../../gen/router/v1/inference_pb.js";
 import type { ProviderConfig } from "./provider-config.ts";
 
 /** The chat media options, by the output modality they steer. */
-export type MediaOutput = "image" | "audio";
+export type MediaOutput = "image" | "audio" | "video";
 
 export interface ProtocolCapabilities {
   /**
@@ -36,7 +36,9 @@ export interface ProtocolCapabilities {
    * The output modalities whose chat media options the protocol carries:
    * `image` takes `aspectRatio`, `audio` takes the audio `prompt` and `duration`.
    * Routing drops them, with a warning, on a route whose protocol does not
-   * carry them or whose model does not generate that modality.
+   * carry them or whose model does not generate that modality. `video` is
+   * the answer itself (`MediaOptions.video`): a route that cannot make one is
+   * skipped, as for a missing capability.
    */
   readonly mediaOptions: readonly MediaOutput[];
   /**

@@ -44,8 +44,17 @@ const CHAT: Requirement = {
   isMetBy: (route) => route.capabilities.chat !== false,
 };
 
+/** A video answer (MediaOptions.video) goes to routes whose model makes videos and whose protocol can ask for one. */
+const VIDEO_OUTPUT: Requirement = {
+  reason: "video_output",
+  param: "response_format",
+  description: "video output",
+  isMetBy: (route) => route.capabilities.mediaOptions.includes("video") && route.model.output_modalities.includes("video"),
+};
+
 export function requirementsOf(request: GenerateRequest): Requirement[] {
   const requirements: Requirement[] = [CHAT];
+  if (request.media?.video) requirements.push(VIDEO_OUTPUT);
   if (request.tools.length > 0) requirements.push(parameterRequirement("tools", "tools", "tool calling"));
   if (request.responseFormat && request.responseFormat.type !== ResponseFormat_Type.UNSPECIFIED) {
     requirements.push(parameterRequirement("response_format", "response_format", "structured output (response_format)"));

@@ -59,7 +59,8 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
       continue;
     }
     const model = findModel(catalogue, reference, request);
-    checkMakesText(model, reference.requested === request.model ? "model" : "models");
+    // A video answer needs no text: its routes are checked for video output (capabilities.ts).
+    if (!request.media?.video) checkMakesText(model, reference.requested === request.model ? "model" : "models");
     const free = reference.suffix === "free";
     const routes = orderRoutes(model, request, free);
     if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
@@ -108,7 +109,7 @@ function freeRouterAttempts(requested: string, request: GenerateRequest, catalog
   const attempts: Attempt[] = [];
   const reference: ModelReference = { requested: FREE_ROUTER_ID, baseId: FREE_ROUTER_ID, suffix: "free" };
   for (const model of catalogue.models) {
-    if (!makesText(model)) continue;
+    if (!request.media?.video && !makesText(model)) continue;
     for (const route of orderRoutes(model, request, true)) {
       if (requirements.some((requirement) => !requirement.isMetBy(route))) continue;
       const adapted = adaptRequest(request, reference, route);

@@ -34,6 +34,14 @@
 // a missing resource; DELETE /v1beta/interactions/{id} forgets one (200 {}),
 // 404 when there is none. `stored` shows what is kept; `failNext(status)`
 // answers the next request (create or DELETE) with that failure.
+// A create with `background: true` (as the router sends a video request) is
+// answered at once, the interaction `in_progress` without steps, and kept as a
+// job: GET /v1beta/interactions/{id} answers it in progress FAKE_VIDEO_POLLS
+// times, then completed with its answer: for a response_format video a
+// model_output step with FAKE_VIDEO inline (base64) and the usage of
+// FAKE_VIDEO_USAGE (output tokens by modality, video among them); a model
+// named "veo-fail" ends failed (Google's `errors`); "veo-hang" stays in
+// progress. POST .../{id}/cancel ends a job `cancelled` (`jobs` shows them).
 // The stream is Google's SSE: `event: <event_type>` and `data: <json>` frames,
 // numbered by `event_id`: interaction.created, interaction.status_update, per
 // step step.start / step.delta / step.stop, interaction.completed (its status
@@ -65,6 +73,33 @@ export const FAKE_INTERACTION_ID = "v1_fake-interaction";
 /** The ids of stored interactions: this and a number from 1. */
 export const FAKE_STORED_ID_PREFIX = "v1_fake-stored-";
 export const FAKE_USAGE = { total_input_tokens: 10, total_output_tokens: 5, total_cached_tokens: 2 } as const;
+/** The bytes of the video a background video job makes (an MP4's ftyp box head, and bytes no UTF-8 text has). */
+export const FAKE_VIDEO = Buffer.from([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x69, 0x73, 0x6f, 0x6d, 0xff, 0xfe, 0x80, 0x00]);
+/** The GETs a background job answers in progress before it is done. */
+export const FAKE_VIDEO_POLLS = 2;
+/** A finished video job's usage: 1000 video tokens and 5 text tokens of output. */
+export const FAKE_VIDEO_USAGE = {
+  total_input_tokens: 10,
+  total_output_tokens: 1005,
+  total_cached_tokens: 0,
+  total_thought_tokens: 0,
+  total_tool_use_tokens: 0,
+  total_tokens: 1015,
+  input_tokens_by_modality: [{ modality: "text", tokens: 10 }],
+  output_tokens_by_modality: [
+    { modality: "video", tokens: 1000 },
+    { modality: "text", tokens: 5 },
+  ],
+} as const;
+
+/** A background interaction the fake is working on. */
+export interface FakeJob {
+  id: string;
+  body: Json;
+  status: string;
+  /** The GETs answered so far. */
+  polls: number;
+}
 
 const STATUS_NAMES: Record<number, string> = {
   400: "INVALID_ARGUMENT",
@@ -92,6 +127,8 @@ export interface FakeGeminiInteractionsUpstream extends FakeUpstream {
   stored: Map<string, Map<string, Json[]>>;
   /** The next request (a create or a DELETE) is answered this status with Google's error body (an upstream down for one call). */
   failNext(status: number): void;
+  /** The background interactions, by id. */
+  jobs: Map<string, FakeJob>;
 }
 
 export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiInteractionsUpstream> {
@@ -103,6 +140,7 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
     if (!stored.has(name)) stored.set(name, new Map());
     return stored.get(name)!;
   };
+  const jobs = new Map<string, FakeJob>();
   const server = await startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
     const pathname = new URL(path, "http://fake").pathname;
     const one = /^\/v1beta\/interactions\/([^/]+)$/.exec(pathname);
@@ -111,8 +149,22 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
       failing = undefined;
       return sendError(res, status, `fake failure ${status}`);
     }
+    const cancel = /^\/v1beta\/interactions\/([^/]+)\/cancel$/.exec(pathname);
+    const job = jobs.get(decodeURIComponent((one ?? cancel)?.[1] ?? ""));
+    if (method === "POST" && cancel) {
+      if (!job) return sendError(res, 404, "Requested entity was not found.");
+      if (job.status === "in_progress") job.status = "cancelled";
+      return sendJson(res, jobResource(job));
+    }
+    if (method === "GET" && one) {
+      if (!job) return sendError(res, 404, "Requested entity was not found.");
+      job.polls++;
+      if (job.status === "in_progress" && job.polls > FAKE_VIDEO_POLLS && job.body.model !== "veo-hang") job.status = job.body.model === "veo-fail" ? "failed" : "completed";
+      return sendJson(res, jobResource(job));
+    }
     if (method === "DELETE" && one) {
-      if (!keptBy(headers["x-goog-api-key"]).delete(decodeURIComponent(one[1]))) return sendError(res, 404, "Requested entity was not found.");
+      const forgotten = keptBy(headers["x-goog-api-key"]).delete(decodeURIComponent(one[1]));
+      if (!jobs.delete(decodeURIComponent(one[1])) && !forgotten) return sendError(res, 404, "Requested entity was not found.");
       res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
       return res.end("{}");
     }
@@ -129,10 +181,15 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
       return;
     }
     const id = body.store === true ? `${FAKE_STORED_ID_PREFIX}${++storedCount}` : FAKE_INTERACTION_ID;
+    if (body.background === true) {
+      const started: FakeJob = { id, body, status: "in_progress", polls: 0 };
+      jobs.set(id, started);
+      return sendJson(res, jobResource(started));
+    }
     const output = answer(whole, id, res, onAbort);
     if (output && body.store === true) kept.set(id, [...stepsOf(whole.input), ...output]);
   });
-  return Object.assign(server, { stored, failNext: (status: number) => void (failing = status) });
+  return Object.assign(server, { stored, jobs, failNext: (status: number) => void (failing = status) });
 }
 
 /**
@@ -279,6 +336,23 @@ function foreignSignatureRefusal(body: Json) {
   const steps = body.input as Json[];
   if (!steps.some((step) => step.type === "thought" && typeof step.signature === "string" && isForeignSignature("gemini-interactions", step.signature))) return undefined;
   return { status: 400, body: { error: { code: 400, message: "Corrupted thought signature.", status: "INVALID_ARGUMENT" } } };
+}
+
+/** A background interaction as GET (and its create) answers it: its steps and usage once completed, Google's `errors` once failed. */
+function jobResource(job: FakeJob): Json {
+  const created = new Date(0).toISOString();
+  const resource: Json = { id: job.id, object: "interaction", model: job.body.model, status: job.status, created, updated: created };
+  if (job.status === "failed") resource.errors = [{ code: "INTERNAL", message: "fake video generation failed" }];
+  if (job.status !== "completed") return resource;
+  const formats = (Array.isArray(job.body.response_format) ? job.body.response_format : [job.body.response_format]).filter(Boolean) as Json[];
+  const video = formats.find((format) => format.type === "video");
+  const content = video ? [{ type: "video", data: FAKE_VIDEO.toString("base64"), mime_type: "video/mp4" }] : [{ type: "text", text: `Hello from ${job.body.model}` }];
+  return { ...resource, steps: [{ type: "model_output", content }], usage: video ? FAKE_VIDEO_USAGE : { ...FAKE_USAGE, total_tokens: 15 } };
+}
+
+function sendJson(res: http.ServerResponse, body: Json) {
+  res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+  res.end(JSON.stringify(body));
 }
 
 function sendError(res: http.ServerResponse, status: number, message: string) {

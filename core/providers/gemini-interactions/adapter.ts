@@ -2,7 +2,8 @@
 // successor of generateContent: POST {base_url}/interactions with the key in
 // `x-goog-api-key`, answered here always as Server-Sent Events (the body asks
 // `stream: true`, whether or not the caller streams: one parser, and a whole
-// JSON answer is the fold of the same events), stored upstream when the caller
+// JSON answer is the fold of the same events; a video, made in the background,
+// is polled instead: video.ts), stored upstream when the caller
 // keeps the answer (continuation.ts: a continuation sends only the new input,
 // and the whole history when the upstream has lost its copy).
 import type { ProtocolCapabilities } from "../capabilities.ts";
@@ -17,6 +18,7 @@ import { deleteInteraction } from "./delete-interaction.ts";
 import { interactionsUrl, keyHeaders } from "./endpoint.ts";
 import { mapError } from "./map-error.ts";
 import { createEventTranslator, parseEvent, type InteractionsEvent } from "./parse-stream.ts";
+import { videoInteraction } from "./video.ts";
 
 /** The protocol of one call: a stored answer's interaction id is its upstream id. */
 const protocolOf = (call: UpstreamCall): HttpProtocol<InteractionsEvent> => ({
@@ -32,8 +34,9 @@ export const geminiInteractionsCapabilities: ProtocolCapabilities = {
   // Thinking is sized by level only (`thinking_level`, minimal to high): a route maps efforts to levels.
   reasoning: "effort",
   cacheControl: false,
-  // An image's aspect ratio (response_format image); a music model's prompt and length, as text.
-  mediaOptions: ["image", "audio"],
+  // An image's aspect ratio (response_format image); a music model's prompt and length, as text;
+  // a video model's answer (response_format video, made in the background and polled: video.ts).
+  mediaOptions: ["image", "audio", "video"],
   passthrough: [],
   parallelToolCalls: false,
   // Google's own tools (search, code execution) are not asked for yet.
@@ -48,7 +51,8 @@ export function createGeminiInteractionsAdapter(http: HttpClient): ProviderAdapt
   const send = (call: UpstreamCall) => exchange(http, { ...call, stream: true }, protocolOf(call));
   return {
     capabilities: geminiInteractionsCapabilities,
-    stream: (call) => (call.request.conversation?.upstream ? continued(call, send) : send(call)),
+    // A video is made in the background and polled (video.ts).
+    stream: (call) => (call.request.media?.video ? videoInteraction(http, call) : call.request.conversation?.upstream ? continued(call, send) : send(call)),
     forgetStored: deleteInteraction,
   };
 }

@@ -112,9 +112,14 @@ function convertToolChoice(request: GenerateRequest): JsonObject | string | unde
 /**
  * `response_format`: text as JSON (with its schema, as JSON Schema), and an
  * image beside the text when the caller gave an image model its aspect ratio
- * (a list of formats asks for both modalities); plain text needs none.
+ * (a list of formats asks for both modalities); plain text needs none. A video
+ * answer is the video alone, inline: its bytes come in the interaction.
  */
 function convertResponseFormat(request: GenerateRequest): JsonObject | JsonObject[] | undefined {
+  const video = request.media?.video;
+  if (video) {
+    return { type: "video", ...(video.aspectRatio && { aspect_ratio: video.aspectRatio }), ...(video.resolution && { resolution: video.resolution }), delivery: "inline" };
+  }
   const format = request.responseFormat;
   let text: JsonObject | undefined;
   if (format?.type === ResponseFormat_Type.JSON_OBJECT || format?.type === ResponseFormat_Type.JSON_SCHEMA) {

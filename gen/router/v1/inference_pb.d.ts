@@ -1411,7 +1411,7 @@ export declare type CacheOptions = Message$1<"router.v1.CacheOptions"> & {
 export declare const CacheOptionsSchema: GenMessage<CacheOptions>;
 
 /**
- * MediaOptions carries the chat fields of image- and audio-capable models.
+ * MediaOptions carries the chat fields of image-, audio- and video-capable models.
  *
  * @generated from message router.v1.MediaOptions
  */
@@ -1430,6 +1430,13 @@ export declare type MediaOptions = Message$1<"router.v1.MediaOptions"> & {
    * @generated from field: optional int32 duration_seconds = 3;
    */
   durationSeconds?: number | undefined;
+
+  /**
+   * Set: the answer is a video (routing keeps the routes that make one).
+   *
+   * @generated from field: router.v1.VideoOutput video = 4;
+   */
+  video?: VideoOutput | undefined;
 };
 
 /**
@@ -1437,6 +1444,33 @@ export declare type MediaOptions = Message$1<"router.v1.MediaOptions"> & {
  * Use `create(MediaOptionsSchema)` to create a new message.
  */
 export declare const MediaOptionsSchema: GenMessage<MediaOptions>;
+
+/**
+ * VideoOutput asks a chat route for a video answer, with its shape.
+ *
+ * @generated from message router.v1.VideoOutput
+ */
+export declare type VideoOutput = Message$1<"router.v1.VideoOutput"> & {
+  /**
+   * `16:9`, `9:16`; empty: the model's default.
+   *
+   * @generated from field: string aspect_ratio = 1;
+   */
+  aspectRatio: string;
+
+  /**
+   * `720p`, `1080p`; empty: the model's default.
+   *
+   * @generated from field: string resolution = 2;
+   */
+  resolution: string;
+};
+
+/**
+ * Describes the message router.v1.VideoOutput.
+ * Use `create(VideoOutputSchema)` to create a new message.
+ */
+export declare const VideoOutputSchema: GenMessage<VideoOutput>;
 
 /**
  * GenerateResponse is one event of the normalised stream.
@@ -1489,6 +1523,12 @@ export declare type GenerateResponse = Message$1<"router.v1.GenerateResponse"> &
      */
     value: Annotation;
     case: "annotation";
+  } | {
+    /**
+     * @generated from field: router.v1.Progress progress = 8;
+     */
+    value: Progress;
+    case: "progress";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1497,6 +1537,29 @@ export declare type GenerateResponse = Message$1<"router.v1.GenerateResponse"> &
  * Use `create(GenerateResponseSchema)` to create a new message.
  */
 export declare const GenerateResponseSchema: GenMessage<GenerateResponse>;
+
+/**
+ * Progress says the upstream accepted a long job (a video it makes in the
+ * background) and is working on it: no content yet. It lets routing settle on
+ * that provider at once, and formats keep their client waiting (Interactions:
+ * a status update); the others ignore it.
+ *
+ * @generated from message router.v1.Progress
+ */
+export declare type Progress = Message$1<"router.v1.Progress"> & {
+  /**
+   * The upstream's word for the job's state (`in_progress`).
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message router.v1.Progress.
+ * Use `create(ProgressSchema)` to create a new message.
+ */
+export declare const ProgressSchema: GenMessage<Progress>;
 
 /**
  * ResponseStart is always the first event.
