@@ -67,5 +67,12 @@ export const ambiguousModel = (name: string, ids: string[], param: string) =>
 /** The one answer for a task the caller may not see: missing, another organisation's, or (on a kind's own endpoint) a task of another kind. */
 export const taskNotFound = (id: string) => routerError(Code.NotFound, "task_not_found", `No task with id ${JSON.stringify(echoed(id))} was found.`, { param: "task_id" });
 
+/**
+ * The reason of a media create on a model none of whose routes runs media
+ * tasks of the kind (core/tasks/media-model.ts): the gateway's Interactions
+ * format then serves the video through the hub, where a chat protocol may make it.
+ */
+export const NO_MEDIA_ROUTE = "no_media_route";
+
 export const invalidParameter = (param: string, message: string) =>
   routerError(Code.InvalidArgument, "invalid_parameter", message, { param });

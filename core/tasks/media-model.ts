@@ -7,7 +7,7 @@
 // a media model. And the 503 for a media model with no enabled route of the
 // kind, naming the key variables to set as chat's does.
 import type { Catalogue, CatalogueModel, ProviderRoute } from "../catalogue/catalogue.ts";
-import { Code, invalidParameter, routerError } from "../errors.ts";
+import { Code, invalidParameter, NO_MEDIA_ROUTE, routerError } from "../errors.ts";
 import { parseModelReference } from "../../wire/model-name.ts";
 import { findModel } from "../routing/model-id.ts";
 import { missingKeysMessage } from "../routing/missing-keys.ts";
@@ -33,7 +33,7 @@ export function mediaModelOf(catalogue: Catalogue, modelId: string): CatalogueMo
  * (no key would help: the configuration has to change).
  */
 export function noMediaProvider(kind: "image" | "video", modelId: string, routes: readonly ProviderRoute[]) {
-  if (routes.length === 0) return invalidParameter("model", `${modelId} has no provider whose protocol runs ${kind} tasks.`);
+  if (routes.length === 0) return routerError(Code.InvalidArgument, NO_MEDIA_ROUTE, `${modelId} has no provider whose protocol runs ${kind} tasks.`, { param: "model" });
   const keys = missingKeysMessage(modelId, routes);
   return routerError(Code.Unavailable, "no_provider_available", `No provider that runs ${kind} tasks is available for ${modelId}${keys ? `: ${keys}` : ""}.`, { param: "model" });
 }

@@ -19,7 +19,7 @@ export type Piece =
   | { kind: "result"; callId: string; result: string; isError: boolean }
   | { kind: "user"; content: OutputContent[] };
 
-export type OutputContent = { type: "text"; text: string } | { type: "image"; data?: string; uri?: string; mime_type?: string };
+export type OutputContent = { type: "text"; text: string } | { type: "image" | "video"; data?: string; uri?: string; mime_type?: string };
 export type Step = Record<string, unknown> & { type: string };
 
 /** What the resource says besides its steps and usage. */
@@ -76,7 +76,8 @@ export function pieceOfBlock(block: TrackedBlock): Piece[] {
     case BlockType.TOOL_CALL:
       return [{ kind: "call", id: block.start.toolCallId, name: block.start.toolName, arguments: block.text }];
     case BlockType.IMAGE:
-      return [{ kind: "content", content: { type: "image", data: Buffer.concat(block.data).toString("base64"), mime_type: block.start.mimeType } }];
+    case BlockType.VIDEO:
+      return [{ kind: "content", content: { type: block.type === BlockType.IMAGE ? "image" : "video", data: Buffer.concat(block.data).toString("base64"), mime_type: block.start.mimeType } }];
     default:
       return [];
   }

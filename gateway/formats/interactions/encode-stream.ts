@@ -2,8 +2,9 @@
 // object told apart by its `event_type` and named by its `event_id`:
 // interaction.created and interaction.status_update, then per step step.start,
 // its step.delta frames (text, thought_summary, thought_signature,
-// arguments_delta, image) and step.stop, then interaction.completed with the
-// whole interaction, and `data: [DONE]`. Each hub block is one step, and steps
+// arguments_delta, image, video) and step.stop, then interaction.completed with the
+// whole interaction, and `data: [DONE]`. While no step has started (an upstream
+// making a video in the background) a silent stream repeats its status update. Each hub block is one step, and steps
 // go out one after the other (StepSequence); blocks the format has no step for
 // (server tools, audio) are not counted. An event's
 // id is its place in the answer (event-position.ts): given `resumeAfter`, the
@@ -66,6 +67,7 @@ export function createInteractionStreamEncoder(start: ResponseStart, { previousI
       case BlockType.TEXT:
       case BlockType.REFUSAL:
       case BlockType.IMAGE:
+      case BlockType.VIDEO:
         return { type: "model_output" };
       case BlockType.REASONING:
         return { type: "thought" };
@@ -92,7 +94,10 @@ export function createInteractionStreamEncoder(start: ResponseStart, { previousI
       case BlockType.TOOL_CALL:
         return delta.text ? [textContent(delta.text, (text) => ({ type: "arguments_delta", arguments: text }))] : [];
       case BlockType.IMAGE:
-        return delta.data.length ? [{ size: delta.data.length, from: (begin) => ({ type: "image", data: Buffer.from(delta.data.subarray(begin)).toString("base64"), mime_type: block.start.mimeType }) }] : [];
+      case BlockType.VIDEO: {
+        const type = block.type === BlockType.IMAGE ? "image" : "video";
+        return delta.data.length ? [{ size: delta.data.length, from: (begin) => ({ type, data: Buffer.from(delta.data.subarray(begin)).toString("base64"), mime_type: block.start.mimeType }) }] : [];
+      }
       default:
         return [];
     }
@@ -143,6 +148,9 @@ export function createInteractionStreamEncoder(start: ResponseStart, { previousI
     },
     done: () => [{ data: "[DONE]" }],
     error: (error: PublicError) => frame("error", { error: errorOf(error) }, { kind: "error" }),
+    // The status again while the upstream works before any step (a video made in the background); after a step
+    // it would break the ids' order (event-position.ts), and a step's own frames show the stream is alive.
+    keepAlive: () => (nextStep === 0 ? frame("interaction.status_update", { interaction_id: start.id, status: "in_progress" }, { kind: "status" }) : []),
   };
 }
 

@@ -4,8 +4,10 @@
 // The interaction's id is the task's, so GET /v1/interactions/{id} reads the
 // task back as the interaction when no stored turn has that id. A video model
 // asked without response_format is answered here too, once the hub refused it.
+// A model with no route that runs video tasks is served by the hub instead
+// (video-on-hub.ts), when a chat protocol of its routes makes videos.
 import type { Context } from "koa";
-import { ambiguousModel, Code, ConnectError, errorDetailOf, routerError } from "../../../core/errors.ts";
+import { ambiguousModel, Code, ConnectError, errorDetailOf, NO_MEDIA_ROUTE, routerError } from "../../../core/errors.ts";
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { modelOfBareName, parseModelReference } from "../../../wire/model-name.ts";
 import type { CoreClient } from "../../core-client.ts";
@@ -17,6 +19,7 @@ import { awaitTask } from "./await-task.ts";
 import { unknownModelIsInvalid } from "./encode-error.ts";
 import { encodeVideoInteraction, videoContentsOf, type VideoSource } from "./encode-video.ts";
 import { videoEchoOf } from "./video-echo.ts";
+import { answerVideoOnHub } from "./video-on-hub.ts";
 import { decodeVideoInteraction } from "./video-request.ts";
 
 export { asksForVideo } from "./video-request.ts";
@@ -27,7 +30,13 @@ export async function answerVideoInteraction(ctx: Context, core: CoreClient, bod
   const origin = originOf(ctx);
   const { request, stream, delivery } = decodeVideoInteraction(body, { apiKey, idempotencyKey: ctx.get("idempotency-key"), origin });
   request.model = await catalogueIdOf(core, request.model);
-  const { task } = await core.tasks.createVideo(request).catch(inInteractionTerms);
+  const created = await core.tasks.createVideo(request).catch((error: unknown) => {
+    // A model whose routes run no video tasks may make videos through the hub (a chat protocol that does).
+    if (error instanceof ConnectError && errorDetailOf(error)?.reason === NO_MEDIA_ROUTE) return undefined;
+    return inInteractionTerms(error);
+  });
+  if (!created) return answerVideoOnHub(ctx, core, body as object, { aspectRatio: request.video!.aspectRatio, resolution: request.video!.resolution }, stream);
+  const { task } = created;
   const source: VideoSource = { core, apiKey, origin, delivery };
   const signal = abortWhenClientLeaves(ctx);
   // The task goes on in the core whoever waits: a client that leaves stops only this wait.

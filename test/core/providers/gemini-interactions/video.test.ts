@@ -1,7 +1,7 @@
 // The Gemini Interactions adapter asked for a video (MediaOptions.video):
 // created in the background, polled until done, read whole; failures and a
 // caller who leaves, against the fake speaking the Interactions API.
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { modelProviderSchema, providerSchema } from "../../../../core/config/schema.ts";
 import { createGeminiInteractionsAdapter } from "../../../../core/providers/gemini-interactions/adapter.ts";
@@ -34,7 +34,7 @@ beforeEach(() => {
 
 const prompt = { role: Role.USER, content: [{ part: { case: "text" as const, value: { text: "a wave at dusk" } } }] };
 
-function call(model: string, request: MessageInitShape<typeof GenerateRequestSchema> = {}, signal = new AbortController().signal): UpstreamCall {
+function call(model: string, request: { store?: boolean } = {}, signal = new AbortController().signal): UpstreamCall {
   return {
     request: create(GenerateRequestSchema, { messages: [prompt], media: { video: { aspectRatio: "16:9" } }, store: false, ...request }),
     provider: providerSchema.parse({ id: "google", label: "Google", protocol: "gemini-interactions", base_url: upstream.url, timeout_ms: 5000 }),
