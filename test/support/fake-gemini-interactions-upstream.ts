@@ -55,6 +55,7 @@
 import type http from "node:http";
 import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { refusalOf } from "./gemini-interactions-request-rules.ts";
+import { sendGoogleError } from "./google-error.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THOUGHT = "Let me think.";
@@ -101,16 +102,6 @@ export interface FakeJob {
   polls: number;
 }
 
-const STATUS_NAMES: Record<number, string> = {
-  400: "INVALID_ARGUMENT",
-  401: "UNAUTHENTICATED",
-  403: "PERMISSION_DENIED",
-  404: "NOT_FOUND",
-  429: "RESOURCE_EXHAUSTED",
-  500: "INTERNAL",
-  503: "UNAVAILABLE",
-  504: "DEADLINE_EXCEEDED",
-};
 
 type Json = Record<string, any>;
 /** A step as the answer's `steps` show it, with the deltas a stream sends it in. */
@@ -147,31 +138,31 @@ export async function startFakeGeminiInteractionsUpstream(): Promise<FakeGeminiI
     if (failing !== undefined) {
       const status = failing;
       failing = undefined;
-      return sendError(res, status, `fake failure ${status}`);
+      return sendGoogleError(res, status, `fake failure ${status}`);
     }
     const cancel = /^\/v1beta\/interactions\/([^/]+)\/cancel$/.exec(pathname);
     const job = jobs.get(decodeURIComponent((one ?? cancel)?.[1] ?? ""));
     if (method === "POST" && cancel) {
-      if (!job) return sendError(res, 404, "Requested entity was not found.");
+      if (!job) return sendGoogleError(res, 404, "Requested entity was not found.");
       if (job.status === "in_progress") job.status = "cancelled";
       return sendJson(res, jobResource(job));
     }
     if (method === "GET" && one) {
-      if (!job) return sendError(res, 404, "Requested entity was not found.");
+      if (!job) return sendGoogleError(res, 404, "Requested entity was not found.");
       job.polls++;
       if (job.status === "in_progress" && job.polls > FAKE_VIDEO_POLLS && job.body.model !== "veo-hang") job.status = job.body.model === "veo-fail" ? "failed" : "completed";
       return sendJson(res, jobResource(job));
     }
     if (method === "DELETE" && one) {
       const forgotten = keptBy(headers["x-goog-api-key"]).delete(decodeURIComponent(one[1]));
-      if (!jobs.delete(decodeURIComponent(one[1])) && !forgotten) return sendError(res, 404, "Requested entity was not found.");
+      if (!jobs.delete(decodeURIComponent(one[1])) && !forgotten) return sendGoogleError(res, 404, "Requested entity was not found.");
       res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
       return res.end("{}");
     }
-    if (method !== "POST" || pathname !== "/v1beta/interactions") return sendError(res, 404, `unknown path ${method} ${path}`);
+    if (method !== "POST" || pathname !== "/v1beta/interactions") return sendGoogleError(res, 404, `unknown path ${method} ${path}`);
     const kept = keptBy(headers["x-goog-api-key"]);
     const previous = typeof body.previous_interaction_id === "string" ? kept.get(body.previous_interaction_id) : [];
-    if (!previous) return sendError(res, 404, "Requested entity was not found.");
+    if (!previous) return sendGoogleError(res, 404, "Requested entity was not found.");
     // The request as the model sees it: the kept timeline, then this input.
     const whole = previous.length > 0 ? { ...body, input: [...previous, ...stepsOf(body.input)] } : body;
     const refusal = refusalOf(headers, whole) ?? foreignSignatureRefusal(whole);
@@ -217,7 +208,7 @@ function answer(body: Json, interactionId: string, res: http.ServerResponse, onA
   const model = String(body.model);
   const failure = /^fail-(\d{3})$/.exec(model);
   if (failure) {
-    sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+    sendGoogleError(res, Number(failure[1]), `fake failure ${failure[1]}`);
     return undefined;
   }
   const thoughts = body.generation_config?.thinking_summaries === "auto";
@@ -355,7 +346,3 @@ function sendJson(res: http.ServerResponse, body: Json) {
   res.end(JSON.stringify(body));
 }
 
-function sendError(res: http.ServerResponse, status: number, message: string) {
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
-  res.end(JSON.stringify({ error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN" } }));
-}

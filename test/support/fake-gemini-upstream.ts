@@ -33,6 +33,7 @@ import type http from "node:http";
 import { isConversationModel, isForeignSignature, promptTokensOf, signatureOfTurn } from "./conversation-model.ts";
 import { refusalOf } from "./gemini-request-rules.ts";
 import { answerGeminiCount } from "./fake-count-tokens.ts";
+import { sendGoogleError } from "./google-error.ts";
 import { startRecordingServer, type FakeUpstream } from "./recording-server.ts";
 
 export const FAKE_THOUGHT = "Let me think.";
@@ -46,24 +47,14 @@ export const FAKE_AUDIO_PARTS = ["SUQzBAAAAAAAAA==", "//uQZAAAAAAA"];
 export const FAKE_PARALLEL_ARGS = [{ city: "Paris" }, { city: "London" }] as const;
 export const FAKE_USAGE = { promptTokenCount: 10, candidatesTokenCount: 5, cachedContentTokenCount: 2 } as const;
 
-const STATUS_NAMES: Record<number, string> = {
-  400: "INVALID_ARGUMENT",
-  401: "UNAUTHENTICATED",
-  403: "PERMISSION_DENIED",
-  404: "NOT_FOUND",
-  429: "RESOURCE_EXHAUSTED",
-  500: "INTERNAL",
-  503: "UNAVAILABLE",
-  504: "DEADLINE_EXCEEDED",
-};
 
 export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
   return startRecordingServer("/v1beta", ({ method, path, headers, body }, res, onAbort) => {
     // generateContent, streamGenerateContent and countTokens are POST only.
-    if (method !== "POST") return sendError(res, 404, `unknown path ${method} ${path}`);
+    if (method !== "POST") return sendGoogleError(res, 404, `unknown path ${method} ${path}`);
     if (new URL(path, "http://fake").pathname.endsWith(":countTokens")) return answerGeminiCount(path, headers, body, res);
     const route = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(new URL(path, "http://fake").pathname);
-    if (!route) return sendError(res, 404, `unknown path ${path}`);
+    if (!route) return sendGoogleError(res, 404, `unknown path ${path}`);
     const model = decodeURIComponent(route[1]);
     const refusal = refusalOf(path, headers, body, model) ?? foreignSignatureRefusal(model, body);
     if (refusal) {
@@ -85,7 +76,7 @@ interface FakeBody {
 function answer(model: string, stream: boolean, rawBody: Record<string, unknown>, res: http.ServerResponse, onAbort: () => void) {
   const failure = /^fail-(\d{3})$/.exec(model);
   if (failure) {
-    sendError(res, Number(failure[1]), `fake failure ${failure[1]}`);
+    sendGoogleError(res, Number(failure[1]), `fake failure ${failure[1]}`);
     return;
   }
   const body = rawBody as FakeBody;
@@ -181,7 +172,3 @@ function foreignSignatureRefusal(model: string, body: Record<string, unknown>) {
   return { status: 400, body: { error: { code: 400, message: "Corrupted thought signature.", status: "INVALID_ARGUMENT" } } };
 }
 
-function sendError(res: http.ServerResponse, status: number, message: string) {
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
-  res.end(JSON.stringify({ error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN" } }));
-}
