@@ -4,7 +4,6 @@
 // newline every keep-alive before the resource (JSON allows whitespace before
 // a value); as a stream, the event stream at once, with a status update every
 // keep-alive (encode-video-stream.ts).
-import { PassThrough } from "node:stream";
 import type { Context } from "koa";
 import { callerWentAway, Code, routerError } from "../../../core/errors.ts";
 import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
@@ -13,6 +12,7 @@ import { createSseWriter, type SseWriter } from "../../sse.ts";
 import { hasEnded, TASK_WAIT } from "./await-task.ts";
 import { encodeVideoInteraction, videoContentsOf, videoFailure, type VideoSource } from "./encode-video.ts";
 import { createVideoStreamFrames } from "./encode-video-stream.ts";
+import { keptAlive, within } from "./kept-alive-json.ts";
 
 /** The JSON answer: `ended` is the wait for the task (await-task.ts), `signal` aborted when the client left. */
 export async function answerVideoJson(ctx: Context, task: Task, ended: Promise<Task>, source: VideoSource, signal: AbortSignal): Promise<void> {
@@ -24,39 +24,13 @@ export async function answerVideoJson(ctx: Context, task: Task, ended: Promise<T
     return;
   }
   // Still running: the 200 now, so that no proxy or client gives up on a silent connection.
-  const body = new PassThrough();
-  // Koa destroys the body when the client leaves; nothing is left to tell then.
-  body.on("error", () => {});
-  ctx.status = 200;
-  ctx.type = "application/json";
-  ctx.body = body;
-  body.write("\n");
-  ctx.state.eventStream = finishVideoJson(body, task, ended, source);
-}
-
-async function finishVideoJson(body: PassThrough, task: Task, ended: Promise<Task>, source: VideoSource): Promise<void> {
-  const alive = setInterval(() => void (body.destroyed || body.write("\n")), TASK_WAIT.keepAliveMs);
-  try {
+  ctx.state.eventStream = keptAlive(ctx, async () => {
     // A wait that broke off (the core out of reach) answers the interaction as created, in progress: GET tells the rest.
     const last = await ended.catch(() => task);
-    if (body.destroyed) return;
     // A hosted copy that cannot be read inline is given by its URL: the 200 is sent, no error can replace it.
     const contents = await videoContentsOf(last, source).catch(() => videoContentsOf(last, { ...source, delivery: "uri" }));
-    if (!body.destroyed) body.end(JSON.stringify(encodeVideoInteraction(last, contents)));
-  } finally {
-    clearInterval(alive);
-  }
-}
-
-/** The promise's value if it settles within `ms` (its rejection thrown), else undefined. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+    return encodeVideoInteraction(last, contents);
+  });
 }
 
 // ---- the stream ----
