@@ -7,9 +7,9 @@
 // settles on this provider and the gateway keeps its client waiting. The
 // finished interaction is read whole (parse-stream.ts): its video content as
 // a VIDEO block of the decoded bytes, its usage by modality. A failed or
-// cancelled interaction is an upstream error. A caller that leaves (the call
-// aborted) cancels the interaction upstream, fire and forget; a caller who
-// keeps the answer never aborts it (the gateway lets it finish, to store it).
+// cancelled interaction is an upstream error. A job left unfinished (the
+// caller left, or a poll failed) is cancelled upstream, fire and forget: a
+// stored turn keeps no video, so nobody could read it later.
 // An interaction the caller does not keep is deleted upstream once read.
 import { create } from "@bufbuild/protobuf";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -83,7 +83,7 @@ async function* run(http: HttpClient, call: UpstreamCall, body: object, polling:
     throw toUpstreamError(error, signal);
   } finally {
     // Fire and forget: the caller's answer does not wait for them.
-    if (!ended && !kept) cancelInteraction(call, id);
+    if (!ended) cancelInteraction(call, id);
     else if (ended && !kept) deleteInteraction(call, id).catch(() => {});
   }
 }

@@ -35,8 +35,8 @@ export async function answerVideoOnHub(ctx: Context, core: CoreClient, body: obj
   const { request, previousInteractionId } = decodeInteractionsRequest(rest, { apiKey: googleKey(ctx.req.headers), requestId: ctx.state.requestId });
   request.media = create(MediaOptionsSchema, { video });
   ctx.state.requestTags = request.requestTags;
-  // A stored interaction is made to its end even when its client leaves; one not kept is cancelled upstream.
-  const call = await startCall(ctx, core, request, { finishWhenClientLeaves: request.store !== false }).catch(unknownModelIsInvalid);
+  // A client that leaves has it cancelled upstream, kept or not: a stored turn keeps no video, so it could never be fetched.
+  const call = await startCall(ctx, core, request).catch(unknownModelIsInvalid);
   if (stream) {
     writeEventStream(ctx, call, createInteractionStreamEncoder(call.start, { previousInteractionId, now }), { keepAliveMs: TASK_WAIT.keepAliveMs });
     return;

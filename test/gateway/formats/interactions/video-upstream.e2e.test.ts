@@ -145,11 +145,13 @@ describe("a video interaction served by a gemini-interactions upstream", () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it("holds at least the video's cost while it is made; a client that leaves a video it does not keep has it cancelled upstream, the hold released", async () => {
+  it.each([{ store: false }, { store: true }])("holds at least the video's cost while it is made; a client that leaves has it cancelled upstream, the hold released (store: $store: a kept turn keeps no video)", async ({ store }) => {
+    upstream.requests.length = 0;
+    const jobsBefore = upstream.jobs.size;
     const before = await balance();
     const leaving = new AbortController();
-    const answer = post({ model: VEO_HANG, input: "a wave never done", store: false, response_format: { type: "video" } }, leaving.signal).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(upstream.jobs.size > 0 && newestJob().body.model === "veo-hang" && newestJob().polls > 0).toBe(true));
+    const answer = post({ model: VEO_HANG, input: "a wave never done", store, response_format: { type: "video" } }, leaving.signal).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(upstream.jobs.size > jobsBefore && newestJob().body.model === "veo-hang" && newestJob().polls > 0).toBe(true));
     expect(before - (await balance())).toBeGreaterThanOrEqual(nanosRoundedUp(VIDEO_COST_FEMTOS));
     leaving.abort();
     await answer;
