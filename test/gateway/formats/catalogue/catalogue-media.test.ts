@@ -110,7 +110,7 @@ describe("media parameters", () => {
     expect(entry.supported_parameters).toEqual(detail.supported_parameters);
     expect(Object.keys(entry.supported_parameters_v2)).toEqual(detail.supported_parameters);
     expect(entry.supported_parameters_v2).toMatchObject({
-      n: { type: "integer", minimum: 1, maximum: 1 },
+      n: { type: "integer", minimum: 1, maximum: 10 },
       output_format: { type: "string", enum: ["jpeg", "png"] },
       seed: { type: "integer" },
       response_format: { type: "string", enum: ["url"] },
