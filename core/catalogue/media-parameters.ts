@@ -18,12 +18,14 @@ const IMAGE_N_MAX = 10;
 
 /**
  * Most images one request may ask of a route: the spec's range, narrowed by
- * what one job of its protocol makes and by the model's configured
- * `supported_params_details.n.maximum`, where it sets one.
+ * the model's configured `supported_params_details.n.maximum`, where it sets
+ * one; 0 where the protocol makes no images. More than one job of the
+ * protocol makes is split into several jobs (docs/tasks.md, "Fan-out").
  */
 export function mostImagesPerRequest(adapter: MediaJobAdapter, details: Record<string, unknown>): number {
+  if (adapter.maxImagesPerJob < 1) return 0;
   const configured = details.n && typeof details.n === "object" ? (details.n as { maximum?: unknown }).maximum : undefined;
-  return Math.min(IMAGE_N_MAX, adapter.maxImagesPerJob, typeof configured === "number" && configured >= 1 ? Math.floor(configured) : IMAGE_N_MAX);
+  return Math.min(IMAGE_N_MAX, typeof configured === "number" && configured >= 1 ? Math.floor(configured) : IMAGE_N_MAX);
 }
 
 /**

@@ -154,6 +154,9 @@ const TASK_DEFAULTS = {
   webhook_retry_ms: 1000,
   webhook_attempts: 5,
   fetch_private_urls: false,
+  attempt_connect_timeout_ms: 10_000,
+  attempt_first_byte_timeout_ms: 180_000,
+  sync_wait_ms: 60_000,
 };
 
 
@@ -210,6 +213,18 @@ export const tasksSchema = z
      * and unique-local addresses; off, such a connection is refused (deployments on a private network set it).
      */
     fetch_private_urls: z.boolean().default(TASK_DEFAULTS.fetch_private_urls),
+    /**
+     * One attempt at a synchronous image provider: the most time to connect, and to its answer's
+     * first byte (its whole answer: the provider's request_timeout_ms). Past either, the task's next
+     * provider is tried (docs/tasks.md, "Fallback").
+     */
+    attempt_connect_timeout_ms: z.number().int().positive().default(TASK_DEFAULTS.attempt_connect_timeout_ms),
+    attempt_first_byte_timeout_ms: z.number().int().positive().default(TASK_DEFAULTS.attempt_first_byte_timeout_ms),
+    /**
+     * How long `response_type: sync` on a model with only asynchronous image providers waits for the
+     * task before answering it as it stands (docs/tasks.md, "Waiting for an asynchronous provider").
+     */
+    sync_wait_ms: z.number().int().positive().default(TASK_DEFAULTS.sync_wait_ms),
   })
   .strict()
   .refine((tasks) => tasks.asset_storage !== "s3" || tasks.s3, { message: "asset_storage s3 needs the s3 block (bucket, ...)", path: ["s3"] });

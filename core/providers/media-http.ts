@@ -5,6 +5,7 @@ import { ERROR_TEXT_BYTES, MOST_ANSWER_BYTES, MOST_DOWNLOAD_BYTES, readResponseB
 import { parseUpstreamJson } from "./http-exchange.ts";
 import { readTextPrefix } from "./read-capped.ts";
 import { UpstreamError, upstreamHttpError } from "./types.ts";
+import { Agent } from "undici";
 
 export interface MediaRequest {
   method: "GET" | "POST";
@@ -13,6 +14,9 @@ export interface MediaRequest {
   body?: unknown;
   signal: AbortSignal;
   timeoutMs: number;
+  /** The most time to connect (default: fetch's own, 10 seconds), and to the answer's headers; either past is a retryable timeout. */
+  connectTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
 }
 
 /** The parsed JSON answer; a non-2xx answer is an UpstreamError carrying `describe(status, body)`. */
@@ -24,7 +28,7 @@ export async function mediaJson(url: string, request: MediaRequest, describe: (s
     headers: { accept: "application/json", ...(request.body === undefined || form ? {} : { "content-type": "application/json" }), ...request.headers },
     body: request.body === undefined ? undefined : form ? (request.body as FormData) : JSON.stringify(request.body),
     signal: AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMs)]),
-  });
+  }, request);
   if (!response.ok) throw upstreamHttpError(response.status, describe(response.status, await readTextPrefix(response, ERROR_TEXT_BYTES)));
   // TextDecoder, as fetch's text() did: a byte-order mark is dropped.
   return parseUpstreamJson(new TextDecoder().decode(await readResponseBytes(response, MOST_ANSWER_BYTES)));
@@ -48,17 +52,35 @@ export async function downloadMedia(
   return { chunks, mediaType: (response.headers.get("content-type") ?? "").split(";")[0].trim() };
 }
 
-async function send(url: string, init: RequestInit): Promise<Response> {
+/** One undici agent per connect bound (a handful of values at most: the configuration's). */
+const connectBounded = new Map<number, Agent>();
+
+function agentFor(connectTimeoutMs: number): Agent {
+  let agent = connectBounded.get(connectTimeoutMs);
+  if (!agent) connectBounded.set(connectTimeoutMs, (agent = new Agent({ connect: { timeout: connectTimeoutMs } })));
+  return agent;
+}
+
+async function send(url: string, init: RequestInit, bounds: Pick<MediaRequest, "connectTimeoutMs" | "firstByteTimeoutMs"> = {}): Promise<Response> {
+  // The first byte's bound runs until the headers come: the body has the call's whole bound.
+  const firstByte = bounds.firstByteTimeoutMs ? new AbortController() : undefined;
+  const timer = firstByte && setTimeout(() => firstByte.abort(new DOMException("no answer within the first byte bound", "TimeoutError")), bounds.firstByteTimeoutMs);
+  const signal = firstByte ? AbortSignal.any([init.signal!, firstByte.signal]) : init.signal;
+  const dispatcher = bounds.connectTimeoutMs ? { dispatcher: agentFor(bounds.connectTimeoutMs) } : {};
   try {
-    return await fetch(url, init);
+    return await fetch(url, { ...init, signal, ...dispatcher } as RequestInit);
   } catch (error) {
     // The caller's own abort (lease lost, shutdown) is not the provider's failure: not retried as one.
     if ((error as Error).name === "AbortError") throw error;
-    const timedOut = (error as Error).name === "TimeoutError";
-    throw new UpstreamError(`upstream ${timedOut ? "timed out" : "connection failed"}: ${(error as Error).message}`, {
+    const reason = firstByte?.signal.aborted ? "first_byte_timeout" : (error as Error).name === "TimeoutError" ? "timeout" : isConnectTimeout(error) ? "connect_timeout" : "connection_failed";
+    throw new UpstreamError(`upstream ${reason === "connection_failed" ? "connection failed" : `timed out (${reason})`}: ${(error as Error).message}`, {
       retryable: true,
-      reason: timedOut ? "timeout" : "connection_failed",
+      reason,
       cause: error,
     });
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+const isConnectTimeout = (error: unknown) => ((error as { cause?: { code?: string } }).cause?.code ?? "") === "UND_ERR_CONNECT_TIMEOUT";

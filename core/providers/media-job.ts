@@ -15,6 +15,9 @@ export interface MediaJobCall {
   signal: AbortSignal;
   /** tasks.fetch_private_urls: whether a URL the caller gave (an input image) may be fetched from a private address. */
   allowPrivateAddresses?: boolean;
+  /** A synchronous submission's bounds besides its total (the provider's request_timeout_ms): the connection, and the answer's first byte. */
+  connectTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
 }
 
 /** What the task keeps of a submitted job to poll it, from any instance. */

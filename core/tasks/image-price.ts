@@ -39,8 +39,8 @@ export function imagePricesOf(pricing: ModelProviderConfig["pricing"]): ImagePri
 /**
  * One image of `outputPixels`, made from input images of `inputPixels` in all.
  * The inputs are priced with each image made: the one protocol that takes
- * input images (bfl) makes one image per request (maxImagesPerJob 1, so n is
- * at most 1), where that is once per request.
+ * input images (bfl) makes one image per job (maxImagesPerJob 1: n images are
+ * n jobs, each sending the inputs), so that is once per job.
  */
 export function imageCost(prices: ImagePrices, outputPixels: number, inputPixels: number): Money {
   const output = Math.max(1, megapixelsOf(outputPixels));

@@ -22,7 +22,11 @@ import { checkPrompt, promptLimitOf } from "./prompt.ts";
 export interface PlannedImage {
   route: ProviderRoute;
   adapter: MediaJobAdapter;
-  /** The most one image may cost: for the size asked, or the model's largest (what is held for each). */
+  /** The routes tried next, in order, when `route` is synchronous and fails for now (docs/tasks.md, "Fallback"): those that take the request. */
+  fallbacks: ProviderRoute[];
+  /** `response_type: sync` on a model with only asynchronous providers: the create waits for the task (docs/tasks.md). */
+  waitsForAsync: boolean;
+  /** The most one image may cost: for the size asked, or the model's largest, on the dearest of the route and its fallbacks (what is held for each). */
   pricePerImage: Money;
   /** What the task asks of the provider: the request's parameters, n settled, and a parameter the model takes one value of set to it. */
   image: ImageParameters;
@@ -54,32 +58,52 @@ export async function planImage(
   const model = mediaModelOf(catalogue, modelId);
   if (!model.config.output_modalities.includes("image")) throw invalidParameter("model", `Model ${modelId} does not generate images.`);
   checkPrompt(image, promptLimitOf(model.config.supported_params_details), modelId);
-  const route = routeFor(modelId, model.routes, adapters, wanted);
+  const { candidates, waitsForAsync } = routesFor(modelId, model.routes, adapters, wanted);
+  const [route] = candidates;
   const adapter = adapters[route.provider.protocol]!;
   const n = image.n === 0 ? 1 : image.n;
   const most = mostImagesPerRequest(adapter, model.config.supported_params_details);
-  if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `n must be between 1 and ${most}.`);
+  if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `${modelId} takes n from 1 to ${most}.`);
   if (image.size && image.size !== "auto" && !isSize(image.size)) throw invalidParameter("size", "size must be auto or WIDTHxHEIGHT, for example 1024x768.");
   const details = model.config.supported_params_details;
   checkOptions(modelId, details, adapter, image);
   checkSizeLimits(modelId, details, image.size);
   checkInputImages(modelId, model.config.input_modalities, details, adapter, image.imageUrls);
+  // A route that would refuse what the first one takes is no fallback.
+  const fallbacks = candidates.slice(1).filter((candidate) => takes(modelId, model.config, adapters[candidate.provider.protocol]!, { ...image, n }));
   // Last, as it goes over the network: everything else is refused without a fetch.
   const inputPixels = options.imagesChecked ? 0 : await measureInputImages(image.imageUrls, options.imageLimits ?? INPUT_IMAGE_LIMITS);
   const settled = withOnlyValues(create(ImageParametersSchema, { ...image, n, inputPixels: BigInt(inputPixels) }), details, adapter);
-  const pricePerImage = imageCost(imagePricesOf(route.route.pricing), largestPixels(details, settled.size), inputPixels);
-  return { route, adapter, pricePerImage, image: settled };
+  const priceOn = (candidate: ProviderRoute) => imageCost(imagePricesOf(candidate.route.pricing), largestPixels(details, settled.size), inputPixels);
+  const pricePerImage = [route, ...fallbacks].map(priceOn).reduce((most, price) => (price > most ? price : most));
+  return { route, adapter, fallbacks, waitsForAsync, pricePerImage, image: settled };
+}
+
+/** Whether a route's protocol takes the request as the first route's checks would (n, options, input images). */
+function takes(modelId: string, config: { supported_params_details: Record<string, unknown>; input_modalities: readonly string[] }, adapter: MediaJobAdapter, image: ImageParameters): boolean {
+  try {
+    if (image.n > mostImagesPerRequest(adapter, config.supported_params_details)) return false;
+    checkOptions(modelId, config.supported_params_details, adapter, image);
+    checkInputImages(modelId, config.input_modalities, config.supported_params_details, adapter, image.imageUrls);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
- * The route that serves the create: among the model's routes whose protocol
- * makes images, synchronous ones for `response_type: sync` and for
- * `response_format: b64_json` (only a synchronous answer carries the bytes),
- * asynchronous ones for `async`, and without either a synchronous one first.
- * A kind the model has no route of is the request's fault (400); a kind whose
- * routes are all disabled (no key) is unavailable (503).
+ * The routes that may serve the create, in the order they are tried: among
+ * the model's enabled routes whose protocol makes images, synchronous ones
+ * for `response_type: sync` and for `response_format: b64_json` (only a
+ * synchronous answer carries the bytes), asynchronous ones for `async`, and
+ * without either the synchronous ones first, then the asynchronous ones (a
+ * synchronous provider failing for now falls through to them). `sync` on a
+ * model with no synchronous route takes its asynchronous ones, the create
+ * waiting for the task (`waitsForAsync`). A kind the model has no route of is
+ * the request's fault (400); a kind whose routes are all disabled (no key) is
+ * unavailable (503).
  */
-function routeFor(modelId: string, routes: readonly ProviderRoute[], adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>, wanted: Wanted): ProviderRoute {
+function routesFor(modelId: string, routes: readonly ProviderRoute[], adapters: Partial<Record<ProviderProtocol, MediaJobAdapter>>, wanted: Wanted): { candidates: ProviderRoute[]; waitsForAsync: boolean } {
   if (wanted.responseFormat && wanted.responseFormat !== "url" && wanted.responseFormat !== "b64_json") {
     throw invalidParameter("response_format", "response_format must be url or b64_json.");
   }
@@ -89,19 +113,22 @@ function routeFor(modelId: string, routes: readonly ProviderRoute[], adapters: P
   }
   const imaging = routes.filter((candidate) => adapters[candidate.provider.protocol]?.submitImage !== undefined);
   const isSync = (candidate: ProviderRoute) => adapters[candidate.provider.protocol]?.synchronousImages === true;
-  const sync = inline || wanted.responseType === ImageResponseType.SYNC;
-  const eligible = sync ? imaging.filter(isSync) : wanted.responseType === ImageResponseType.ASYNC ? imaging.filter((candidate) => !isSync(candidate)) : imaging;
-  if (eligible.length === 0 && imaging.length > 0) {
-    if (wanted.responseType !== ImageResponseType.UNSPECIFIED) {
-      const kind = sync ? "synchronous" : "asynchronous";
-      throw invalidParameter("response_type", `${modelId} has no ${kind} image provider: send response_type ${sync ? "async" : "sync"}, or leave it out.`);
-    }
+  const syncRoutes = imaging.filter(isSync);
+  const asyncRoutes = imaging.filter((candidate) => !isSync(candidate));
+  if (inline && syncRoutes.length === 0 && imaging.length > 0) {
     throw invalidParameter("response_format", `${modelId} has no synchronous image provider, so its results are hosted URLs: leave response_format out, or send url.`);
   }
+  if (wanted.responseType === ImageResponseType.ASYNC && asyncRoutes.length === 0 && imaging.length > 0) {
+    throw invalidParameter("response_type", `${modelId} has no asynchronous image provider: send response_type sync, or leave it out.`);
+  }
+  const waitsForAsync = wanted.responseType === ImageResponseType.SYNC && syncRoutes.length === 0;
+  const eligible =
+    inline || (wanted.responseType === ImageResponseType.SYNC && !waitsForAsync) ? syncRoutes
+    : wanted.responseType === ImageResponseType.ASYNC || waitsForAsync ? asyncRoutes
+    : [...syncRoutes, ...asyncRoutes];
   const enabled = eligible.filter((candidate) => candidate.enabled);
-  const route = enabled.find(isSync) ?? enabled[0];
-  if (!route) throw noMediaProvider("image", modelId, eligible);
-  return route;
+  if (enabled.length === 0) throw noMediaProvider("image", modelId, eligible);
+  return { candidates: enabled, waitsForAsync };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   TaskStatus,
   TaskUsageSchema,
   type Task,
+  type TaskJob,
   type TaskOutput,
 } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
@@ -28,6 +29,8 @@ import type { AssetStore } from "./asset-store.ts";
 import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
 import type { TaskStore } from "./store.ts";
 import { storeOutput } from "./store-output.ts";
+import { fallsBack, nextProvider } from "./fallback.ts";
+import { deliveredOutputs, firstSlotOf, jobEnded, jobImage, partialFailure, plannedJobs, progressOf } from "./task-jobs.ts";
 import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
 
@@ -78,79 +81,127 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
     await deps.store.save(task);
     return task;
   };
-  const route = routeOf(deps.catalogue, task);
-  const adapter = route && deps.adapters[route.provider.protocol];
-  const submit = adapter && submitterFor(adapter, task);
-  if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
-  const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal, allowPrivateAddresses: deps.config.fetch_private_urls };
+  /**
+   * One job's fields changed, and the task's status and progress with them. The first job's id and
+   * polling state are the task's own too, so a task of one job reads as before jobs (docs/tasks.md, "Fan-out").
+   */
+  const saveJob = (index: number, fields: Partial<TaskJob>) => {
+    const jobs = task.jobs.map((job, at) => (at === index ? { ...job, ...fields } : job));
+    const polling = { ...task.polling!, ...jobs[0].polling, deadline: task.polling?.deadline };
+    return save({ jobs, upstreamJobId: jobs[0].upstreamJobId, polling, ...progressOf(task, jobs) });
+  };
 
   while (!signal.aborted) {
+    const route = routeOf(deps.catalogue, task);
+    const adapter = route && deps.adapters[route.provider.protocol];
+    const submit = adapter && submitterFor(adapter, task);
+    if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
+    if (task.jobs.length === 0) await save({ jobs: plannedJobs(task, adapter!.maxImagesPerJob) });
+
     const nowMs = deps.now().getTime();
     const deadline = task.polling?.deadline ? timestampMs(task.polling.deadline) : Infinity;
     if (nowMs >= deadline) {
       const seconds = deps.config.timeout_seconds;
-      return end(task, deps, save, { code: "timeout", message: `The provider did not finish the task within ${seconds} seconds.` });
+      return endJobs(task, deps, save, { code: "timeout", message: `The provider did not finish the task within ${seconds} seconds.` });
     }
-    const nextPoll = task.polling?.nextPollAt ? timestampMs(task.polling.nextPollAt) : nowMs;
-    if (nextPoll > nowMs) {
-      await sleep(Math.min(nextPoll - nowMs, deadline - nowMs), undefined, { signal }).catch(() => undefined);
+    const pollAt = (job: TaskJob) => (job.polling?.nextPollAt ? timestampMs(job.polling.nextPollAt) : nowMs);
+    const open = task.jobs.map((job, index) => ({ job, index })).filter(({ job }) => !jobEnded(job));
+    if (open.length === 0) return endJobs(task, deps, save);
+    const due = open.filter(({ job }) => pollAt(job) <= nowMs);
+    if (due.length === 0) {
+      const next = Math.min(...open.map(({ job }) => pollAt(job)));
+      await sleep(Math.min(next - nowMs, deadline - nowMs), undefined, { signal }).catch(() => undefined);
       continue;
     }
+    // In job order, one at a time: the provider's job ids come in the order of the outputs.
+    for (const { index } of due) {
+      const moved = await stepJob(index);
+      // The last job ended: the task ends now, also on an instance shutting down (a lease lost refuses the save).
+      if (!moved && task.jobs.every(jobEnded)) return endJobs(task, deps, save);
+      if (moved || signal.aborted) break;
+    }
+  }
+
+  /** Submits or polls job `index` once and saves what came of it; true when the task moved to another provider. */
+  async function stepJob(index: number): Promise<boolean> {
+    const route = routeOf(deps.catalogue, task)!;
+    const adapter = deps.adapters[route.provider.protocol]!;
+    const submit = submitterFor(adapter, task)!;
+    const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal, allowPrivateAddresses: deps.config.fetch_private_urls, ...attemptBounds(task, deps) };
+    let job = task.jobs[index];
+    const polls = (job.polling?.polls ?? 0) + 1;
+    const later = (count = job.polling?.polls ?? 0) => ({ ...job.polling!, polls: count, nextPollAt: nextPollAt(count, deps) });
     let state: JobState;
-    let outputs: JobOutput[] = [];
     try {
-      if (!task.upstreamJobId) {
-        const job = await submit(call);
-        await save({ upstreamJobId: job.jobId, polling: { ...task.polling!, pollingUrl: job.pollingUrl, nextPollAt: nextPollAt(task, deps) } });
-        await deps.store.indexUpstream(task);
-        if (!job.finished) continue;
+      if (!job.upstreamJobId) {
+        const submitted = await submit(call, index);
+        await saveJob(index, { upstreamJobId: submitted.jobId, polling: { ...later(), pollingUrl: submitted.pollingUrl } });
+        await deps.store.indexUpstream({ ...task, upstreamJobId: submitted.jobId });
+        job = task.jobs[index];
+        if (!submitted.finished) return false;
         // A synchronous protocol answered with its submission: that answer is the first poll's.
-        state = job.finished;
+        state = submitted.finished;
       } else {
-        state = await adapter!.poll(call, { jobId: task.upstreamJobId, pollingUrl: task.polling!.pollingUrl });
+        state = await adapter.poll(call, { jobId: job.upstreamJobId, pollingUrl: job.polling?.pollingUrl ?? "" });
       }
-      if (state.state === "succeeded") outputs = state.outputs;
     } catch (error) {
-      if (signal.aborted) return;
+      if (signal.aborted) return false;
       // A refused submission (a 4xx other than 408 and 429: the request, the key, the credits) will be
-      // refused again: the task fails at once with the provider's words.
-      if (!task.upstreamJobId && isRefusal(error)) return end(task, deps, save, { code: "upstream_error", message: (error as Error).message });
+      // refused again: the job fails at once with the provider's words.
+      if (!job.upstreamJobId && isRefusal(error)) return failJob(index, { code: "upstream_error", message: (error as Error).message });
       // An answer past the ceiling (answer-limits.ts) would be as large at the next poll.
-      if (isTooLarge(error)) return end(task, deps, save, { code: "upstream_error", message: `The provider's answer could not be read: ${error.message}.` });
+      if (isTooLarge(error)) return failJob(index, { code: "upstream_error", message: `The provider's answer could not be read: ${error.message}.` });
+      // A synchronous provider that failed for now: its caller waits, so the next provider is tried at once.
+      if (fallsBack(task, error)) {
+        deps.logger?.warn({ err: error, taskId: task.id, provider: task.provider }, "synchronous image provider failed; trying the next provider");
+        await save(nextProvider(task, error as UpstreamError, deps));
+        return true;
+      }
       deps.logger?.warn({ err: error, taskId: task.id }, "media job call failed; trying again");
-      await save({ polling: { ...task.polling!, nextPollAt: nextPollAt(task, deps) } });
-      continue;
+      await saveJob(index, { polling: later() });
+      return false;
     }
-    const polls = (task.polling?.polls ?? 0) + 1;
-    if (state.state === "failed") return end(task, deps, save, { code: state.code, message: state.message });
+    if (state.state === "failed") return failJob(index, { code: state.code, message: state.message });
     if (state.state !== "succeeded") {
-      await save({
-        status: state.state === "running" ? TaskStatus.RUNNING : task.status,
-        progress: state.progress ?? task.progress,
-        polling: { ...task.polling!, polls, nextPollAt: nextPollAt({ ...task, polling: { ...task.polling!, polls } }, deps) },
-      });
-      continue;
+      await saveJob(index, { status: state.state === "running" ? TaskStatus.RUNNING : job.status, progress: state.progress ?? job.progress, polling: later(polls) });
+      return false;
     }
     try {
-      await storeOutputs(task, outputs, deps, signal, save);
+      const stored = await storeJobOutputs(task, index, state.outputs, deps, signal);
+      if (stored.outputs.length === 0) return failJob(index, { code: "upstream_error", message: stored.refusals[0] ?? "The provider delivered no result." });
+      await saveJob(index, { status: TaskStatus.SUCCEEDED, progress: 1, outputs: stored.outputs });
     } catch (error) {
-      if (signal.aborted) return;
+      if (signal.aborted) return false;
       // A result past the download ceiling will not fit at the next try either.
-      if (isTooLarge(error)) return end(task, deps, save, { code: "upstream_error", message: `The provider's result could not be stored: ${error.message}.` });
+      if (isTooLarge(error)) return failJob(index, { code: "upstream_error", message: `The provider's result could not be stored: ${error.message}.` });
       // The result URL did not answer: poll again (it answers the URL again) until the deadline.
       deps.logger?.warn({ err: error, taskId: task.id }, "could not fetch a media result; trying again");
-      await save({ polling: { ...task.polling!, polls, nextPollAt: nextPollAt(task, deps) } });
-      continue;
+      await saveJob(index, { polling: later(polls) });
     }
-    return;
+    return false;
+  }
+
+  async function failJob(index: number, error: { code: string; message: string }) {
+    await saveJob(index, { status: TaskStatus.FAILED, error: create(TaskErrorSchema, error) });
+    return false;
   }
 }
 
+/**
+ * How long one attempt at a synchronous provider may take to connect and to
+ * answer its first byte (its whole answer is bounded by the provider's
+ * request_timeout_ms): past them, the next provider is tried (docs/tasks.md, "Fallback").
+ */
+function attemptBounds(task: Task, deps: JobDeps): Pick<MediaJobCall, "connectTimeoutMs" | "firstByteTimeoutMs"> {
+  if (!task.synchronous) return {};
+  return { connectTimeoutMs: deps.config.attempt_connect_timeout_ms, firstByteTimeoutMs: deps.config.attempt_first_byte_timeout_ms };
+}
+
 /** The adapter's submission for the task's kind; undefined when the protocol does not make that kind (no longer, after a configuration change). */
-function submitterFor(adapter: MediaJobAdapter, task: Task): ((call: MediaJobCall) => Promise<SubmittedJob>) | undefined {
+function submitterFor(adapter: MediaJobAdapter, task: Task): ((call: MediaJobCall, job: number) => Promise<SubmittedJob>) | undefined {
   const { submitVideo, submitImage } = adapter;
   if (task.kind === TaskKind.VIDEO) return submitVideo && task.video ? (call) => submitVideo.call(adapter, call, task.video!) : undefined;
-  return submitImage && task.image ? (call) => submitImage.call(adapter, call, task.image!) : undefined;
+  return submitImage && task.image ? (call, job) => submitImage.call(adapter, call, jobImage(task.image!, task.jobs, job)) : undefined;
 }
 
 const isTooLarge = (error: unknown): error is UpstreamError => error instanceof UpstreamError && error.reason === "answer_too_large";
@@ -159,24 +210,25 @@ const isRefusal = (error: unknown) =>
   error instanceof UpstreamError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 
 /**
- * Fetches every output at once (provider URLs expire), streams it to the store,
- * settles, and saves the task succeeded. An output that is not the media asked
- * for is left out and not charged; when none is left, the task fails.
+ * Fetches every output of job `index` at once (provider URLs expire) and
+ * streams it to the store, in the job's asset slots. An output that is not
+ * the media asked for is left out (and so not charged); so is one past the
+ * images the job asked for.
  */
-async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {
+async function storeJobOutputs(task: Task, index: number, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal) {
   const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
+  const job = task.jobs[index];
+  const first = firstSlotOf(task.jobs, index);
   const stored: TaskOutput[] = [];
-  const pixels: (number | undefined)[] = [];
   const refusals: string[] = [];
-  for (const output of outputs) {
-    const name = assetName(task, stored.length);
+  for (const output of job.images > 0 ? outputs.slice(0, job.images) : outputs) {
+    const name = assetName(task, first + stored.length);
     const result = await storeOutput(output, name, { kind: task.kind, assets: deps.assets, signal, timeoutMs });
     if ("refused" in result) {
       deps.logger?.warn({ taskId: task.id, reason: result.refused }, "a media result is not the media asked for; not stored");
       refusals.push(result.refused);
       continue;
     }
-    if (task.kind !== TaskKind.VIDEO) pixels.push(result.width && result.height ? result.width * result.height : undefined);
     stored.push(
       create(TaskOutputSchema, {
         url: "url" in output ? output.url : "",
@@ -190,13 +242,29 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
       }),
     );
   }
-  if (stored.length === 0) return end(task, deps, save, { code: "upstream_error", message: refusals[0] ?? "The provider delivered no result." });
+  return { outputs: stored, refusals };
+}
+
+/**
+ * Ends the task once its jobs have (or, with `stop`, ends the jobs still
+ * open with it: a timeout): succeeded with the outputs of the jobs that
+ * delivered, in job order, settled for those alone, with the failed jobs'
+ * reason in `error`; failed, its hold returned, when none delivered.
+ */
+async function endJobs(task: Task, deps: JobDeps, save: (fields: Partial<Task>) => Promise<Task>, stop?: { code: string; message: string }) {
+  const jobs = stop ? task.jobs.map((job) => (jobEnded(job) ? job : { ...job, status: TaskStatus.FAILED, error: create(TaskErrorSchema, stop) })) : task.jobs;
+  const stored = deliveredOutputs(jobs);
+  const failure = partialFailure(jobs);
+  if (stored.length === 0) return end({ ...task, jobs }, deps, save, failure ? jobs.find((job) => job.status === TaskStatus.FAILED)!.error! : { code: "upstream_error", message: "The provider delivered no result." });
   const nowMs = deps.now().getTime();
+  const pixels = stored.map((output) => (output.width && output.height ? output.width * output.height : undefined));
   const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);
   const finished = await save({
+    jobs,
     status: TaskStatus.SUCCEEDED,
     progress: 1,
     outputs: stored,
+    error: failure,
     usage: create(TaskUsageSchema, { ...usage, cost: formatMoney(cost) }),
     completedAt: timestampFromMs(nowMs),
     routerAssets: create(RouterAssetsSchema, {
@@ -217,6 +285,7 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
 /** Ends the task failed: nothing delivered, so its hold goes back. */
 async function end(task: Task, deps: JobDeps, save: (fields: Partial<Task>) => Promise<Task>, error: { code: string; message: string }) {
   const failed = await save({
+    jobs: task.jobs,
     status: TaskStatus.FAILED,
     error: create(TaskErrorSchema, error),
     usage: create(TaskUsageSchema, { images: 0, cost: "0" }),
@@ -272,10 +341,10 @@ function videoCharge(catalogue: Catalogue, task: Task, outputs: readonly TaskOut
   return { usage: { videos: outputs.length, videoSeconds: seconds }, cost: cost < most ? cost : most };
 }
 
-/** Half again as long after each poll, up to the maximum, then drawn between half and all of that (jitter). */
-function nextPollAt(task: Task, deps: JobDeps) {
+/** Half again as long after each poll (`polls` so far), up to the maximum, then drawn between half and all of that (jitter). */
+function nextPollAt(polls: number, deps: JobDeps) {
   const { poll_interval_ms: first, poll_max_interval_ms: most } = deps.config;
-  const backoff = Math.min(most, first * 1.5 ** (task.polling?.polls ?? 0));
+  const backoff = Math.min(most, first * 1.5 ** polls);
   const wait = backoff * (0.5 + deps.random() / 2);
   return timestampFromMs(deps.now().getTime() + Math.round(wait));
 }

@@ -32,6 +32,7 @@ import { planImage } from "./image-request.ts";
 import { INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
+import { awaitAnswer } from "./await-answer.ts";
 import { planVideo } from "./video-request.ts";
 
 /** A create's caller, its key checked: the digest the meter admits and the organisation it belongs to. */
@@ -50,7 +51,7 @@ interface PlannedTask {
   /** What the request may lower to cost less, said in a 402 (the kind's own parameters, not chat's max_tokens). */
   lowerHint: string;
   digest: string;
-  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous" | "storedEcho">;
+  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous" | "storedEcho" | "fallbackProviders">;
 }
 
 export interface TasksDeps extends Omit<JobDeps, "accounts"> {
@@ -219,16 +220,18 @@ export function createTasks(deps: TasksDeps): Tasks {
           lowerHint: "lower n or the size",
           // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
           digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
-          fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true },
+          fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true, fallbackProviders: plan.fallbacks.map((route) => route.provider.id) },
         }, replayed);
-        return task && { task, waitMs: plan.route.provider.request_timeout_ms };
+        // A synchronous answer may take each synchronous route's whole request time (a fallback's included).
+        const syncWaitMs = [plan.route, ...plan.fallbacks].filter((route) => deps.adapters[route.provider.protocol]?.synchronousImages).reduce((sum, route) => sum + route.provider.request_timeout_ms, 0);
+        return task && { task, waitMs: plan.waitsForAsync ? deps.config.sync_wait_ms : syncWaitMs, waits: plan.waitsForAsync };
       };
       // The key's task expired since it was looked up: a new task, its input images checked.
       const made = (await make(await isReplay(caller, request.idempotencyKey))) ?? (await make(false));
       const task = made!.task;
-      if (!task.synchronous) return task;
+      if (!task.synchronous && !made!.waits) return task;
       // A synchronous provider's answer is the create's: wait for its run (here or on another instance), as long as the provider may take.
-      return (await poller.ended(task, made!.waitMs)) ?? (await fromStore(store.get(task.organizationId, task.id))) ?? task;
+      return awaitAnswer(task, made!.waitMs, { poller, store, watchMs: deps.config.poll_interval_ms }, !made!.waits);
     },
     async createVideo(request) {
       const caller = await checkCaller(request);
@@ -295,7 +298,7 @@ export const LIST_PAGE_MAX_BYTES = 3 * 1024 * 1024;
 
 /**
  * A ListTasks page: each task as a summary, without its prompt and its
- * polling state (a prompt may be 32000 characters, and a provider's polling
+ * polling state, its jobs' included (a prompt may be 32000 characters, and a provider's polling
  * URL may repeat it; GetTask answers the whole task), and no more tasks than
  * fit in LIST_PAGE_MAX_BYTES, newest first, so a default gRPC client always
  * takes the answer: a page may hold fewer than the limit asked. A task whose
@@ -311,6 +314,7 @@ export function listPage(tasks: readonly Task[]): Task[] {
       image: task.image ? { ...task.image, prompt: "" } : undefined,
       video: task.video ? { ...task.video, prompt: "" } : undefined,
       polling: undefined,
+      jobs: task.jobs.map((job) => ({ ...job, polling: undefined })),
     });
     const size = toBinary(TaskSchema, summary).length;
     if (size > LIST_PAGE_MAX_BYTES) continue;

@@ -8,7 +8,8 @@
 // A missing or wrong `x-key` is a 403 {"detail": ...}; an unknown id answers status
 // "Task not found". Prompts pick failures (fake-media-common.ts): FAIL_PROMPT ends
 // "Error", MODERATE_PROMPT "Content Moderated" (at the finishing poll), REFUSE_PROMPT
-// "Request Moderated" (at the first poll), STALL_PROMPT stays Pending.
+// "Request Moderated" (at the first poll), STALL_PROMPT stays Pending; `outcomeOf`
+// picks a job's outcome by its body instead (a seed, say).
 // The body is checked per model family as BFL's API reference has it: FLUX.2 and
 // FLUX1.1 [pro] take width and height (FLUX.2: multiples of 16, 64 to 4 MP),
 // Kontext and Ultra an aspect_ratio between 21:9 and 9:21; input_image,
@@ -39,6 +40,8 @@ export interface BflOptions extends MediaFakeOptions {
    * other tests compare the bytes with TINY_PNG).
    */
   sizedImages?: boolean;
+  /** The outcome of a job by its checked body, where it gives one (else the prompt's): one job of several failed. */
+  outcomeOf?: (body: Record<string, any>) => FakeJob["outcome"] | undefined;
 }
 
 /** The width and height of the image BFL makes for a checked body (width/height, else ~1 MP at aspect_ratio, else 1024x768). */
@@ -116,7 +119,8 @@ export async function startFakeBfl(options: BflOptions = {}): Promise<FakeMediaU
     if (invalid) return sendJson(res, 422, { detail: [{ type: "value_error", loc: ["body"], msg: invalid, input: body }] });
     const id = `00000000-0000-4000-8000-${String(jobs.jobs.size + 1).padStart(12, "0")}`;
     const size = bflImageSize(body);
-    jobs.create(id, model, body.prompt, { seed: body.seed ?? 42, ...size });
+    const job = jobs.create(id, model, body.prompt, { seed: body.seed ?? 42, ...size });
+    job.outcome = options.outcomeOf?.(body) ?? job.outcome;
     const outputMegapixels = (size.width * size.height) / 1_000_000;
     sendJson(res, 200, { id, polling_url: `${pollingOrigin}/v1/get_result?id=${id}`, cost: BFL_COST, input_mp: 0, output_mp: outputMegapixels });
   }

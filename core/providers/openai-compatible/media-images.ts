@@ -31,6 +31,8 @@ export async function submitOpenAiImages(call: MediaJobCall, image: ImageParamet
     body: bodyOf(call, image),
     signal: call.signal,
     timeoutMs: call.provider.request_timeout_ms,
+    connectTimeoutMs: call.connectTimeoutMs,
+    firstByteTimeoutMs: call.firstByteTimeoutMs,
   }, SUBMISSION_REFUSALS);
   // The API names no job: the task's upstream id is the router's own, so the provider-prefixed form still names the task.
   const job = { jobId: `img_${randomUUID().replaceAll("-", "")}`, pollingUrl: SYNCHRONOUS_IMAGE_JOB };

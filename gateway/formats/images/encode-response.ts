@@ -9,6 +9,7 @@ import { Code, routerError } from "../../../core/errors.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { readAssetBytes } from "../../formats/shared/open-asset.ts";
 import { imageSizeOf } from "../../../wire/image-task.ts";
+import type { TraceEntry } from "../../headers.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
 const FAILURE_CODES: Record<string, Code> = {
@@ -28,14 +29,27 @@ const FAILURE_CODES: Record<string, Code> = {
  */
 const NO_TOKEN_COUNTS = { input_tokens: 0, output_tokens: 0, total_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 } };
 
+/**
+ * The providers the task was tried on, in order, as the routing trace gives
+ * them (x-router-trace): each one left for the next (docs/tasks.md,
+ * "Fallback"), then the one it is on, `error` with its code once it failed.
+ */
+export function taskTrace(task: Task): TraceEntry[] {
+  const left = task.attempts.map((attempt) => ({ model: attempt.modelId, provider: attempt.provider, outcome: attempt.outcome, reason: attempt.reason }));
+  const failed = task.status === TaskStatus.FAILED;
+  return [...left, { model: task.modelId, provider: task.provider, outcome: failed ? "error" : "ok", reason: failed ? (task.error?.code ?? "") : "" }];
+}
+
 export async function encodeSyncImages(task: Task, format: "url" | "b64_json", origin: string, core: CoreClient, apiKey: string) {
+  // The trace goes in the error metadata, which gives it the x-router-trace header too (error-headers.ts).
+  const metadata = { chat_id: task.id, attempts: taskTrace(task).map((entry) => ({ ...entry })) };
   if (task.status === TaskStatus.FAILED) {
     const code = task.error?.code || "upstream_error";
-    throw routerError(FAILURE_CODES[code] ?? Code.Unavailable, code, task.error?.message || "The image generation failed.", { metadata: { chat_id: task.id } });
+    throw routerError(FAILURE_CODES[code] ?? Code.Unavailable, code, task.error?.message || "The image generation failed.", { metadata });
   }
   if (task.status !== TaskStatus.SUCCEEDED) {
     // The wait is bounded by the provider's request timeout; the task goes on and can still be read.
-    throw routerError(Code.DeadlineExceeded, "timeout", `The image was not ready in time; it goes on as task ${task.id} (GET /api/v1/images/${task.id}).`, { metadata: { chat_id: task.id } });
+    throw routerError(Code.DeadlineExceeded, "timeout", `The image was not ready in time; it goes on as task ${task.id} (GET /api/v1/images/${task.id}).`, { metadata });
   }
   const data = await Promise.all(
     task.outputs.map(async (_, index) => {

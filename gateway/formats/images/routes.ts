@@ -1,20 +1,23 @@
 // The images endpoints (spec: POST /api/v1/images/generations, GET
 // /api/v1/images/{task_id}) and the hosted assets of media tasks (GET
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
-import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
+import { TaskKind, TaskStatus } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
 import { taskOfKind } from "../../formats/shared/task-of-kind.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
-import { encodeSyncImages } from "./encode-response.ts";
+import { encodeSyncImages, taskTrace } from "./encode-response.ts";
+import { traceHeader } from "../../headers.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
 
 /** The largest asset index a request may name: nine digits (no task has nearly so many assets). */
 const MAX_ASSET_INDEX = 999_999_999;
+
+const ENDED = new Set([TaskStatus.SUCCEEDED, TaskStatus.FAILED]);
 
 export const images: GatewayFormat = { encodeError: specErrorBody, register: registerImageRoutes };
 
@@ -23,8 +26,12 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
     const apiKey = bearerKey(ctx.headers);
     const { request, body } = decodeImageRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
     const { task } = await core.tasks.createImage(request);
-    // A synchronous provider's task has ended by now: its images are the answer, else the queued task is.
-    ctx.body = task!.synchronous ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
+    // A synchronous provider's task has ended by now, and so may have one `response_type: sync` waited
+    // for on an asynchronous provider: its images are the answer; else the task as it stands is.
+    const answersImages = task!.synchronous || (body.response_type === "sync" && ENDED.has(task!.status));
+    const answer = answersImages ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
+    ctx.set("x-router-trace", traceHeader(taskTrace(task!)));
+    ctx.body = answer;
   });
 
   router.get("/api/v1/images/:taskId", async (ctx) => {

@@ -5,7 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import type { Caller } from "./inference_pb.js";
+import type { Caller, RoutingAttempt } from "./inference_pb.js";
 
 /**
  * Describes the file router/v1/tasks.proto.
@@ -207,6 +207,31 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: string stored_echo = 28;
    */
   storedEcho: string;
+
+  /**
+   * The provider jobs the task is split into, in order (an image task whose n
+   * is more than one job of its provider makes: docs/tasks.md, "Fan-out");
+   * one job otherwise. Their outputs, in this order, are the task's outputs.
+   *
+   * @generated from field: repeated router.v1.TaskJob jobs = 29;
+   */
+  jobs: TaskJob[];
+
+  /**
+   * The providers still to try, in order, when the current one's submission
+   * fails in a way worth trying elsewhere (docs/tasks.md, "Fallback").
+   *
+   * @generated from field: repeated string fallback_providers = 30;
+   */
+  fallbackProviders: string[];
+
+  /**
+   * The providers tried before the current one, each with why it was left
+   * (the routing trace, x-router-trace).
+   *
+   * @generated from field: repeated router.v1.RoutingAttempt attempts = 31;
+   */
+  attempts: RoutingAttempt[];
 };
 
 /**
@@ -214,6 +239,68 @@ export declare type Task = Message<"router.v1.Task"> & {
  * Use `create(TaskSchema)` to create a new message.
  */
 export declare const TaskSchema: GenMessage<Task>;
+
+/**
+ * One provider job of a task: what it makes, where it is polled, how it ended.
+ *
+ * @generated from message router.v1.TaskJob
+ */
+export declare type TaskJob = Message<"router.v1.TaskJob"> & {
+  /**
+   * The provider's own job id, once submitted.
+   *
+   * @generated from field: string upstream_job_id = 1;
+   */
+  upstreamJobId: string;
+
+  /**
+   * Where and when it is polled next (its deadline is the task's).
+   *
+   * @generated from field: router.v1.TaskPolling polling = 2;
+   */
+  polling?: TaskPolling | undefined;
+
+  /**
+   * How many images it asks for (0 for a video).
+   *
+   * @generated from field: int32 images = 3;
+   */
+  images: number;
+
+  /**
+   * QUEUED, RUNNING, SUCCEEDED or FAILED.
+   *
+   * @generated from field: router.v1.TaskStatus status = 4;
+   */
+  status: TaskStatus;
+
+  /**
+   * What it delivered, once succeeded (stored already: asset_name is set).
+   *
+   * @generated from field: repeated router.v1.TaskOutput outputs = 5;
+   */
+  outputs: TaskOutput[];
+
+  /**
+   * Why it failed.
+   *
+   * @generated from field: router.v1.TaskError error = 6;
+   */
+  error?: TaskError | undefined;
+
+  /**
+   * 0 to 1, as far as the provider tells.
+   *
+   * @generated from field: double progress = 7;
+   */
+  progress: number;
+};
+
+/**
+ * Describes the message router.v1.TaskJob.
+ * Use `create(TaskJobSchema)` to create a new message.
+ */
+export declare const TaskJobSchema: GenMessage<TaskJob>;
 
 /**
  * @generated from message router.v1.TaskOutput

@@ -85,9 +85,9 @@ describe("mediaParametersOf", () => {
     return Object.fromEntries(mediaParametersOf(route, createMediaAdapters()));
   };
 
-  it("lists an image model's parameters on the simulator: n up to one image, size, seed, url results", () => {
+  it("lists an image model's parameters on the simulator: n up to the spec's 10 (one image a job, fanned out), size, seed, url results", () => {
     expect(parametersOf(["image"])).toEqual({
-      n: { type: "integer", minimum: 1, maximum: 1 },
+      n: { type: "integer", minimum: 1, maximum: 10 },
       size: { type: "string" },
       seed: { type: "integer" },
       response_format: { type: "string", enum: ["url"] },
@@ -129,10 +129,13 @@ describe("mediaParametersOf", () => {
     expect(mediaParametersOf(model.routes[0], adapters).get("n")).toEqual({ type: "integer", minimum: 1, maximum: 2 });
     expect(mostImagesPerRequest(adapters.simulator, model.config.supported_params_details)).toBe(2);
     expect(modelToProto(model, adapters).supportedParamsDetails).toMatchObject({ n: { minimum: 1, maximum: 2 } });
-    // A configured maximum above what the protocol makes is not published.
+    // A configured maximum above what one job of the protocol makes is published: the rest is fanned out into more jobs.
     const generous = createCatalogue(config(["image"], { n: { maximum: 9 } }), {}).get("test/media")!;
-    expect(modelToProto(generous, adapters).supportedParamsDetails).toMatchObject({ n: { maximum: 4 } });
-    expect(mostImagesPerRequest(adapters.simulator, generous.config.supported_params_details)).toBe(4);
+    expect(modelToProto(generous, adapters).supportedParamsDetails).toMatchObject({ n: { maximum: 9 } });
+    expect(mostImagesPerRequest(adapters.simulator, generous.config.supported_params_details)).toBe(9);
+    // Never above the spec's 10.
+    const greedy = createCatalogue(config(["image"], { n: { maximum: 50 } }), {}).get("test/media")!;
+    expect(mostImagesPerRequest(adapters.simulator, greedy.config.supported_params_details)).toBe(10);
   });
 
   it("lists nothing for a route without a media adapter", () => {

@@ -99,18 +99,18 @@ describe("media prices", () => {
 });
 
 describe("media parameters", () => {
-  it("an asynchronous image model (BFL): n up to 1, the listed output formats, seed, url results; no size where the catalogue lists none", async () => {
+  it("an asynchronous image model (BFL): n up to 10 (one image a job, fanned out), the listed output formats, seed, url results; no size where the catalogue lists none", async () => {
     const detail = await modelProviderData("bfl/flux-kontext-pro");
     // Its details list no size (size: []): every other parameter BFL's adapter carries is listed.
     expect(loadConfigFile().models.find((m) => m.id === "bfl/flux-kontext-pro")!.supported_params_details.size).toEqual([]);
     const carried = createBflMediaAdapter().imageParameters.filter((name) => name !== "size");
     expect(detail.supported_parameters).toEqual(["n", ...carried, "response_format"]);
-    expect(detail.supported_params_details.n).toEqual({ minimum: 1, maximum: 1 });
+    expect(detail.supported_params_details.n).toEqual({ minimum: 1, maximum: 10 });
     const [entry] = detail.provider_data;
     expect(entry.supported_parameters).toEqual(detail.supported_parameters);
     expect(Object.keys(entry.supported_parameters_v2)).toEqual(detail.supported_parameters);
     expect(entry.supported_parameters_v2).toMatchObject({
-      n: { type: "integer", minimum: 1, maximum: 1 },
+      n: { type: "integer", minimum: 1, maximum: 10 },
       output_format: { type: "string", enum: ["jpeg", "png"] },
       seed: { type: "integer" },
       response_format: { type: "string", enum: ["url"] },

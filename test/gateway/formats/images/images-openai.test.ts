@@ -252,7 +252,6 @@ describe("response_type", () => {
   });
 
   it.each([
-    [{ model: FLUX, response_type: "sync" }, "response_type"],
     [{ model: GPT_IMAGE, response_type: "async" }, "response_type"],
     [{ model: FLUX, response_format: "b64_json" }, "response_format"],
     [{ model: BOTH, response_type: "async", response_format: "b64_json" }, "response_format"],
