@@ -68,6 +68,12 @@ export interface MediaJobAdapter {
   /** The shape its video tasks are shown in (the spec's four result styles). */
   readonly videoResultStyle?: VideoResultStyle;
   /**
+   * Other ids the provider gives the same job, which a caller may send in its
+   * place (Vertex's short operation id, the last segment of the operation's
+   * name): each is indexed with the job id, so `<provider>:<alias>` finds the task too.
+   */
+  jobIdAliases?(jobId: string): string[];
+  /**
    * Refuses a combination of video parameters the protocol cannot take, each
    * of them being carried alone (Kling's image-to-video has no aspect ratio):
    * called before anything is held, its answer is a 400 naming `param`.

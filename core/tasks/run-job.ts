@@ -28,6 +28,7 @@ import type { AssetStore } from "./asset-store.ts";
 import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
 import type { TaskStore } from "./store.ts";
 import { storeOutput } from "./store-output.ts";
+import { indexUpstreamIds } from "./upstream-ids.ts";
 import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
 
@@ -102,7 +103,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
       if (!task.upstreamJobId) {
         const job = await submit(call);
         await save({ upstreamJobId: job.jobId, polling: { ...task.polling!, pollingUrl: job.pollingUrl, nextPollAt: nextPollAt(task, deps) } });
-        await deps.store.indexUpstream(task);
+        await indexUpstreamIds(deps.store, adapter!, task);
         if (!job.finished) continue;
         // A synchronous protocol answered with its submission: that answer is the first poll's.
         state = job.finished;
