@@ -5,9 +5,10 @@
 // schema whose allowed values are the details' list. Derived, so the catalogue
 // lists exactly what the task endpoints accept; where the operator configured
 // the model's supported_parameters, only those (the configuration refuses at
-// start one the adapter cannot serve, core/config/media-parameters-check.ts,
+// start one the adapter does not carry, core/config/configured-media-parameters.ts,
 // and the task endpoints refuse the others, core/tasks/given-parameter.ts).
-import type { ModelConfig, ModelProviderConfig, ProviderProtocol } from "../config/schema.ts";
+import { configuredMediaParameters } from "../config/configured-media-parameters.ts";
+import type { ModelConfig, ProviderProtocol } from "../config/schema.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import type { ProviderRoute } from "./catalogue.ts";
 
@@ -57,26 +58,7 @@ const VIDEO_SCHEMAS: Readonly<Record<string, ParameterSchema>> = {
 };
 
 /** The model fields what a route serves depends on. */
-type MediaModelFields = Pick<ModelConfig, "output_modalities" | "input_modalities" | "supported_params_details" | "supported_parameters">;
-
-/**
- * A media model: one that makes images or videos and no text (a model that
- * also makes text is a chat model, whose supported_parameters are chat's).
- */
-export const isMediaModel = (model: Pick<ModelConfig, "output_modalities">) =>
-  !model.output_modalities.includes("text") && model.output_modalities.some((output) => output === "image" || output === "video");
-
-/**
- * The parameters the operator configured for a media model's route: the
- * route's own list, else the model's; undefined where neither gives one (an
- * empty list included, as the bundled configuration writes for media models),
- * and for any model that is not a media model. Then the derived list is published.
- */
-export function configuredMediaParameters(model: Pick<ModelConfig, "output_modalities" | "supported_parameters">, route: Pick<ModelProviderConfig, "supported_parameters">): readonly string[] | undefined {
-  if (!isMediaModel(model)) return undefined;
-  if (route.supported_parameters?.length) return route.supported_parameters;
-  return model.supported_parameters.length > 0 ? model.supported_parameters : undefined;
-}
+type MediaModelFields = Pick<ModelConfig, "output_modalities" | "input_modalities" | "supported_params_details">;
 
 /** Name to schema, in publishing order; empty for a route that runs no media task of what its model makes; only the configured ones where a list is configured. */
 export function mediaParametersOf(route: ProviderRoute, adapters: MediaAdapters): Map<string, ParameterSchema> {

@@ -89,3 +89,20 @@ export function dimensionsOfSize(size: string): { width: number; height: number 
   const match = /^(\d+)x(\d+)$/.exec(size);
   return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
 }
+
+/**
+ * The public names of the parameters a protocol's adapter carries for a model
+ * that makes `output_modalities`, in publishing order, before the catalogue's
+ * details narrow them (core/catalogue/media-parameters.ts): for images `n`
+ * (where a job makes any), the image parameters (`image` only for a model that
+ * takes images in) and `response_format`; for videos the video parameters.
+ */
+export function carriedMediaParameters(adapter: MediaJobAdapter, model: { output_modalities: readonly string[]; input_modalities: readonly string[] }): string[] {
+  const carried: string[] = [];
+  if (model.output_modalities.includes("image") && adapter.submitImage && adapter.maxImagesPerJob > 0) {
+    const takesImages = model.input_modalities.includes("image");
+    carried.push("n", ...adapter.imageParameters.filter((name) => name !== "image" || takesImages), "response_format");
+  }
+  if (model.output_modalities.includes("video") && adapter.submitVideo) carried.push(...(adapter.videoParameters ?? []));
+  return carried;
+}

@@ -4,7 +4,8 @@
 // allowedValuesOf), and within a length where any text is taken, so a
 // free-text value is never stored and sent on at any size.
 import type { ProviderRoute } from "../catalogue/catalogue.ts";
-import { allowedValuesOf, configuredMediaParameters } from "../catalogue/media-parameters.ts";
+import { allowedValuesOf } from "../catalogue/media-parameters.ts";
+import { configuredMediaParameters } from "../config/configured-media-parameters.ts";
 import { invalidParameter } from "../errors.ts";
 
 /** The longest input image URL taken: browsers' and CDNs' practical limit. */
