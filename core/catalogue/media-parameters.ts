@@ -2,9 +2,13 @@
 // the catalogue: what the route's media adapter carries (its imageParameters,
 // videoParameters and image limit, core/providers/media-job.ts), less what the
 // model's supported_params_details rules out (an empty list), each with a
-// schema whose allowed values are the details' list. Derived, never kept by
-// hand, so the catalogue lists exactly what the task endpoints accept.
-import type { ProviderProtocol } from "../config/schema.ts";
+// schema whose allowed values are the details' list. Derived, so the catalogue
+// lists exactly what the task endpoints accept; where the operator configured
+// the model's supported_parameters, only those (the configuration refuses at
+// start one the adapter does not carry, core/config/configured-media-parameters.ts,
+// and the task endpoints refuse the others, core/tasks/given-parameter.ts).
+import { configuredMediaParameters } from "../config/configured-media-parameters.ts";
+import type { ModelConfig, ProviderProtocol } from "../config/schema.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import type { ProviderRoute } from "./catalogue.ts";
 
@@ -55,18 +59,29 @@ const VIDEO_SCHEMAS: Readonly<Record<string, ParameterSchema>> = {
   generateAudio: { type: "boolean" },
 };
 
-/** Name to schema, in publishing order; empty for a route that runs no media task of what its model makes. */
+/** The model fields what a route serves depends on. */
+type MediaModelFields = Pick<ModelConfig, "output_modalities" | "input_modalities" | "supported_params_details">;
+
+/** Name to schema, in publishing order; empty for a route that runs no media task of what its model makes; only the configured ones where a list is configured. */
 export function mediaParametersOf(route: ProviderRoute, adapters: MediaAdapters): Map<string, ParameterSchema> {
-  const adapter = adapters[route.provider.protocol];
+  const served = servedMediaParameters(route.provider.protocol, route.model, adapters);
+  const configured = configuredMediaParameters(route.model, route.route);
+  if (!configured) return served;
+  return new Map([...served].filter(([name]) => configured.includes(name)));
+}
+
+/** Every parameter the protocol's adapter serves for the model, whatever the configured list says. */
+export function servedMediaParameters(protocol: ProviderProtocol, model: MediaModelFields, adapters: MediaAdapters): Map<string, ParameterSchema> {
+  const adapter = adapters[protocol];
   const parameters = new Map<string, ParameterSchema>();
   if (!adapter) return parameters;
-  const output = route.model.output_modalities;
-  const details = route.model.supported_params_details;
+  const output = model.output_modalities;
+  const details = model.supported_params_details;
   const most = mostImagesPerRequest(adapter, details);
   if (output.includes("image") && adapter.submitImage && most > 0) {
     parameters.set("n", { type: "integer", minimum: 1, maximum: most });
     // Input images only for a model that takes images in (the task endpoint refuses them otherwise).
-    const takesImages = route.model.input_modalities.includes("image");
+    const takesImages = model.input_modalities.includes("image");
     addCarried(parameters, IMAGE_SCHEMAS, adapter.imageParameters.filter((name) => name !== "image" || takesImages), details);
     // Every image task answers hosted URLs; only a synchronous provider's answer carries the bytes.
     parameters.set("response_format", { type: "string", enum: adapter.synchronousImages ? ["url", "b64_json"] : ["url"] });

@@ -133,7 +133,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
  * The known key nearest to a mistyped one, when it is near enough to be what
  * was meant: a few letters off (organisations, base-url), or cut short (api_key).
  */
-function closest(key: string, known: string[]): string | undefined {
+export function closest(key: string, known: string[]): string | undefined {
   const typed = key.toLowerCase().replaceAll("-", "_");
   const limit = Math.max(1, Math.floor(typed.length / 3));
   let best: { key: string; distance: number } | undefined;

@@ -5,6 +5,7 @@ import { environmentVariable, httpUrl } from "../config-fields.ts";
 import { providerProtocolSchema, providerSchema } from "../providers/provider-config.ts";
 import { REASONING_EFFORTS } from "../providers/types.ts";
 import { reportUnknownAllowedModels } from "./allowed-model.ts";
+import { reportUncarriedMediaParameters } from "./configured-media-parameters.ts";
 
 /** A price in USD per token (or per request), as an exact decimal string. */
 const decimalString = z
@@ -260,6 +261,7 @@ export const routerConfigSchema = z
     const keyIds = config.organizations.flatMap((org) => org.keys.map((key) => key.id));
     reportDuplicates(keyIds, ["organizations"], "key id", ctx);
     reportUnknownAllowedModels(config, ctx);
+    reportUncarriedMediaParameters(config, ctx);
   });
 
 function reportDuplicates(values: string[], path: (string | number)[], what: string, ctx: z.RefinementCtx) {

@@ -71,6 +71,12 @@ export interface MediaJobAdapter {
   /** The shape its video tasks are shown in (the spec's four result styles). */
   readonly videoResultStyle?: VideoResultStyle;
   /**
+   * Other ids the provider gives the same job, which a caller may send in its
+   * place (Vertex's short operation id, the last segment of the operation's
+   * name): each is indexed with the job id, so `<provider>:<alias>` finds the task too.
+   */
+  jobIdAliases?(jobId: string): string[];
+  /**
    * Refuses a combination of video parameters the protocol cannot take, each
    * of them being carried alone (Kling's image-to-video has no aspect ratio):
    * called before anything is held, its answer is a 400 naming `param`.
@@ -85,4 +91,21 @@ export interface MediaJobAdapter {
 export function dimensionsOfSize(size: string): { width: number; height: number } | undefined {
   const match = /^(\d+)x(\d+)$/.exec(size);
   return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
+}
+
+/**
+ * The public names of the parameters a protocol's adapter carries for a model
+ * that makes `output_modalities`, in publishing order, before the catalogue's
+ * details narrow them (core/catalogue/media-parameters.ts): for images `n`
+ * (where a job makes any), the image parameters (`image` only for a model that
+ * takes images in) and `response_format`; for videos the video parameters.
+ */
+export function carriedMediaParameters(adapter: MediaJobAdapter, model: { output_modalities: readonly string[]; input_modalities: readonly string[] }): string[] {
+  const carried: string[] = [];
+  if (model.output_modalities.includes("image") && adapter.submitImage && adapter.maxImagesPerJob > 0) {
+    const takesImages = model.input_modalities.includes("image");
+    carried.push("n", ...adapter.imageParameters.filter((name) => name !== "image" || takesImages), "response_format");
+  }
+  if (model.output_modalities.includes("video") && adapter.submitVideo) carried.push(...(adapter.videoParameters ?? []));
+  return carried;
 }

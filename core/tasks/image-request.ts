@@ -13,7 +13,7 @@ import type { Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import { dimensionsOfSize, type MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
-import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
+import { checkConfiguredParameters, checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
@@ -61,6 +61,7 @@ export async function planImage(
   const { candidates, waitsForAsync } = routesFor(modelId, model.routes, adapters, wanted);
   const [route] = candidates;
   const adapter = adapters[route.provider.protocol]!;
+  checkConfiguredParameters(modelId, route, givenImageParameters(image, wanted));
   const n = image.n === 0 ? 1 : image.n;
   const most = mostImagesPerRequest(adapter, model.config.supported_params_details);
   if (n < 1 || n > most) throw invalidParameter("n", most === 1 ? `${modelId} makes one image per request: n must be 1.` : `${modelId} takes n from 1 to ${most}.`);
@@ -178,6 +179,24 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
     if (!adapter.imageParameters.includes("seed")) throw invalidParameter("seed", `${modelId} does not take seed.`);
     checkGivenValue(modelId, details, "seed", String(image.seed));
   }
+}
+
+/** The optional parameters a create asks for, by their public names; a default value (`n` 1, `auto`, `url`) asks nothing. */
+function givenImageParameters(image: ImageParameters, wanted: Wanted): string[] {
+  const asked = (value: string) => value !== "" && value !== "auto";
+  const given: [string, boolean][] = [
+    ["n", image.n > 1],
+    ["size", asked(image.size)],
+    ["quality", asked(image.quality)],
+    ["output_format", asked(image.outputFormat)],
+    ["background", asked(image.background)],
+    ["style", asked(image.style)],
+    ["aspect_ratio", asked(image.aspectRatio)],
+    ["seed", image.seed !== undefined],
+    ["image", image.imageUrls.length > 0],
+    ["response_format", wanted.responseFormat === "b64_json"],
+  ];
+  return given.filter(([, isGiven]) => isGiven).map(([name]) => name);
 }
 
 /**

@@ -51,8 +51,8 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
       const own = [...tasks.values()].filter((task) => task.organizationId === organizationId && read(organizationId, task.id));
       return own.reverse().slice(0, limit);
     },
-    async indexUpstream(task) {
-      upstream.set(upstreamKey(task.organizationId, task.provider, task.upstreamJobId), { id: task.id, expiresAt: task.expiresAt ? timestampMs(task.expiresAt) : Infinity });
+    async indexUpstream(task, upstreamId = task.upstreamJobId) {
+      upstream.set(upstreamKey(task.organizationId, task.provider, upstreamId), { id: task.id, expiresAt: task.expiresAt ? timestampMs(task.expiresAt) : Infinity });
     },
     async findByUpstream(organizationId, provider, upstreamId) {
       const key = upstreamKey(organizationId, provider, upstreamId);

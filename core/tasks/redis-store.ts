@@ -121,11 +121,11 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const values = await client.mGet(ids.map((id) => keys.task(organizationId, id)));
         return values.flatMap((json, i) => (json == null ? [] : [parse(json, ids[i])]));
       }),
-    indexUpstream: (task) =>
+    indexUpstream: (task, upstreamId = task.upstreamJobId) =>
       guarded("indexUpstream", async () => {
         const ttlMs = ttlOf(task);
         if (task.expiresAt && ttlMs <= 0) return;
-        await client.set(keys.upstream(task.organizationId, task.provider, task.upstreamJobId), task.id, ttlMs > 0 ? { expiration: { type: "PX", value: ttlMs } } : undefined);
+        await client.set(keys.upstream(task.organizationId, task.provider, upstreamId), task.id, ttlMs > 0 ? { expiration: { type: "PX", value: ttlMs } } : undefined);
       }),
     findByUpstream: (organizationId, provider, upstreamId) =>
       guarded("findByUpstream", async () => (await client.get(keys.upstream(organizationId, provider, upstreamId))) ?? undefined),

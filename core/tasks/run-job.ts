@@ -31,6 +31,7 @@ import type { TaskStore } from "./store.ts";
 import { storeOutput } from "./store-output.ts";
 import { fallsBack, nextProvider } from "./fallback.ts";
 import { deliveredOutputs, firstSlotOf, jobEnded, jobImage, partialFailure, plannedJobs, progressOf } from "./task-jobs.ts";
+import { indexUpstreamIds } from "./upstream-ids.ts";
 import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
 
@@ -136,7 +137,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
       if (!job.upstreamJobId) {
         const submitted = await submit(call, index);
         await saveJob(index, { upstreamJobId: submitted.jobId, polling: { ...later(), pollingUrl: submitted.pollingUrl } });
-        await deps.store.indexUpstream({ ...task, upstreamJobId: submitted.jobId });
+        await indexUpstreamIds(deps.store, adapter, { ...task, upstreamJobId: submitted.jobId });
         job = task.jobs[index];
         if (!submitted.finished) return false;
         // A synchronous protocol answered with its submission: that answer is the first poll's.

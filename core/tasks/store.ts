@@ -31,10 +31,12 @@ export interface TaskStore {
   /** The organisation's tasks still kept, newest first, at most `limit`. */
   list(organizationId: string, limit: number): Promise<Task[]>;
   /**
-   * Remembers that the provider's job `upstreamId` is the task's, until the
-   * task's expiry, so a provider-prefixed id (`<provider>:<upstream id>`) finds it.
+   * Remembers that the provider's job `upstreamId` (default: the task's
+   * upstreamJobId; else another id the provider gives the same job) is the
+   * task's, until the task's expiry, so a provider-prefixed id
+   * (`<provider>:<upstream id>`) finds it.
    */
-  indexUpstream(task: Task): Promise<void>;
+  indexUpstream(task: Task, upstreamId?: string): Promise<void>;
   /** The id of the organisation's task whose provider job this is; undefined when none. */
   findByUpstream(organizationId: string, provider: string, upstreamId: string): Promise<string | undefined>;
   /** Every task created and not yet finished, whichever instance created it. */

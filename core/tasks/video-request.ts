@@ -13,7 +13,7 @@ import { invalidParameter } from "../errors.ts";
 import type { MediaJobAdapter } from "../providers/media-job.ts";
 import { MAX_SEED } from "../../wire/limits.ts";
 import { videoSecondsAsked } from "../../wire/video-task.ts";
-import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
+import { checkConfiguredParameters, checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
 import { checkPrompt, promptLimitOf } from "./prompt.ts";
@@ -58,6 +58,7 @@ export async function planVideo(
   const route = videoRoutes.find((candidate) => candidate.enabled);
   if (!route) throw noMediaProvider("video", modelId, videoRoutes);
   const adapter = adapters[route.provider.protocol]!;
+  checkConfiguredParameters(modelId, route, Object.keys(givenVideoParameters(video)));
   if (video.length !== 0 && !VIDEO_LENGTHS.includes(video.length)) throw invalidParameter("length", `length must be one of ${VIDEO_LENGTHS.join(", ")} (seconds).`);
   if (video.seconds !== 0 && !VIDEO_SECONDS.includes(video.seconds)) throw invalidParameter("seconds", `seconds must be one of ${VIDEO_SECONDS.join(", ")}.`);
   const details = model.config.supported_params_details;
@@ -92,6 +93,14 @@ export function videoSecondsHeld(details: Record<string, unknown>, video: Pick<V
 function checkOptions(modelId: string, details: Record<string, unknown>, adapter: MediaJobAdapter, video: VideoParameters) {
   const carried = adapter.videoParameters ?? [];
   if (video.seed !== undefined && (video.seed < 0n || video.seed > BigInt(MAX_SEED))) throw invalidParameter("seed", `seed must be a whole number from 0 to ${MAX_SEED}.`);
+  for (const [param, value] of Object.entries(givenVideoParameters(video))) {
+    if (!carried.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
+    checkGivenValue(modelId, details, param, value, param === "image" ? MAX_URL_LENGTH : undefined);
+  }
+}
+
+/** The optional parameters a create gives, by their public names, each as text. */
+function givenVideoParameters(video: VideoParameters): Record<string, string> {
   const given: Record<string, string | undefined> = {
     image: video.imageUrl || undefined,
     length: video.length ? String(video.length) : undefined,
@@ -103,9 +112,5 @@ function checkOptions(modelId: string, details: Record<string, unknown>, adapter
     seed: video.seed === undefined ? undefined : String(video.seed),
     generateAudio: video.generateAudio === undefined ? undefined : String(video.generateAudio),
   };
-  for (const [param, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if (!carried.includes(param)) throw invalidParameter(param, `${modelId} does not take ${param}.`);
-    checkGivenValue(modelId, details, param, value, param === "image" ? MAX_URL_LENGTH : undefined);
-  }
+  return Object.fromEntries(Object.entries(given).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

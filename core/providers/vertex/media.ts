@@ -53,6 +53,11 @@ export function createVertexMediaAdapter(tokens: AccessTokens = createAccessToke
     imageParameters: [],
     videoParameters: ["image", "length", "resolution", "aspectRatio", "seed", "generateAudio"],
     videoResultStyle: VideoResultStyle.BASE64,
+    // Google shows an operation by its full name and by its last segment (the console, gcloud's --operation): both find the task.
+    jobIdAliases: (jobId) => {
+      const short = /\/operations\/([^/]+)$/.exec(jobId)?.[1];
+      return short ? [short] : [];
+    },
     async submitVideo(call, video) {
       const models = `${baseUrlOf(call.provider)}/publishers/google/models/${call.route.provider_model_id}`;
       const body = await bodyOf(call, video);

@@ -13,6 +13,7 @@ import { traceHeader } from "../../headers.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
+import { serveVideoContent } from "./video-content.ts";
 
 /** The largest asset index a request may name: nine digits (no task has nearly so many assets). */
 const MAX_ASSET_INDEX = 999_999_999;
@@ -48,4 +49,7 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
     if (index < 0) throw invalidParameter("index", `The asset index is a whole number from 0 to ${MAX_ASSET_INDEX}, in digits.`);
     await serveAsset(ctx, core, apiKey, ctx.params.taskId, index);
   });
+
+  // OpenAI's download of a video (videos.downloadContent): a hosted asset, so served here.
+  router.get("/api/v1/videos/:taskId/content", async (ctx) => serveVideoContent(ctx, core, bearerKey(ctx.headers), ctx.params.taskId));
 }

@@ -49,17 +49,16 @@ function registerVideoRoutes(router: FormatRoutes, { core }: FormatDeps) {
 }
 
 /**
- * The task a getAsyncResponse names (spec, and docs/contract.md, "Asynchronous media"): a
- * provider-prefixed id (`<provider>:<upstream id>`) alone; an unprefixed one
- * with `model`, as the task id or else as the upstream id of one of the
- * model's providers.
+ * The task a getAsyncResponse names (spec, and docs/contract.md, "Asynchronous media"): the service
+ * id creation answered, alone (it is ours and unique); a provider-prefixed id (`<provider>:<upstream id>`)
+ * alone; a provider's own unprefixed id with `model`, as the upstream id of one of the model's providers.
  */
 async function findTask(core: CoreClient, apiKey: string, taskId: string, model: string | undefined) {
   const caller = { apiKey };
   if (taskId.includes(":")) return (await core.tasks.getTask({ caller, id: taskId })).task!;
-  if (model === undefined) throw invalidParameter("model", "model is required with a taskId that has no provider prefix (<provider>:<id>).");
   const direct = await unlessNotFound(core.tasks.getTask({ caller, id: taskId }), undefined);
   if (direct?.task) return direct.task;
+  if (model === undefined) throw invalidParameter("model", "model is required with a provider's own job id: send the model it was created with, or the id as <provider>:<id>.");
   const { providerData } = await unlessNotFound(core.catalogue.getModel({ id: model }), { providerData: [] });
   for (const provider of new Set(providerData.map((entry) => entry.providerId))) {
     const found = await unlessNotFound(core.tasks.getTask({ caller, id: `${provider}:${taskId}` }), undefined);

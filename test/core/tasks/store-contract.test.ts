@@ -126,6 +126,16 @@ describe.each(backends)("task store: %s", (_name, open) => {
     expect(await store.findByUpstream("org a:1", "bfl", "job/43")).toBeUndefined();
   });
 
+  it("finds a task by another id of its provider job, indexed beside the job id", async () => {
+    const indexed = task("p2", { upstreamJobId: "projects/x/operations/77" });
+    await store.create(indexed);
+    await store.indexUpstream(indexed);
+    await store.indexUpstream(indexed, "77");
+    expect(await store.findByUpstream("org a:1", "bfl", "projects/x/operations/77")).toBe("p2");
+    expect(await store.findByUpstream("org a:1", "bfl", "77")).toBe("p2");
+    expect(await store.findByUpstream("org b", "bfl", "77")).toBeUndefined();
+  });
+
   it("forgets a task at its expiry (retention)", async () => {
     await store.create(task("e1", { expiresAt: timestampFromMs(clock + 1000) }));
     expect(await store.get("org a:1", "e1")).toBeDefined();

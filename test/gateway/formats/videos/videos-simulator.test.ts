@@ -205,9 +205,17 @@ describe("POST /api/v1/getAsyncResponse", () => {
     // An unprefixed upstream id with the model: looked up among the model's providers.
     expect((await client.post("/getAsyncResponse", { taskId: upstream, model: MODEL })).json).toEqual(done);
 
-    const noModel = await client.post("/getAsyncResponse", { taskId: json.taskId });
-    expect(noModel.status).toBe(400);
-    expect(noModel.json.error.param).toBe("model");
+    // The service id creation answered works alone, on every poll route; so does the prefixed one.
+    const alone = await client.post("/getAsyncResponse", { taskId: json.taskId });
+    expect(alone.status, JSON.stringify(alone.json)).toBe(200);
+    expect(alone.json).toEqual(done);
+    expect((await client.read(json.taskId)).json).toEqual(done);
+    expect((await client.read(`simulator:${upstream}`)).json).toEqual(done);
+    // A provider's own unprefixed id needs the model; an unknown one too (it may be a provider's).
+    for (const taskId of [upstream, "job-unknown"]) {
+      const noModel = await client.post("/getAsyncResponse", { taskId });
+      expect([noModel.status, noModel.json.error?.param], JSON.stringify(noModel.json)).toEqual([400, "model"]);
+    }
     const wrongModel = await client.post("/getAsyncResponse", { taskId: json.taskId, model: "simulator/image" });
     expect(wrongModel.status).toBe(400);
     expect(wrongModel.json.error.param).toBe("model");
@@ -225,6 +233,10 @@ describe("POST /api/v1/getAsyncResponse", () => {
     }, TASK_DONE);
     expect(image).toMatchObject({ object: "image.task", chat_id: created.json.taskId, router_assets: { status: "ready" } });
     expect(image.data[0].url).toBe(image.router_assets.urls[0]);
+    // Alone too, on getAsyncResponse and on GET /images/{id}.
+    expect((await client.post("/getAsyncResponse", { taskId: created.json.taskId })).json).toEqual(image);
+    const read = await fetch(`${gateway.apiUrl}/images/${created.json.taskId}`, { headers: { authorization: `Bearer ${DEV_KEY}` } });
+    expect(await read.json()).toEqual(image);
   });
 });
 

@@ -83,6 +83,23 @@ describe("a video task on Vertex AI Veo, with the token in api_key_env", () => {
     expect(byUpstream.json).toMatchObject({ chat_id: id, status: "completed" });
   });
 
+  it("finds a task by the operation's full name and by its short id (its last segment): with model unprefixed, alone prefixed", async () => {
+    const id = await videos.created({ prompt: "found by its operation", length: 4 });
+    const done = await videos.finished(id);
+    const operation = (await videos.stored(id)).upstreamJobId;
+    const short = operation.split("/").at(-1)!;
+    expect(operation).toMatch(/\/operations\/[^/]+$/);
+    for (const body of [{ taskId: operation, model: MODEL }, { taskId: short, model: MODEL }, { taskId: `vertex:${short}` }, { taskId: id }]) {
+      const answer = await videos.post("/getAsyncResponse", body);
+      expect([answer.status, answer.json.chat_id], JSON.stringify(body)).toEqual([200, id]);
+      expect(answer.json).toEqual(done);
+    }
+    expect((await videos.read(`vertex:${short}`)).json).toEqual(done);
+    // The provider's own id without a prefix needs the model; another organisation finds nothing by it.
+    expect((await videos.post("/getAsyncResponse", { taskId: short })).json.error.param).toBe("model");
+    await videos.expectHiddenFromOthers(id, done.router_assets.urls[0], [`vertex:${short}`]);
+  });
+
   it("ends failed with Google's words and returns the hold: a failed operation, and Responsible AI filtering", async () => {
     const before = await videos.balance();
     const cases: [string, string, string][] = [
