@@ -46,9 +46,18 @@ export type JobOutput =
 
 export type JobState =
   | { state: "queued" | "running"; progress?: number }
-  | { state: "succeeded"; outputs: JobOutput[] }
+  /** `tokens`: the provider's token counts of the whole job, where it reports them (OpenAI's gpt-image models). */
+  | { state: "succeeded"; outputs: JobOutput[]; tokens?: ImageTokens }
   /** `code`: upstream_error, content_moderated or request_moderated; `message`: the provider's words. */
   | { state: "failed"; code: string; message: string };
+
+/** What an image job used, as OpenAI's images usage counts it: input (text and image tokens) and output (image and text tokens). */
+export interface ImageTokens {
+  inputText: number;
+  inputImage: number;
+  outputImage: number;
+  outputText: number;
+}
 
 /** Why a protocol cannot take a video request: the parameter to name, and the words of the 400. */
 export interface VideoRefusal {

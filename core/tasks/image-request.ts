@@ -13,6 +13,7 @@ import type { Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import { dimensionsOfSize, type MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
+import { imageTokenHoldPerImage, imageTokenPricesOf, isPricedPerToken } from "./image-token-price.ts";
 import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
@@ -67,7 +68,11 @@ export async function planImage(
   // Last, as it goes over the network: everything else is refused without a fetch.
   const inputPixels = options.imagesChecked ? 0 : await measureInputImages(image.imageUrls, options.imageLimits ?? INPUT_IMAGE_LIMITS);
   const settled = withOnlyValues(create(ImageParametersSchema, { ...image, n, inputPixels: BigInt(inputPixels) }), details, adapter);
-  const pricePerImage = imageCost(imagePricesOf(route.route.pricing), largestPixels(details, settled.size), inputPixels);
+  const pricing = route.route.pricing;
+  // A route priced per token is held for the most tokens its limits allow (image-token-price.ts).
+  const pricePerImage = isPricedPerToken(pricing)
+    ? imageTokenHoldPerImage(imageTokenPricesOf(pricing), route, settled.prompt, settled.imageUrls.length > 0)
+    : imageCost(imagePricesOf(pricing), largestPixels(details, settled.size), inputPixels);
   return { route, adapter, pricePerImage, image: settled };
 }
 

@@ -22,10 +22,11 @@ import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
 import { formatMoney, parseMoney, type Money } from "../billing/money.ts";
 import { moneyFromNanos } from "../accounts/ledger-units.ts";
 import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
-import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
+import type { ImageTokens, JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
 import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
+import { imageTokenPricesOf, isPricedPerToken, measuredImageCost, taskTokenUsage } from "./image-token-price.ts";
 import type { TaskStore } from "./store.ts";
 import { storeOutput } from "./store-output.ts";
 import { videoSecondsHeld } from "./video-request.ts";
@@ -98,6 +99,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
     }
     let state: JobState;
     let outputs: JobOutput[] = [];
+    let tokens: ImageTokens | undefined;
     try {
       if (!task.upstreamJobId) {
         const job = await submit(call);
@@ -109,7 +111,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
       } else {
         state = await adapter!.poll(call, { jobId: task.upstreamJobId, pollingUrl: task.polling!.pollingUrl });
       }
-      if (state.state === "succeeded") outputs = state.outputs;
+      if (state.state === "succeeded") ({ outputs, tokens } = state);
     } catch (error) {
       if (signal.aborted) return;
       // A refused submission (a 4xx other than 408 and 429: the request, the key, the credits) will be
@@ -132,7 +134,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
       continue;
     }
     try {
-      await storeOutputs(task, outputs, deps, signal, save);
+      await storeOutputs(task, { outputs, tokens }, deps, signal, save);
     } catch (error) {
       if (signal.aborted) return;
       // A result past the download ceiling will not fit at the next try either.
@@ -163,7 +165,7 @@ const isRefusal = (error: unknown) =>
  * settles, and saves the task succeeded. An output that is not the media asked
  * for is left out and not charged; when none is left, the task fails.
  */
-async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {
+async function storeOutputs(task: Task, { outputs, tokens }: { outputs: JobOutput[]; tokens?: ImageTokens }, deps: JobDeps, signal: AbortSignal, save: (fields: Partial<Task>) => Promise<Task>) {
   const timeoutMs = deps.catalogue.provider(task.provider)?.request_timeout_ms ?? 600_000;
   const stored: TaskOutput[] = [];
   const pixels: (number | undefined)[] = [];
@@ -192,7 +194,7 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
   }
   if (stored.length === 0) return end(task, deps, save, { code: "upstream_error", message: refusals[0] ?? "The provider delivered no result." });
   const nowMs = deps.now().getTime();
-  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);
+  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels, tokens, outputs.length);
   const finished = await save({
     status: TaskStatus.SUCCEEDED,
     progress: 1,
@@ -208,7 +210,7 @@ async function storeOutputs(task: Task, outputs: JobOutput[], deps: JobDeps, sig
   });
   await deps.store.finish(task);
   admissionOf(task, deps).settle(
-    { tokens: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, cost },
+    { tokens: { inputTokens: finished.usage?.inputTokens ?? 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: finished.usage?.outputTokens ?? 0, reasoningTokens: 0 }, cost },
     usageDetails(task, deps, "ok"),
   );
   deps.webhooks?.send(finished);
@@ -246,15 +248,21 @@ function routeOf(catalogue: Catalogue, task: Task): ProviderRoute | undefined {
  * dimensions; the input images' as measured at creation); an image whose size
  * cannot be read is priced at the largest size held for. Never more than the hold.
  */
-function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number | undefined)[]) {
+function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number | undefined)[], tokens: ImageTokens | undefined, made: number) {
   const model = catalogue.get(task.modelId);
   const pricing = routeOf(catalogue, task)?.route.pricing;
+  const most = moneyFromNanos(task.holdNanos);
+  const usage = { images: pixels.length, ...taskTokenUsage(tokens) };
+  if (isPricedPerToken(pricing)) {
+    // Measured: the provider's token counts at the route's token prices (image-token-price.ts).
+    const measured = measuredImageCost(imageTokenPricesOf(pricing), tokens, pixels.length, made, most / BigInt(Math.max(1, task.image?.n ?? 1)));
+    return { usage, cost: measured < most ? measured : most };
+  }
   const prices = imagePricesOf(pricing ?? { prompt: "0", completion: "0", request: "0" });
   const held = largestPixels(model?.config.supported_params_details ?? {}, task.image?.size ?? "");
   const inputPixels = Number(task.image?.inputPixels ?? 0n);
   const cost = pixels.reduce<Money>((sum, each) => sum + imageCost(prices, each ?? held, inputPixels), 0n);
-  const most = moneyFromNanos(task.holdNanos);
-  return { usage: { images: pixels.length }, cost: cost < most ? cost : most };
+  return { usage, cost: cost < most ? cost : most };
 }
 
 /**

@@ -9,6 +9,7 @@ import { baseUrlOf } from "../base-url.ts";
 import type { JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
 import { imageTypeBySignature } from "../image-signature.ts";
 import { callOpenAiMedia, failedState, SUBMISSION_REFUSALS } from "./media-error.ts";
+import { imagesUsage, imageTokensOf } from "./media-usage.ts";
 
 /** The polling URL of a synchronous image job: there is nothing to poll, its answer came with the submission. */
 export const SYNCHRONOUS_IMAGE_JOB = "openai-images:synchronous";
@@ -17,6 +18,7 @@ const imagesResponse = z.object({
   created: z.number().nullish(),
   data: z.array(z.object({ url: z.string().nullish(), b64_json: z.string().nullish() }).loose()),
   output_format: z.string().nullish(),
+  usage: z.unknown().optional(),
 });
 
 /** The optional parameters this API carries, each sent under its own name. */
@@ -84,7 +86,9 @@ function outputsOf(json: unknown): JobState {
       return unreadableAnswer("an image with neither url nor b64_json");
     }
   }
-  return { state: "succeeded", outputs };
+  // Token counts that cannot be read are none: the route's per-image price, or nothing, is charged (never a failure of paid images).
+  const usage = imagesUsage.safeParse(answer.data.usage);
+  return { state: "succeeded", outputs, ...(usage.success && { tokens: imageTokensOf(usage.data) }) };
 }
 
 const unreadableAnswer = (what: string): JobState => ({ state: "failed", code: "upstream_error", message: `The provider's answer to the image request had ${what}; nothing was charged.` });

@@ -309,6 +309,40 @@ export declare type TaskUsage = Message<"router.v1.TaskUsage"> & {
    * @generated from field: double video_seconds = 4;
    */
   videoSeconds: number;
+
+  /**
+   * The provider's token counts, where it reports them (OpenAI's gpt-image
+   * models): input (text and image) and output (image and text). All 0 when
+   * it reports none. A route priced per token is charged from these.
+   *
+   * @generated from field: int32 input_tokens = 5;
+   */
+  inputTokens: number;
+
+  /**
+   * @generated from field: int32 input_text_tokens = 6;
+   */
+  inputTextTokens: number;
+
+  /**
+   * @generated from field: int32 input_image_tokens = 7;
+   */
+  inputImageTokens: number;
+
+  /**
+   * @generated from field: int32 output_tokens = 8;
+   */
+  outputTokens: number;
+
+  /**
+   * @generated from field: int32 output_image_tokens = 9;
+   */
+  outputImageTokens: number;
+
+  /**
+   * @generated from field: int32 output_text_tokens = 10;
+   */
+  outputTextTokens: number;
 };
 
 /**
