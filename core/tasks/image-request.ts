@@ -5,7 +5,7 @@
 // measured, and the hold: n images at the route's worst-case price for the
 // size asked and the inputs given (image-price.ts; none priced: nothing held).
 import { create } from "@bufbuild/protobuf";
-import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters } from "../../gen/router/v1/tasks_pb.js";
+import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters, type ImageUpload } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import { allowedValuesOf, mostImagesPerRequest } from "../catalogue/media-parameters.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
@@ -14,6 +14,7 @@ import { invalidParameter } from "../errors.ts";
 import { dimensionsOfSize, type MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
 import { imageTokenHoldPerImage, imageTokenPricesOf, isPricedPerToken } from "./image-token-price.ts";
+import { checkEditUploads } from "./edit-inputs.ts";
 import { checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
@@ -37,6 +38,8 @@ export interface ImagePlanOptions {
   imageLimits?: InputImageLimits;
   /** The input images were checked already (an Idempotency-Key's replay of a task that was made): they are not fetched again. */
   imagesChecked?: boolean;
+  /** An edit's uploaded images and mask (edit-inputs.ts). */
+  editUploads?: readonly ImageUpload[];
 }
 
 /** Input images a model takes when its `supported_params_details.image` does not say (`{max: N}`). */
@@ -65,13 +68,14 @@ export async function planImage(
   checkOptions(modelId, details, adapter, image);
   checkSizeLimits(modelId, details, image.size);
   checkInputImages(modelId, model.config.input_modalities, details, adapter, image.imageUrls);
+  checkEditUploads(modelId, model.config.input_modalities, adapter, options.editUploads ?? []);
   // Last, as it goes over the network: everything else is refused without a fetch.
   const inputPixels = options.imagesChecked ? 0 : await measureInputImages(image.imageUrls, options.imageLimits ?? INPUT_IMAGE_LIMITS);
   const settled = withOnlyValues(create(ImageParametersSchema, { ...image, n, inputPixels: BigInt(inputPixels) }), details, adapter);
   const pricing = route.route.pricing;
   // A route priced per token is held for the most tokens its limits allow (image-token-price.ts).
   const pricePerImage = isPricedPerToken(pricing)
-    ? imageTokenHoldPerImage(imageTokenPricesOf(pricing), route, settled.prompt, settled.imageUrls.length > 0)
+    ? imageTokenHoldPerImage(imageTokenPricesOf(pricing), route, settled.prompt, settled.imageUrls.length > 0 || (options.editUploads?.length ?? 0) > 0)
     : imageCost(imagePricesOf(pricing), largestPixels(details, settled.size), inputPixels);
   return { route, adapter, pricePerImage, image: settled };
 }

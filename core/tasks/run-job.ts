@@ -28,6 +28,7 @@ import type { AssetStore } from "./asset-store.ts";
 import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
 import { imageTokenPricesOf, isPricedPerToken, measuredImageCost, taskTokenUsage } from "./image-token-price.ts";
 import type { TaskStore } from "./store.ts";
+import { loadEditFiles } from "./edit-inputs.ts";
 import { storeOutput } from "./store-output.ts";
 import { videoSecondsHeld } from "./video-request.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -81,7 +82,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
   };
   const route = routeOf(deps.catalogue, task);
   const adapter = route && deps.adapters[route.provider.protocol];
-  const submit = adapter && submitterFor(adapter, task);
+  const submit = adapter && submitterFor(adapter, task, deps.assets);
   if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
   const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal, allowPrivateAddresses: deps.config.fetch_private_urls };
 
@@ -149,10 +150,12 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
 }
 
 /** The adapter's submission for the task's kind; undefined when the protocol does not make that kind (no longer, after a configuration change). */
-function submitterFor(adapter: MediaJobAdapter, task: Task): ((call: MediaJobCall) => Promise<SubmittedJob>) | undefined {
+function submitterFor(adapter: MediaJobAdapter, task: Task, assets: AssetStore): ((call: MediaJobCall) => Promise<SubmittedJob>) | undefined {
   const { submitVideo, submitImage } = adapter;
   if (task.kind === TaskKind.VIDEO) return submitVideo && task.video ? (call) => submitVideo.call(adapter, call, task.video!) : undefined;
-  return submitImage && task.image ? (call) => submitImage.call(adapter, call, task.image!) : undefined;
+  const edits = task.image?.editInputs ?? [];
+  // An edit's uploads are read back from the asset store at each submission (the first, or another instance's after a takeover).
+  return submitImage && task.image ? async (call) => submitImage.call(adapter, call, task.image!, edits.length > 0 ? await loadEditFiles(assets, edits) : undefined) : undefined;
 }
 
 const isTooLarge = (error: unknown): error is UpstreamError => error instanceof UpstreamError && error.reason === "answer_too_large";

@@ -1,5 +1,5 @@
 // The images endpoints (spec: POST /api/v1/images/generations, GET
-// /api/v1/images/{task_id}) and the hosted assets of media tasks (GET
+// /api/v1/images/{task_id}; OpenAI's POST /api/v1/images/edits) and the hosted assets of media tasks (GET
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
 import { TaskKind } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
@@ -8,6 +8,7 @@ import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
+import { editOfForm } from "./edit-form.ts";
 import { encodeSyncImages } from "./encode-response.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
 import { originOf } from "../origin.ts";
@@ -26,6 +27,20 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
     // A synchronous provider's task has ended by now: its images are the answer, else the queued task is.
     ctx.body = task!.synchronous ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
   });
+
+  // The OpenAI SDK's images.edit: a multipart form of images, an optional mask and the generation's fields.
+  router.post(
+    "/api/v1/images/edits",
+    async (ctx) => {
+      const apiKey = bearerKey(ctx.headers);
+      const edit = await editOfForm(ctx.request.body);
+      const { request, body } = decodeImageRequest(edit.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
+      request.editUploads = edit.uploads;
+      const { task } = await core.tasks.createImage(request);
+      ctx.body = task!.synchronous ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
+    },
+    { form: true },
+  );
 
   router.get("/api/v1/images/:taskId", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);
