@@ -14,3 +14,6 @@ export function imageTokenUsage(usage: TaskUsage | undefined) {
     output_tokens_details: { image_tokens: usage?.outputImageTokens ?? 0, text_tokens: usage?.outputTextTokens ?? 0 },
   };
 }
+
+/** Whether the provider reported token counts at all. */
+export const reportedTokens = (usage: TaskUsage) => usage.inputTokens > 0 || usage.outputTokens > 0;
