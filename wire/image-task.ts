@@ -4,6 +4,7 @@
 // provider's message.
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskStatus, type Task } from "../gen/router/v1/tasks_pb.js";
+import { imageTokenUsage, reportedTokens } from "./image-token-usage.ts";
 
 const STATUS_WORDS: Record<TaskStatus, string> = {
   [TaskStatus.UNSPECIFIED]: "queued",
@@ -36,7 +37,8 @@ export function encodeImageTask(task: Task, origin: string) {
           expires_at: task.routerAssets.expiresAt ? timestampDate(task.routerAssets.expiresAt).toISOString() : null,
         }
       : null,
-    usage: task.usage ? { images: task.usage.images, cost: Number(task.usage.cost) } : null,
+    // OpenAI's token counts where the provider reported any (its gpt-image models); the other providers' usage is images and cost.
+    usage: task.usage ? { images: task.usage.images, cost: Number(task.usage.cost), ...(reportedTokens(task.usage) && imageTokenUsage(task.usage)) } : null,
     error: task.error ? { code: task.error.code, message: task.error.message } : null,
   };
 }

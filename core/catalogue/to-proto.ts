@@ -100,6 +100,7 @@ const mediaPrices = (pricing: Pricing) => ({
   completionImage: pricing.completion_image ?? "",
   completionAudio: pricing.completion_audio ?? "",
   completionVideo: pricing.completion_video ?? "",
+  promptImage: pricing.prompt_image ?? "",
 });
 
 /** A model supports a parameter when any of its providers does (a media model: any of its routes' media adapters). */

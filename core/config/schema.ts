@@ -44,6 +44,8 @@ const pricingSchema = z
     completion_image: decimalString.optional(),
     completion_audio: decimalString.optional(),
     completion_video: decimalString.optional(),
+    /** Per input image token, for image tasks priced per token (OpenAI's gpt-image edits); default: `prompt`. */
+    prompt_image: decimalString.optional(),
     web_search_per_1000_requests_low: decimalString.optional(),
     web_search_per_1000_requests_medium: decimalString.optional(),
     web_search_per_1000_requests_high: decimalString.optional(),

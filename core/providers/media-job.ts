@@ -49,9 +49,27 @@ export type JobOutput =
 
 export type JobState =
   | { state: "queued" | "running"; progress?: number }
-  | { state: "succeeded"; outputs: JobOutput[] }
+  /** `tokens`: the provider's token counts of the whole job, where it reports them (OpenAI's gpt-image models). */
+  | { state: "succeeded"; outputs: JobOutput[]; tokens?: ImageTokens }
   /** `code`: upstream_error, content_moderated or request_moderated; `message`: the provider's words. */
   | { state: "failed"; code: string; message: string };
+
+/** What an image job used, as OpenAI's images usage counts it: input (text and image tokens) and output (image and text tokens). */
+export interface ImageTokens {
+  inputText: number;
+  inputImage: number;
+  outputImage: number;
+  outputText: number;
+}
+
+/** One uploaded file of an edit, as sent to the provider. */
+export interface EditFile {
+  bytes: Uint8Array;
+  filename: string;
+  mediaType: string;
+  /** The mask, rather than an image to edit. */
+  mask: boolean;
+}
 
 /** Why a protocol cannot take a video request: the parameter to name, and the words of the 400. */
 export interface VideoRefusal {
@@ -64,7 +82,10 @@ export interface MediaJobAdapter {
   readonly maxImagesPerJob: number;
   /** The optional image parameters the protocol carries (`size`, `output_format`...); any other given is refused with a 400. */
   readonly imageParameters: readonly string[];
+  /** Most uploaded images one edit takes (POST /api/v1/images/edits); absent or 0: the protocol edits no images (it may still take input image URLs, `image`). */
+  readonly maxEditImages?: number;
   /** True when an image job's answer comes with its submission (`SubmittedJob.finished`): `response_type: sync` picks these. */
+
   readonly synchronousImages?: boolean;
   /** The optional video parameters (VideoParameters' public names: `image`, `length`, `seconds`, `resolution`, `aspectRatio`, `size`, `mode`, `seed`, `generateAudio`) the protocol carries; absent: it makes no videos. */
   readonly videoParameters?: readonly string[];
@@ -82,7 +103,8 @@ export interface MediaJobAdapter {
    * called before anything is held, its answer is a 400 naming `param`.
    */
   checkVideo?(video: VideoParameters): VideoRefusal | undefined;
-  submitImage?(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob>;
+  /** `edits`: an edit's uploaded images and mask, read back from the asset store (ImageParameters.edit_inputs), in order. */
+  submitImage?(call: MediaJobCall, image: ImageParameters, edits?: EditFile[]): Promise<SubmittedJob>;
   submitVideo?(call: MediaJobCall, video: VideoParameters): Promise<SubmittedJob>;
   poll(call: MediaJobCall, job: SubmittedJob): Promise<JobState>;
 }

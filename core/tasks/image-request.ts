@@ -5,7 +5,7 @@
 // measured, and the hold: n images at the route's worst-case price for the
 // size asked and the inputs given (image-price.ts; none priced: nothing held).
 import { create } from "@bufbuild/protobuf";
-import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters } from "../../gen/router/v1/tasks_pb.js";
+import { ImageParametersSchema, ImageResponseType, type CreateImageRequest, type ImageParameters, type ImageUpload } from "../../gen/router/v1/tasks_pb.js";
 import type { Catalogue, ProviderRoute } from "../catalogue/catalogue.ts";
 import { allowedValuesOf, mostImagesPerRequest } from "../catalogue/media-parameters.ts";
 import type { ProviderProtocol } from "../config/schema.ts";
@@ -13,6 +13,8 @@ import type { Money } from "../billing/money.ts";
 import { invalidParameter } from "../errors.ts";
 import { dimensionsOfSize, type MediaJobAdapter } from "../providers/media-job.ts";
 import { imageCost, imagePricesOf, largestPixels, MEGAPIXEL, sizeLimitsOf } from "./image-price.ts";
+import { imageTokenHoldPerImage, imageTokenPricesOf, isPricedPerToken } from "./image-token-price.ts";
+import { checkEditUploads } from "./edit-inputs.ts";
 import { checkConfiguredParameters, checkGivenValue, MAX_URL_LENGTH } from "./given-parameter.ts";
 import { checkInputImage, INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { mediaModelOf, noMediaProvider } from "./media-model.ts";
@@ -40,6 +42,8 @@ export interface ImagePlanOptions {
   imageLimits?: InputImageLimits;
   /** The input images were checked already (an Idempotency-Key's replay of a task that was made): they are not fetched again. */
   imagesChecked?: boolean;
+  /** An edit's uploaded images and mask (edit-inputs.ts). */
+  editUploads?: readonly ImageUpload[];
 }
 
 /** Input images a model takes when its `supported_params_details.image` does not say (`{max: N}`). */
@@ -72,10 +76,18 @@ export async function planImage(
   checkInputImages(modelId, model.config.input_modalities, details, adapter, image.imageUrls);
   // A route that would refuse what the first one takes is no fallback.
   const fallbacks = candidates.slice(1).filter((candidate) => takes(modelId, model.config, adapters[candidate.provider.protocol]!, { ...image, n }));
+  checkEditUploads(modelId, model.config.input_modalities, adapter, options.editUploads ?? []);
   // Last, as it goes over the network: everything else is refused without a fetch.
   const inputPixels = options.imagesChecked ? 0 : await measureInputImages(image.imageUrls, options.imageLimits ?? INPUT_IMAGE_LIMITS);
   const settled = withOnlyValues(create(ImageParametersSchema, { ...image, n, inputPixels: BigInt(inputPixels) }), details, adapter);
-  const priceOn = (candidate: ProviderRoute) => imageCost(imagePricesOf(candidate.route.pricing), largestPixels(details, settled.size), inputPixels);
+  const hasInputImages = settled.imageUrls.length > 0 || (options.editUploads?.length ?? 0) > 0;
+  // A route priced per token is held for the most tokens its limits allow (image-token-price.ts).
+  const priceOn = (candidate: ProviderRoute) => {
+    const { pricing } = candidate.route;
+    return isPricedPerToken(pricing)
+      ? imageTokenHoldPerImage(imageTokenPricesOf(pricing), candidate, settled.prompt, hasInputImages)
+      : imageCost(imagePricesOf(pricing), largestPixels(details, settled.size), inputPixels);
+  };
   const pricePerImage = [route, ...fallbacks].map(priceOn).reduce((most, price) => (price > most ? price : most));
   return { route, adapter, fallbacks, waitsForAsync, pricePerImage, image: settled };
 }

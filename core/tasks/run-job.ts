@@ -23,11 +23,13 @@ import type { ProviderProtocol, TasksConfig } from "../config/schema.ts";
 import { formatMoney, parseMoney, type Money } from "../billing/money.ts";
 import { moneyFromNanos } from "../accounts/ledger-units.ts";
 import { resumeAdmission, type MeterDeps } from "../metering/meter.ts";
-import type { JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
+import type { ImageTokens, JobOutput, JobState, MediaJobAdapter, MediaJobCall, SubmittedJob } from "../providers/media-job.ts";
 import { UpstreamError } from "../providers/types.ts";
 import type { AssetStore } from "./asset-store.ts";
 import { imageCost, imagePricesOf, largestPixels } from "./image-price.ts";
+import { imageTokenPricesOf, isPricedPerToken, measuredImageCost, taskTokenUsage } from "./image-token-price.ts";
 import type { TaskStore } from "./store.ts";
+import { loadEditFiles } from "./edit-inputs.ts";
 import { storeOutput } from "./store-output.ts";
 import { fallsBack, nextProvider } from "./fallback.ts";
 import { deliveredOutputs, firstSlotOf, jobEnded, jobImage, partialFailure, plannedJobs, progressOf } from "./task-jobs.ts";
@@ -95,7 +97,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
   while (!signal.aborted) {
     const route = routeOf(deps.catalogue, task);
     const adapter = route && deps.adapters[route.provider.protocol];
-    const submit = adapter && submitterFor(adapter, task);
+    const submit = adapter && submitterFor(adapter, task, deps.assets);
     if (!route || !submit) return end(task, deps, save, { code: "no_provider_available", message: `The provider ${task.provider} of this task is no longer configured.` });
     if (task.jobs.length === 0) await save({ jobs: plannedJobs(task, adapter!.maxImagesPerJob) });
 
@@ -127,12 +129,13 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
   async function stepJob(index: number): Promise<boolean> {
     const route = routeOf(deps.catalogue, task)!;
     const adapter = deps.adapters[route.provider.protocol]!;
-    const submit = submitterFor(adapter, task)!;
+    const submit = submitterFor(adapter, task, deps.assets)!;
     const call: MediaJobCall = { provider: route.provider, route: route.route, apiKey: route.apiKey, secretKey: route.secretKey, signal, allowPrivateAddresses: deps.config.fetch_private_urls, ...attemptBounds(task, deps) };
     let job = task.jobs[index];
     const polls = (job.polling?.polls ?? 0) + 1;
     const later = (count = job.polling?.polls ?? 0) => ({ ...job.polling!, polls: count, nextPollAt: nextPollAt(count, deps) });
     let state: JobState;
+    let tokens: ImageTokens | undefined;
     try {
       if (!job.upstreamJobId) {
         const submitted = await submit(call, index);
@@ -145,6 +148,7 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
       } else {
         state = await adapter.poll(call, { jobId: job.upstreamJobId, pollingUrl: job.polling?.pollingUrl ?? "" });
       }
+      if (state.state === "succeeded") tokens = state.tokens;
     } catch (error) {
       if (signal.aborted) return false;
       // A refused submission (a 4xx other than 408 and 429: the request, the key, the credits) will be
@@ -170,7 +174,8 @@ async function runSteps(initial: Task, deps: JobDeps, signal: AbortSignal): Prom
     try {
       const stored = await storeJobOutputs(task, index, state.outputs, deps, signal);
       if (stored.outputs.length === 0) return failJob(index, { code: "upstream_error", message: stored.refusals[0] ?? "The provider delivered no result." });
-      await saveJob(index, { status: TaskStatus.SUCCEEDED, progress: 1, outputs: stored.outputs });
+      // What the provider made and counted, kept with the job: a task priced per token is charged from them at its end.
+      await saveJob(index, { status: TaskStatus.SUCCEEDED, progress: 1, outputs: stored.outputs, tokens: tokens && create(TaskUsageSchema, taskTokenUsage(tokens)), made: stored.made });
     } catch (error) {
       if (signal.aborted) return false;
       // A result past the download ceiling will not fit at the next try either.
@@ -199,10 +204,14 @@ function attemptBounds(task: Task, deps: JobDeps): Pick<MediaJobCall, "connectTi
 }
 
 /** The adapter's submission for the task's kind; undefined when the protocol does not make that kind (no longer, after a configuration change). */
-function submitterFor(adapter: MediaJobAdapter, task: Task): ((call: MediaJobCall, job: number) => Promise<SubmittedJob>) | undefined {
+function submitterFor(adapter: MediaJobAdapter, task: Task, assets: AssetStore): ((call: MediaJobCall, job: number) => Promise<SubmittedJob>) | undefined {
   const { submitVideo, submitImage } = adapter;
   if (task.kind === TaskKind.VIDEO) return submitVideo && task.video ? (call) => submitVideo.call(adapter, call, task.video!) : undefined;
-  return submitImage && task.image ? (call, job) => submitImage.call(adapter, call, jobImage(task.image!, task.jobs, job)) : undefined;
+  const edits = task.image?.editInputs ?? [];
+  // An edit's uploads are read back from the asset store at each submission (the first, or another instance's after a takeover).
+  return submitImage && task.image
+    ? async (call, job) => submitImage.call(adapter, call, jobImage(task.image!, task.jobs, job), edits.length > 0 ? await loadEditFiles(assets, edits) : undefined)
+    : undefined;
 }
 
 const isTooLarge = (error: unknown): error is UpstreamError => error instanceof UpstreamError && error.reason === "answer_too_large";
@@ -243,7 +252,16 @@ async function storeJobOutputs(task: Task, index: number, outputs: JobOutput[], 
       }),
     );
   }
-  return { outputs: stored, refusals };
+  // What the provider made for this job (before any was refused), which a per-token charge shares out.
+  return { outputs: stored, refusals, made: stored.length + refusals.length };
+}
+
+/** The token counts of the jobs that delivered, summed; undefined when none reported any. */
+function jobsTokens(jobs: readonly TaskJob[]): ImageTokens | undefined {
+  const counted = jobs.filter((job) => job.status === TaskStatus.SUCCEEDED && job.tokens);
+  if (counted.length === 0) return undefined;
+  const sum = (field: "inputTextTokens" | "inputImageTokens" | "outputImageTokens" | "outputTextTokens") => counted.reduce((total, job) => total + job.tokens![field], 0);
+  return { inputText: sum("inputTextTokens"), inputImage: sum("inputImageTokens"), outputImage: sum("outputImageTokens"), outputText: sum("outputTextTokens") };
 }
 
 /**
@@ -259,7 +277,7 @@ async function endJobs(task: Task, deps: JobDeps, save: (fields: Partial<Task>) 
   if (stored.length === 0) return end({ ...task, jobs }, deps, save, failure ? jobs.find((job) => job.status === TaskStatus.FAILED)!.error! : { code: "upstream_error", message: "The provider delivered no result." });
   const nowMs = deps.now().getTime();
   const pixels = stored.map((output) => (output.width && output.height ? output.width * output.height : undefined));
-  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels);
+  const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels, jobsTokens(jobs), jobs.reduce((sum, job) => sum + job.made, 0));
   const finished = await save({
     jobs,
     status: TaskStatus.SUCCEEDED,
@@ -277,7 +295,7 @@ async function endJobs(task: Task, deps: JobDeps, save: (fields: Partial<Task>) 
   });
   await deps.store.finish(task);
   admissionOf(task, deps).settle(
-    { tokens: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, cost },
+    { tokens: { inputTokens: finished.usage?.inputTokens ?? 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: finished.usage?.outputTokens ?? 0, reasoningTokens: 0 }, cost },
     usageDetails(task, deps, "ok"),
   );
   deps.webhooks?.send(finished);
@@ -316,15 +334,21 @@ function routeOf(catalogue: Catalogue, task: Task): ProviderRoute | undefined {
  * dimensions; the input images' as measured at creation); an image whose size
  * cannot be read is priced at the largest size held for. Never more than the hold.
  */
-function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number | undefined)[]) {
+function imageCharge(catalogue: Catalogue, task: Task, pixels: readonly (number | undefined)[], tokens: ImageTokens | undefined, made: number) {
   const model = catalogue.get(task.modelId);
   const pricing = routeOf(catalogue, task)?.route.pricing;
+  const most = moneyFromNanos(task.holdNanos);
+  const usage = { images: pixels.length, ...taskTokenUsage(tokens) };
+  if (isPricedPerToken(pricing)) {
+    // Measured: the provider's token counts at the route's token prices (image-token-price.ts).
+    const measured = measuredImageCost(imageTokenPricesOf(pricing), tokens, pixels.length, made, most / BigInt(Math.max(1, task.image?.n ?? 1)));
+    return { usage, cost: measured < most ? measured : most };
+  }
   const prices = imagePricesOf(pricing ?? { prompt: "0", completion: "0", request: "0" });
   const held = largestPixels(model?.config.supported_params_details ?? {}, task.image?.size ?? "");
   const inputPixels = Number(task.image?.inputPixels ?? 0n);
   const cost = pixels.reduce<Money>((sum, each) => sum + imageCost(prices, each ?? held, inputPixels), 0n);
-  const most = moneyFromNanos(task.holdNanos);
-  return { usage: { images: pixels.length }, cost: cost < most ? cost : most };
+  return { usage, cost: cost < most ? cost : most };
 }
 
 /**

@@ -28,6 +28,7 @@ import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import { namesPrivateHost } from "../providers/safe-fetch.ts";
 import type { AssetRange, AssetStore, AssetStream } from "./asset-store.ts";
+import { editDigestForm, storeEditUploads } from "./edit-inputs.ts";
 import { planImage } from "./image-request.ts";
 import { INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
@@ -46,6 +47,8 @@ type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "
 
 /** What a kind's planning decided: the route's provider, the hold, the digest of what was asked, and the kind's own fields. */
 interface PlannedTask {
+  /** The task's id when planning needed it first (an edit's uploads are stored under it); else a new one. */
+  id?: string;
   provider: string;
   holdNanos: bigint;
   /** What the request may lower to cost less, said in a 402 (the kind's own parameters, not chat's max_tokens). */
@@ -153,7 +156,7 @@ export function createTasks(deps: TasksDeps): Tasks {
   const start = async (request: TaskCreateRequest, caller: CheckedCaller, planned: PlannedTask, replayed: boolean): Promise<Task | undefined> => {
     const { keyDigest } = caller;
     const nowMs = deps.now().getTime();
-    const id = newServiceId(deps.idPrefix);
+    const id = planned.id ?? newServiceId(deps.idPrefix);
     const admission = await admit(deps.accounts, { requestId: id, keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos: planned.holdNanos, lowerHint: planned.lowerHint }, now: nowMs });
     const task = create(TaskSchema, {
       ...planned.fields,
@@ -213,14 +216,19 @@ export function createTasks(deps: TasksDeps): Tasks {
       const caller = await checkCaller(request);
       // As for videos: a replay's input images were checked when its task was made.
       const make = async (replayed: boolean) => {
-        const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits, imagesChecked: replayed });
+        const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits, imagesChecked: replayed, editUploads: request.editUploads });
+        // An edit's uploads are stored under the task's folder before it starts (left there by a refusal or a replay, the asset sweep takes them).
+        const id = newServiceId(deps.idPrefix);
+        const editInputs = await storeEditUploads(assets, caller.organizationId, id, request.editUploads);
+        const image = { ...plan.image, editInputs };
         const task = await start(request, caller, {
+          id,
           provider: plan.route.provider.id,
           holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.image.n)),
           lowerHint: "lower n or the size",
-          // The input images' pixels are measured, not asked: not part of what a key's replay must repeat.
-          digest: requestDigest(request.model, ImageParametersSchema, { ...plan.image, inputPixels: 0n }),
-          fields: { kind: TaskKind.IMAGE, image: plan.image, synchronous: plan.adapter.synchronousImages === true, fallbackProviders: plan.fallbacks.map((route) => route.provider.id) },
+          // The input images' pixels are measured, not asked: not part of what a key's replay must repeat; nor where the uploads are stored.
+          digest: requestDigest(request.model, ImageParametersSchema, { ...image, inputPixels: 0n, editInputs: editDigestForm(editInputs) }),
+          fields: { kind: TaskKind.IMAGE, image, synchronous: plan.adapter.synchronousImages === true, fallbackProviders: plan.fallbacks.map((route) => route.provider.id) },
         }, replayed);
         // A synchronous answer may take each synchronous route's whole request time (a fallback's included).
         const syncWaitMs = [plan.route, ...plan.fallbacks].filter((route) => deps.adapters[route.provider.protocol]?.synchronousImages).reduce((sum, route) => sum + route.provider.request_timeout_ms, 0);

@@ -3,6 +3,10 @@
 //        b64_json with token usage and refuse response_format; other models (dall-e-*)
 //        answer `url` (default) or b64_json, the URL dead (403, Azure SAS) after
 //        assetTtlMs (default 60 minutes).
+//   POST /v1/images/edits    multipart/form-data as the SDK sends it: `image` or repeated
+//        `image[]` files, an optional `mask` file, and the generation's text fields
+//        (each recorded in `edits`); answered as a generation, its usage counting
+//        EDIT_IMAGE_TOKENS input image tokens per image.
 //   POST /v1/videos               multipart/form-data (as the SDK sends it) or JSON; the
 //        Video object, queued.
 //   GET  /v1/videos/{id}          one poll: queued (progress 0), in_progress (50),
@@ -55,7 +59,18 @@ export interface OpenAiMediaOptions extends MediaFakeOptions {
 
 type Json = Record<string, any>;
 
+/** The input image tokens the fake reports for each image of an edit. */
+export const EDIT_IMAGE_TOKENS = 323;
+
+/** One edit as the fake received it: its text fields, and its files by part name, in order. */
+export interface ReceivedEdit {
+  fields: Record<string, string>;
+  files: { part: string; filename: string; type: string; bytes: Buffer }[];
+}
+
 export interface FakeOpenAiMedia extends FakeMediaUpstream {
+  /** The edits received, in order. */
+  edits: ReceivedEdit[];
   /** The next call of `method` whose path matches `path` is answered `status` with `body` (JSON), once. */
   answerNextWith(method: string, path: RegExp, status: number, body: unknown): void;
 }
@@ -71,6 +86,7 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
   const jobs = new JobBook(options);
   const cdn = new AssetHost(options.assetTtlMs ?? 60 * 60_000, AZURE_SAS_EXPIRED, options.now, options.resultFile);
   let imageCount = 0;
+  const edits: ReceivedEdit[] = [];
   const oneOffAnswers: { method: string; path: RegExp; status: number; body: unknown }[] = [];
 
   const upstream = await startRecordingServer(
@@ -82,6 +98,7 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
       const oneOff = oneOffAnswers.findIndex((answer) => answer.method === request.method && answer.path.test(pathname));
       if (oneOff >= 0) return sendJson(res, oneOffAnswers[oneOff].status, oneOffAnswers.splice(oneOff, 1)[0].body);
       if (request.method === "POST" && pathname === "/v1/images/generations") return generateImages(request.body, res);
+      if (request.method === "POST" && pathname === "/v1/images/edits") return editImages(request, res);
       if (request.method === "POST" && pathname === "/v1/videos") return createVideo(request, res);
       const content = /^\/v1\/videos\/([^/]+)\/content$/.exec(pathname);
       if (request.method === "GET" && content) return downloadVideo(decodeURIComponent(content[1]), splitPath(request.path).query, res);
@@ -93,7 +110,24 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
   const origin = new URL(upstream.url).origin;
   cdn.setOrigin(origin);
 
-  function generateImages(body: Json, res: http.ServerResponse) {
+  async function editImages(request: RecordedRequest, res: http.ServerResponse) {
+    const contentType = String(request.headers["content-type"] ?? "");
+    if (!contentType.startsWith("multipart/form-data")) return openAiError(res, 400, "The request body must be multipart/form-data.", "invalid_request_error", null, null);
+    const form = await new Response(request.raw, { headers: { "content-type": contentType } }).formData();
+    const edit: ReceivedEdit = { fields: {}, files: [] };
+    for (const [part, value] of form.entries()) {
+      if (typeof value === "string") edit.fields[part] = value;
+      else edit.files.push({ part, filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+    }
+    edits.push(edit);
+    const images = edit.files.filter((file) => file.part === "image" || file.part === "image[]");
+    if (images.length === 0) return openAiError(res, 400, "Missing required parameter: 'image'.", "invalid_request_error", "image", "missing_required_parameter");
+    const { n, ...fields } = edit.fields;
+    const body: Json = { ...fields, ...(n === undefined ? {} : { n: Number(n) }) };
+    generateImages(body, res, images.length * EDIT_IMAGE_TOKENS);
+  }
+
+  function generateImages(body: Json, res: http.ServerResponse, inputImageTokens = 0) {
     const model = typeof body.model === "string" ? body.model : "dall-e-2";
     const gptImage = model.startsWith("gpt-image");
     if (typeof body.prompt !== "string") return openAiError(res, 400, "Missing required parameter: 'prompt'.", "invalid_request_error", "prompt", "missing_required_parameter");
@@ -120,7 +154,8 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
       answer.output_format = body.output_format ?? "png";
       answer.quality = body.quality === undefined || body.quality === "auto" ? "medium" : body.quality;
       answer.size = body.size === undefined || body.size === "auto" ? "1024x1024" : body.size;
-      answer.usage = { input_tokens: textTokens, input_tokens_details: { image_tokens: 0, text_tokens: textTokens }, output_tokens: 272 * n, total_tokens: textTokens + 272 * n };
+      const input = textTokens + inputImageTokens;
+      answer.usage = { input_tokens: input, input_tokens_details: { image_tokens: inputImageTokens, text_tokens: textTokens }, output_tokens: 272 * n, total_tokens: input + 272 * n };
     } else if (model === "dall-e-3") {
       for (const item of data as Json[]) item.revised_prompt = body.prompt;
     }
@@ -183,6 +218,7 @@ export async function startFakeOpenAiMedia(options: OpenAiMediaOptions = {}): Pr
     ...upstream,
     origin,
     jobs,
+    edits,
     polls: (jobId) => jobs.jobs.get(jobId)?.polls ?? 0,
     answerNextWith: (method, path, status, body) => oneOffAnswers.push({ method, path, status, body }),
   };

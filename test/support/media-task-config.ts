@@ -32,6 +32,9 @@ export interface MediaModel {
   /** The model's supported_params_details: the values each parameter may take. */
   details?: Record<string, unknown>;
   routes: MediaRoute[];
+  /** Default 4096 and 1: the most input tokens and output tokens per image that a route priced per token is held for. */
+  contextLength?: number;
+  maxCompletionTokens?: number;
 }
 
 /** One catalogue entry of a media model. */
@@ -41,8 +44,8 @@ export function mediaModelEntry(model: MediaModel): Record<string, unknown> {
     name: model.name ?? model.id,
     created: 1700000000,
     creator: model.id.split("/")[0],
-    context_length: 4096,
-    max_completion_tokens: 1,
+    context_length: model.contextLength ?? 4096,
+    max_completion_tokens: model.maxCompletionTokens ?? 1,
     input_modalities: model.inputModalities ?? (model.output === "video" ? ["text", "image"] : ["text"]),
     output_modalities: [model.output],
     supported_parameters: [],

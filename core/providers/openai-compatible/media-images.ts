@@ -1,14 +1,16 @@
 // OpenAI's images API (docs/media-protocols.md, "OpenAI images"): one
-// synchronous POST {base_url}/images/generations whose answer is the images,
+// synchronous POST {base_url}/images/generations (or /images/edits, a
+// multipart form with the uploaded images and mask) whose answer is the images,
 // `data[].b64_json` (GPT image models, always) or `data[].url` (other models'
 // default, valid about an hour: the task service fetches it at once).
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ImageParameters } from "../../../gen/router/v1/tasks_pb.js";
 import { baseUrlOf } from "../base-url.ts";
-import type { JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
+import type { EditFile, JobOutput, JobState, MediaJobCall, SubmittedJob } from "../media-job.ts";
 import { imageTypeBySignature } from "../image-signature.ts";
 import { callOpenAiMedia, failedState, SUBMISSION_REFUSALS } from "./media-error.ts";
+import { imagesUsage, imageTokensOf } from "./media-usage.ts";
 
 /** The polling URL of a synchronous image job: there is nothing to poll, its answer came with the submission. */
 export const SYNCHRONOUS_IMAGE_JOB = "openai-images:synchronous";
@@ -17,18 +19,20 @@ const imagesResponse = z.object({
   created: z.number().nullish(),
   data: z.array(z.object({ url: z.string().nullish(), b64_json: z.string().nullish() }).loose()),
   output_format: z.string().nullish(),
+  usage: z.unknown().optional(),
 });
 
 /** The optional parameters this API carries, each sent under its own name. */
 export const OPENAI_IMAGE_PARAMETERS = ["size", "quality", "output_format", "background", "style"] as const;
 
-export async function submitOpenAiImages(call: MediaJobCall, image: ImageParameters): Promise<SubmittedJob> {
-  const url = `${baseUrlOf(call.provider)}/images/generations`;
+export async function submitOpenAiImages(call: MediaJobCall, image: ImageParameters, edits?: EditFile[]): Promise<SubmittedJob> {
+  const edit = edits !== undefined && edits.length > 0;
+  const url = `${baseUrlOf(call.provider)}/images/${edit ? "edits" : "generations"}`;
   // The provider's whole answer comes at once, after the generation: the non-streaming request timeout.
   const answer = await callOpenAiMedia(url, {
     method: "POST",
     headers: { authorization: `Bearer ${call.apiKey}` },
-    body: bodyOf(call, image),
+    body: edit ? editFormOf(call, image, edits) : bodyOf(call, image),
     signal: call.signal,
     timeoutMs: call.provider.request_timeout_ms,
     connectTimeoutMs: call.connectTimeoutMs,
@@ -68,6 +72,22 @@ function bodyOf(call: MediaJobCall, image: ImageParameters): Record<string, unkn
 }
 
 /**
+ * OpenAI's ImageEditParams as the official SDK sends them, multipart: the
+ * fields of a generation (no `style`, which edits do not take), one image as
+ * `image` or several as repeated `image[]`, and the mask as `mask`.
+ */
+function editFormOf(call: MediaJobCall, image: ImageParameters, edits: EditFile[]): FormData {
+  const form = new FormData();
+  for (const [field, value] of Object.entries(bodyOf(call, image))) if (field !== "style") form.set(field, String(value));
+  const images = edits.filter((file) => !file.mask);
+  const part = images.length === 1 ? "image" : "image[]";
+  for (const file of images) form.append(part, new Blob([file.bytes], { type: file.mediaType }), file.filename || "image");
+  const mask = edits.find((file) => file.mask);
+  if (mask) form.set("mask", new Blob([mask.bytes], { type: mask.mediaType }), mask.filename || "mask.png");
+  return form;
+}
+
+/**
  * The images of a 2xx answer; an answer without them is the job's end, failed:
  * thrown, it would leave no job id saved and the task would pay for a new
  * generation at every poll.
@@ -86,7 +106,9 @@ function outputsOf(json: unknown): JobState {
       return unreadableAnswer("an image with neither url nor b64_json");
     }
   }
-  return { state: "succeeded", outputs };
+  // Token counts that cannot be read are none: the route's per-image price, or nothing, is charged (never a failure of paid images).
+  const usage = imagesUsage.safeParse(answer.data.usage);
+  return { state: "succeeded", outputs, ...(usage.success && { tokens: imageTokensOf(usage.data) }) };
 }
 
 const unreadableAnswer = (what: string): JobState => ({ state: "failed", code: "upstream_error", message: `The provider's answer to the image request had ${what}; nothing was charged.` });

@@ -8,10 +8,14 @@ import { OPENAI_VIDEO_PARAMETERS, pollOpenAiVideo, submitOpenAiVideo } from "./m
 
 /** OpenAI's own limit on `n` for image generation. */
 const OPENAI_IMAGES_PER_REQUEST = 10;
+/** OpenAI's limit on the images of one edit. */
+const OPENAI_EDIT_IMAGES = 16;
 
 export function createOpenAiCompatibleMediaAdapter(): MediaJobAdapter {
   return {
     maxImagesPerJob: OPENAI_IMAGES_PER_REQUEST,
+    // GPT image models edit up to 16 images at once (the SDK's ImageEditParams.image).
+    maxEditImages: OPENAI_EDIT_IMAGES,
     imageParameters: OPENAI_IMAGE_PARAMETERS,
     synchronousImages: true,
     videoParameters: OPENAI_VIDEO_PARAMETERS,

@@ -9,7 +9,7 @@ function setPrices(prices: Record<string, string | undefined>): Record<string, s
 /** Media prices (per image, per megapixel, per second of video, per media output token) under their public names. */
 function mediaPrices(
   prices:
-    | Pick<PriceToShow, "imageOutput" | "imageOutputFirstMegapixel" | "imageOutputPerMegapixel" | "imageInputPerMegapixel" | "videoOutputPerSecond" | "completionImage" | "completionAudio" | "completionVideo">
+    | Pick<PriceToShow, "imageOutput" | "imageOutputFirstMegapixel" | "imageOutputPerMegapixel" | "imageInputPerMegapixel" | "videoOutputPerSecond" | "completionImage" | "completionAudio" | "completionVideo" | "promptImage">
     | undefined,
 ) {
   return setPrices({
@@ -21,6 +21,7 @@ function mediaPrices(
     completion_image: prices?.completionImage,
     completion_audio: prices?.completionAudio,
     completion_video: prices?.completionVideo,
+    prompt_image: prices?.promptImage,
   });
 }
 

@@ -10,6 +10,7 @@ import type { CoreClient } from "../../core-client.ts";
 import { readAssetBytes } from "../../formats/shared/open-asset.ts";
 import { imageSizeOf } from "../../../wire/image-task.ts";
 import type { TraceEntry } from "../../headers.ts";
+import { imageTokenUsage } from "../../../wire/image-token-usage.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
 const FAILURE_CODES: Record<string, Code> = {
@@ -21,13 +22,6 @@ const FAILURE_CODES: Record<string, Code> = {
   timeout: Code.DeadlineExceeded,
   no_provider_available: Code.Unavailable,
 };
-
-/**
- * The token counts OpenAI's images object declares required (the SDK's
- * ImagesResponse.Usage): 0, since a task keeps no provider's token counts
- * (docs/tasks.md, "Synchronous images"); cost is what was charged.
- */
-const NO_TOKEN_COUNTS = { input_tokens: 0, output_tokens: 0, total_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 } };
 
 /**
  * The providers the task was tried on, in order, as the routing trace gives
@@ -67,6 +61,7 @@ export async function encodeSyncImages(task: Task, format: "url" | "b64_json", o
     ...(image?.background && image.background !== "auto" && { background: image.background }),
     chat_id: task.id,
     model: task.modelId,
-    usage: { images: task.usage?.images ?? data.length, cost: Number(task.usage?.cost ?? 0), ...NO_TOKEN_COUNTS },
+    // OpenAI's token counts (the SDK declares them required): the provider's, or 0 where it reports none.
+    usage: { images: task.usage?.images ?? data.length, cost: Number(task.usage?.cost ?? 0), ...imageTokenUsage(task.usage) },
   };
 }

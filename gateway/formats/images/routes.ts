@@ -1,13 +1,15 @@
 // The images endpoints (spec: POST /api/v1/images/generations, GET
-// /api/v1/images/{task_id}) and the hosted assets of media tasks (GET
+// /api/v1/images/{task_id}; OpenAI's POST /api/v1/images/edits) and the hosted assets of media tasks (GET
 // /api/v1/assets/{task_id}/{index}). docs/tasks.md.
-import { TaskKind, TaskStatus } from "../../../gen/router/v1/tasks_pb.js";
+import type { Context } from "koa";
+import { TaskKind, TaskStatus, type CreateImageRequest } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
 import { taskOfKind } from "../../formats/shared/task-of-kind.ts";
 import { bearerKey } from "../../credentials.ts";
 import { specErrorBody } from "../../errors/spec-error-body.ts";
 import type { FormatDeps, FormatRoutes, GatewayFormat } from "../format.ts";
 import { decodeImageRequest } from "./decode-request.ts";
+import { editOfForm } from "./edit-form.ts";
 import { encodeSyncImages, taskTrace } from "./encode-response.ts";
 import { traceHeader } from "../../headers.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
@@ -23,9 +25,11 @@ const ENDED = new Set([TaskStatus.SUCCEEDED, TaskStatus.FAILED]);
 export const images: GatewayFormat = { encodeError: specErrorBody, register: registerImageRoutes };
 
 function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
-  router.post("/api/v1/images/generations", async (ctx) => {
+  /** Creates the image task and answers it: its images once it has ended synchronously, else the task as it stands. */
+  const answerCreate = async (ctx: Context, fields: unknown, uploads?: CreateImageRequest["editUploads"]) => {
     const apiKey = bearerKey(ctx.headers);
-    const { request, body } = decodeImageRequest(ctx.request.body, apiKey, ctx.get("idempotency-key"), originOf(ctx));
+    const { request, body } = decodeImageRequest(fields, apiKey, ctx.get("idempotency-key"), originOf(ctx));
+    if (uploads) request.editUploads = uploads;
     const { task } = await core.tasks.createImage(request);
     // A synchronous provider's task has ended by now, and so may have one `response_type: sync` waited
     // for on an asynchronous provider: its images are the answer; else the task as it stands is.
@@ -33,7 +37,19 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
     const answer = answersImages ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
     ctx.set("x-router-trace", traceHeader(taskTrace(task!)));
     ctx.body = answer;
-  });
+  };
+
+  router.post("/api/v1/images/generations", (ctx) => answerCreate(ctx, ctx.request.body));
+
+  // The OpenAI SDK's images.edit: a multipart form of images, an optional mask and the generation's fields.
+  router.post(
+    "/api/v1/images/edits",
+    async (ctx) => {
+      const edit = await editOfForm(ctx.request.body);
+      await answerCreate(ctx, edit.body, edit.uploads);
+    },
+    { form: true },
+  );
 
   router.get("/api/v1/images/:taskId", async (ctx) => {
     const apiKey = bearerKey(ctx.headers);

@@ -317,6 +317,14 @@ export declare type ModelPricing = Message<"router.v1.ModelPricing"> & {
    * @generated from field: string completion_video = 18;
    */
   completionVideo: string;
+
+  /**
+   * Per input image token of an image model priced per token (image tasks:
+   * OpenAI's gpt-image edits); empty: at the prompt price.
+   *
+   * @generated from field: string prompt_image = 19;
+   */
+  promptImage: string;
 };
 
 /**
@@ -542,6 +550,14 @@ export declare type ProviderPricing = Message<"router.v1.ProviderPricing"> & {
    * @generated from field: string completion_video = 18;
    */
   completionVideo: string;
+
+  /**
+   * Per input image token of an image model priced per token (image tasks:
+   * OpenAI's gpt-image edits); empty: at the prompt price.
+   *
+   * @generated from field: string prompt_image = 19;
+   */
+  promptImage: string;
 };
 
 /**
@@ -607,6 +623,11 @@ export declare type PriceToShow = Message<"router.v1.PriceToShow"> & {
    * @generated from field: string completion_video = 10;
    */
   completionVideo: string;
+
+  /**
+   * @generated from field: string prompt_image = 11;
+   */
+  promptImage: string;
 };
 
 /**

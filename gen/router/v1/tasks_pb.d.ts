@@ -294,6 +294,22 @@ export declare type TaskJob = Message<"router.v1.TaskJob"> & {
    * @generated from field: double progress = 7;
    */
   progress: number;
+
+  /**
+   * The provider's token counts for this job, where it reports them (the
+   * token fields of TaskUsage only).
+   *
+   * @generated from field: router.v1.TaskUsage tokens = 8;
+   */
+  tokens?: TaskUsage | undefined;
+
+  /**
+   * How many results the provider made for it, stored or not (a per-token
+   * charge shares the output tokens out over them).
+   *
+   * @generated from field: int32 made = 9;
+   */
+  made: number;
 };
 
 /**
@@ -396,6 +412,40 @@ export declare type TaskUsage = Message<"router.v1.TaskUsage"> & {
    * @generated from field: double video_seconds = 4;
    */
   videoSeconds: number;
+
+  /**
+   * The provider's token counts, where it reports them (OpenAI's gpt-image
+   * models): input (text and image) and output (image and text). All 0 when
+   * it reports none. A route priced per token is charged from these.
+   *
+   * @generated from field: int32 input_tokens = 5;
+   */
+  inputTokens: number;
+
+  /**
+   * @generated from field: int32 input_text_tokens = 6;
+   */
+  inputTextTokens: number;
+
+  /**
+   * @generated from field: int32 input_image_tokens = 7;
+   */
+  inputImageTokens: number;
+
+  /**
+   * @generated from field: int32 output_tokens = 8;
+   */
+  outputTokens: number;
+
+  /**
+   * @generated from field: int32 output_image_tokens = 9;
+   */
+  outputImageTokens: number;
+
+  /**
+   * @generated from field: int32 output_text_tokens = 10;
+   */
+  outputTextTokens: number;
 };
 
 /**
@@ -570,6 +620,14 @@ export declare type ImageParameters = Message<"router.v1.ImageParameters"> & {
    * @generated from field: int64 input_pixels = 11;
    */
   inputPixels: bigint;
+
+  /**
+   * An edit's uploaded images (and mask), in order, as stored at creation
+   * (POST /api/v1/images/edits); empty for a generation.
+   *
+   * @generated from field: repeated router.v1.EditInput edit_inputs = 12;
+   */
+  editInputs: EditInput[];
 };
 
 /**
@@ -577,6 +635,86 @@ export declare type ImageParameters = Message<"router.v1.ImageParameters"> & {
  * Use `create(ImageParametersSchema)` to create a new message.
  */
 export declare const ImageParametersSchema: GenMessage<ImageParameters>;
+
+/**
+ * One uploaded image of an edit, kept in the asset store beside the task's
+ * outputs (under its folder, so it goes with the task) until it is sent.
+ *
+ * @generated from message router.v1.EditInput
+ */
+export declare type EditInput = Message<"router.v1.EditInput"> & {
+  /**
+   * @generated from field: string asset_name = 1;
+   */
+  assetName: string;
+
+  /**
+   * The upload's file name, as the caller gave it (sent on as the part's name).
+   *
+   * @generated from field: string filename = 2;
+   */
+  filename: string;
+
+  /**
+   * image/png, image/jpeg or image/webp, read from its bytes.
+   *
+   * @generated from field: string media_type = 3;
+   */
+  mediaType: string;
+
+  /**
+   * @generated from field: int64 size_bytes = 4;
+   */
+  sizeBytes: bigint;
+
+  /**
+   * SHA-256 hex of the bytes: part of what an Idempotency-Key's replay must repeat.
+   *
+   * @generated from field: string sha256 = 5;
+   */
+  sha256: string;
+
+  /**
+   * The mask (at most one), rather than an image to edit.
+   *
+   * @generated from field: bool mask = 6;
+   */
+  mask: boolean;
+};
+
+/**
+ * Describes the message router.v1.EditInput.
+ * Use `create(EditInputSchema)` to create a new message.
+ */
+export declare const EditInputSchema: GenMessage<EditInput>;
+
+/**
+ * One file of an edit, as the caller uploaded it (CreateImageRequest.edit_uploads).
+ *
+ * @generated from message router.v1.ImageUpload
+ */
+export declare type ImageUpload = Message<"router.v1.ImageUpload"> & {
+  /**
+   * @generated from field: bytes data = 1;
+   */
+  data: Uint8Array;
+
+  /**
+   * @generated from field: string filename = 2;
+   */
+  filename: string;
+
+  /**
+   * @generated from field: bool mask = 3;
+   */
+  mask: boolean;
+};
+
+/**
+ * Describes the message router.v1.ImageUpload.
+ * Use `create(ImageUploadSchema)` to create a new message.
+ */
+export declare const ImageUploadSchema: GenMessage<ImageUpload>;
 
 /**
  * What a video task asks for (POST /api/v1/videos). Which of these a model
@@ -709,6 +847,14 @@ export declare type CreateImageRequest = Message<"router.v1.CreateImageRequest">
    * @generated from field: string response_format = 8;
    */
   responseFormat: string;
+
+  /**
+   * An edit (POST /api/v1/images/edits): the images to edit, and the mask;
+   * taken only by a model whose provider edits images.
+   *
+   * @generated from field: repeated router.v1.ImageUpload edit_uploads = 9;
+   */
+  editUploads: ImageUpload[];
 };
 
 /**

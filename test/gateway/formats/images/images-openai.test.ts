@@ -108,8 +108,8 @@ describe("images.generate on a synchronous (OpenAI) provider", () => {
     expect(answer.data![0].url).toBeUndefined();
     expect(Buffer.from(answer.data![0].b64_json!, "base64").equals(TINY_PNG)).toBe(true);
     expect(answer).toMatchObject({ size: "1024x1024", quality: "medium", output_format: "png" });
-    // The SDK's ImagesResponse.Usage declares the token counts required: 0, as no task keeps a provider's counts.
-    const tokens = { input_tokens: 0, output_tokens: 0, total_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 } };
+    // The provider's token counts are shown (the SDK's ImagesResponse.Usage), but a route priced per image is charged its price.
+    const tokens = { input_tokens: 2, output_tokens: 272, total_tokens: 274, input_tokens_details: { text_tokens: 2, image_tokens: 0 }, output_tokens_details: { image_tokens: 272, text_tokens: 0 } };
     expect(answer.usage).toEqual({ images: 1, cost: Number(GPT_IMAGE_PRICE), ...tokens });
     // GPT image models refuse response_format: it is not sent.
     expect(imageCalls().at(-1)!.body).toEqual({ prompt: "base64 please", model: "gpt-image-1.5", n: 1, size: "1024x1024", quality: "medium", output_format: "png" });
