@@ -28,6 +28,7 @@ import { openTaskStore } from "./tasks/open-store.ts";
 import type { TaskStore } from "./tasks/store.ts";
 import { createTasks, type Tasks } from "./tasks/tasks.ts";
 import { createWebhooks, webhookKeyOf } from "./tasks/webhooks.ts";
+import { createAssetLinks, linkKeyOf, type AssetLinks } from "./tasks/asset-links.ts";
 
 export interface CoreDeps {
   config: RouterConfig;
@@ -95,9 +96,10 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
   const mediaAdapters = createMediaAdapters();
   const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
+  const links = assetLinksOf(deps, taskStore, assets, now);
   const { webhook_retry_ms: retryMs, webhook_attempts: attempts, fetch_private_urls: allowPrivateAddresses } = deps.config.tasks;
   const tasks = createTasks({
-    webhooks: webhookKey && createWebhooks({ key: webhookKey, retryMs, attempts, allowPrivateAddresses, now, logger: deps.logger }),
+    webhooks: webhookKey && createWebhooks({ key: webhookKey, retryMs, attempts, allowPrivateAddresses, now, logger: deps.logger, present: links.present }),
     catalogue,
     accounts,
     store: taskStore,
@@ -129,7 +131,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       catalogue: createCatalogueService(catalogue, mediaAdapters),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now, modelIds: catalogue.models.map((model) => model.config.id) }),
       conversations: createConversationService({ accounts, conversations, background, now, forgetUpstream }),
-      tasks: createTaskService(tasks),
+      tasks: createTaskService(tasks, links),
     },
     background,
     async close() {
@@ -154,4 +156,16 @@ function checkSharedAssets(deps: CoreDeps) {
   if (deps.config.tasks.asset_storage === "s3" && !deps.assetStore && !deps.taskStore && !deps.env.REDIS_URL) {
     throw new Error("tasks.asset_storage s3 needs REDIS_URL: the asset sweep removes the assets of tasks its task store does not know, and a store in memory knows only this instance's tasks");
   }
+}
+
+/**
+ * The signed asset links (tasks.link_secret_env's key; made up at start when
+ * the variable is unset: links then work on this instance only, until it stops).
+ */
+function assetLinksOf(deps: CoreDeps, store: TaskStore, assets: AssetStore, now: () => Date): AssetLinks {
+  const variable = deps.config.tasks.link_secret_env;
+  const { key, generated } = linkKeyOf(deps.env[variable], variable);
+  if (generated) deps.logger?.warn(`${variable} is not set: hosted asset links are signed with a key made at start, so they stop working when this instance stops and no other instance takes them. Set it (the same on every instance).`);
+  const presignedUrls = deps.config.tasks.asset_storage === "s3" ? deps.config.tasks.s3?.presigned_urls : undefined;
+  return createAssetLinks({ key, ttlSeconds: deps.config.tasks.link_ttl_seconds, now, store, assets, presignedUrls });
 }

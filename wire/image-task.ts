@@ -5,6 +5,7 @@
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { TaskStatus, type Task } from "../gen/router/v1/tasks_pb.js";
 import { imageTokenUsage, reportedTokens } from "./image-token-usage.ts";
+import { absoluteAssetUrl } from "./asset-url.ts";
 
 const STATUS_WORDS: Record<TaskStatus, string> = {
   [TaskStatus.UNSPECIFIED]: "queued",
@@ -17,7 +18,7 @@ const STATUS_WORDS: Record<TaskStatus, string> = {
 
 /** `origin`: the gateway's own scheme and host, which the core's asset paths are made absolute with. */
 export function encodeImageTask(task: Task, origin: string) {
-  const urls = (task.routerAssets?.urls ?? []).map((path) => origin + path);
+  const urls = (task.routerAssets?.urls ?? []).map((url) => absoluteAssetUrl(origin, url));
   return {
     taskId: task.id,
     chat_id: task.id,

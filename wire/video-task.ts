@@ -5,6 +5,7 @@
 // task's result_style. docs/tasks.md says where each field sits.
 import { timestampDate, timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { TaskStatus, VideoResultStyle, type Task, type TaskOutput, type VideoParameters } from "../gen/router/v1/tasks_pb.js";
+import { absoluteAssetUrl } from "./asset-url.ts";
 
 /**
  * The statuses a task is shown in. EXPIRED is never set: a task past its
@@ -60,7 +61,7 @@ export function videoSecondsAsked(video: Pick<VideoParameters, "length" | "secon
 export function encodeVideoTask(task: Task, options: VideoResultOptions) {
   const style = task.resultStyle;
   const status = STATUS_WORDS[style][task.status as ShownStatus];
-  const urls = (task.routerAssets?.urls ?? []).map((path) => options.origin + path);
+  const urls = (task.routerAssets?.urls ?? []).map((url) => absoluteAssetUrl(options.origin, url));
   const common = {
     taskId: task.id,
     chat_id: task.id,

@@ -154,6 +154,8 @@ const TASK_DEFAULTS = {
   asset_storage: "directory" as const,
   assets_dir: "",
   webhook_secret_env: "ROUTER_WEBHOOK_SECRET",
+  link_secret_env: "ROUTER_LINK_SECRET",
+  link_ttl_seconds: 3600,
   webhook_retry_ms: 1000,
   webhook_attempts: 5,
   fetch_private_urls: false,
@@ -178,6 +180,13 @@ export const s3AssetsSchema = z
     access_key_id_env: environmentVariable.optional(),
     secret_access_key_env: environmentVariable.optional(),
     session_token_env: environmentVariable.optional(),
+    /**
+     * Signed asset links answered with the bucket's own presigned URL, so the bytes do not pass
+     * through the gateway: `redirect` (the gateway's signed link answers 302 to it), `direct` (the
+     * answers carry it instead of the gateway's link), or `off` (the gateway serves the bytes).
+     * Unset: `off`. The bucket's URL (endpoint) must then be one clients reach. docs/tasks.md, "Signed links".
+     */
+    presigned_urls: z.enum(["off", "redirect", "direct"]).optional(),
   })
   .strict()
   .refine((s3) => !s3.access_key_id_env === !s3.secret_access_key_env, {
@@ -207,6 +216,14 @@ export const tasksSchema = z
     s3: s3AssetsSchema.optional(),
     /** The environment variable holding the webhook signing secret (`whsec_<base64>`); unset: webhook_url is refused. */
     webhook_secret_env: environmentVariable.default(TASK_DEFAULTS.webhook_secret_env),
+    /**
+     * The environment variable holding the key that signs hosted asset links (at least 32
+     * characters, the same on every instance); unset: a key is made at start, and links die with
+     * the instance. docs/tasks.md, "Signed links".
+     */
+    link_secret_env: environmentVariable.default(TASK_DEFAULTS.link_secret_env),
+    /** How long a signed asset link handed out works, in seconds (never past its task's retention); default an hour. */
+    link_ttl_seconds: z.number().int().positive().default(TASK_DEFAULTS.link_ttl_seconds),
     /** The wait before a webhook's first retry; each next one is four times as long. */
     webhook_retry_ms: z.number().int().positive().default(TASK_DEFAULTS.webhook_retry_ms),
     /** Deliveries tried at most, the first included. */

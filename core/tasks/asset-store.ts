@@ -34,6 +34,12 @@ export interface AssetStore {
   folders(): Promise<string[]>;
   /** Removes every asset under a task folder. */
   remove(folder: string): Promise<void>;
+  /**
+   * A URL that downloads the asset without credentials for `expiresSeconds`, answered with the
+   * given media type and disposition: an object store's own presigned URL (signed links with
+   * tasks.s3.presigned_urls); absent where the store has none (the directory).
+   */
+  presign?(name: string, expiresSeconds: number, response: { contentType: string; disposition: string }): Promise<string>;
   /** Lets go of connections (an object store's client); the directory store holds none. */
   close?(): Promise<void>;
 }

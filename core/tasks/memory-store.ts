@@ -7,6 +7,7 @@ import type { TaskRef, TaskStore } from "./store.ts";
 export function createMemoryTaskStore(options: { now?: () => number } = {}): TaskStore {
   const now = options.now ?? Date.now;
   const tasks = new Map<string, Task>();
+  const owners = new Map<string, string>();
   const idempotency = new Map<string, string>();
   const unfinished = new Map<string, TaskRef>();
   const leases = new Map<string, { owner: string; until: number }>();
@@ -33,6 +34,7 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
       if (existing) return { task: existing, created: false };
       if (idempotencyKey) idempotency.set(idempotencyKey, task.id);
       tasks.set(keyOf(task.organizationId, task.id), task);
+      owners.set(task.id, task.organizationId);
       unfinished.set(keyOf(task.organizationId, task.id), { organizationId: task.organizationId, id: task.id });
       return { task, created: true };
     },
@@ -46,6 +48,12 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
     },
     async get(organizationId, id) {
       return read(organizationId, id);
+    },
+    async ownerOf(id) {
+      const organizationId = owners.get(id);
+      if (organizationId !== undefined && read(organizationId, id)) return organizationId;
+      owners.delete(id);
+      return undefined;
     },
     async list(organizationId, limit) {
       const own = [...tasks.values()].filter((task) => task.organizationId === organizationId && read(organizationId, task.id));

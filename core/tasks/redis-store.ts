@@ -23,13 +23,13 @@ export interface RedisTaskStoreOptions {
 
 
 // KEYS: idempotency key (or the task's own name when none), task, list,
-// unfinished. ARGV: id, task JSON, TTL ms, score, unfinished member, "1" when
-// an idempotency key is used, the organisation's task base. Answers
+// unfinished, owner. ARGV: id, task JSON, TTL ms, score, unfinished member, "1" when
+// an idempotency key is used, the organisation's task base, the organisation. Answers
 // {1, json} when created, {0, earlier json} when the key named a task still kept.
 const createScript = defineScript({
   SCRIPT: `
-local idem, task, list, unfinished = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local id, json, ttl, score, member, useIdem, base = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local idem, task, list, unfinished, owner = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local id, json, ttl, score, member, useIdem, base, org = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 if useIdem == '1' then
   local earlier = redis.call('GET', idem)
   if earlier then
@@ -39,11 +39,12 @@ if useIdem == '1' then
   redis.call('SET', idem, id, 'PX', ttl)
 end
 redis.call('SET', task, json, 'PX', ttl)
+redis.call('SET', owner, org, 'PX', ttl)
 redis.call('ZADD', list, score, id)
 if redis.call('PTTL', list) < tonumber(ttl) then redis.call('PEXPIRE', list, ttl) end
 redis.call('SADD', unfinished, member)
 return {1, json}`,
-  NUMBER_OF_KEYS: 4,
+  NUMBER_OF_KEYS: 5,
   parseCommand(parser: CommandParser, keys: string[], args: string[]) {
     for (const key of keys) parser.pushKey(key);
     parser.push(...args);
@@ -92,8 +93,8 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const name = keys.task(task.organizationId, task.id);
         const idem = task.idempotencyKey ? keys.idempotency(task.organizationId, task.idempotencyKey) : name;
         const score = task.createdAt ? timestampMs(task.createdAt) : now();
-        const args = [task.id, storedJson(TaskSchema, task), String(ttlMs), String(score), unfinishedMember(task.organizationId, task.id), task.idempotencyKey ? "1" : "0", keys.taskBase(task.organizationId)];
-        const [created, json] = (await client.createTask([idem, name, keys.list(task.organizationId), keys.unfinished()], args)) as [number, string];
+        const args = [task.id, storedJson(TaskSchema, task), String(ttlMs), String(score), unfinishedMember(task.organizationId, task.id), task.idempotencyKey ? "1" : "0", keys.taskBase(task.organizationId), task.organizationId];
+        const [created, json] = (await client.createTask([idem, name, keys.list(task.organizationId), keys.unfinished(), keys.owner(task.id)], args)) as [number, string];
         return created === 1 ? { task, created: true } : { task: parse(String(json), `for Idempotency-Key of ${task.id}`), created: false };
       }),
     save: (task) =>
@@ -112,6 +113,12 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
         const id = await client.get(keys.idempotency(organizationId, idempotencyKey));
         const json = id == null ? null : await client.get(keys.task(organizationId, id));
         return json == null ? undefined : parse(json, id!);
+      }),
+    ownerOf: (id) =>
+      guarded("ownerOf", async () => {
+        const organizationId = await client.get(keys.owner(id));
+        // The owner key expires with the task; the record is still asked, as a save may have dropped it earlier.
+        return organizationId != null && (await client.exists(keys.task(organizationId, id))) === 1 ? organizationId : undefined;
       }),
     list: (organizationId, limit) =>
       guarded("list", async () => {

@@ -18,6 +18,7 @@ import type { Environment } from "../catalogue/catalogue.ts";
 import type { S3AssetsConfig } from "../config/schema.ts";
 import { Readable, Transform, pipeline } from "node:stream";
 import { chunksFrom, servedRange, type AssetStore } from "./asset-store.ts";
+import { presignGetUrl, rfc3986Path } from "./s3-presign.ts";
 
 /** S3's largest page of a listing, and the most keys one DeleteObjects takes. */
 const S3_PAGE_MAX = 1000;
@@ -186,10 +187,42 @@ export function createS3AssetStore(options: S3AssetStoreOptions): S3AssetStore {
         if (failed.length > 0) throw new Error(`could not remove ${failed.length} assets of ${folder}: ${failed[0].Code} ${failed[0].Message}`);
       }
     },
+    async presign(name, expiresSeconds, response) {
+      const { config } = client;
+      const credentials = await config.credentials();
+      const objectUrl = await objectUrlOf(client, bucket, keyOf(name));
+      return presignGetUrl({
+        objectUrl,
+        region: await config.region(),
+        credentials,
+        expiresSeconds,
+        now: new Date(),
+        query: { "response-content-type": response.contentType, "response-content-disposition": response.disposition },
+      });
+    },
     async close() {
       client.destroy();
     },
   };
+}
+
+/**
+ * Where the client reaches an object: under the configured endpoint (path
+ * style: the bucket in the path; else in the host name), or AWS S3 of the
+ * client's region.
+ */
+async function objectUrlOf(client: S3Client, bucket: string, key: string): Promise<URL> {
+  const { config } = client;
+  const path = rfc3986Path(key);
+  const pathStyle = config.forcePathStyle === true;
+  if (config.endpoint) {
+    const endpoint = await config.endpoint();
+    const base = `${endpoint.protocol}//${pathStyle ? "" : `${bucket}.`}${endpoint.hostname}${endpoint.port ? `:${endpoint.port}` : ""}`;
+    const folder = endpoint.path.replace(/\/$/, "");
+    return new URL(`${base}${folder}/${pathStyle ? `${rfc3986Path(bucket)}/` : ""}${path}`);
+  }
+  const region = await config.region();
+  return new URL(pathStyle ? `https://s3.${region}.amazonaws.com/${rfc3986Path(bucket)}/${path}` : `https://${bucket}.s3.${region}.amazonaws.com/${path}`);
 }
 
 /** `length` bytes of a stream after its first `skip`; destroying the slice destroys the source (pipeline). */

@@ -28,6 +28,12 @@ export interface TaskStore {
   findByIdempotencyKey(organizationId: string, idempotencyKey: string): Promise<Task | undefined>;
   /** One task, only to its own organisation; undefined once expired. */
   get(organizationId: string, id: string): Promise<Task | undefined>;
+  /**
+   * The organisation of a task still kept, found by the id alone (ids are
+   * unique); undefined once it expired. Only for a signed asset link, which
+   * names the task but no organisation (docs/tasks.md, "Signed links").
+   */
+  ownerOf(id: string): Promise<string | undefined>;
   /** The organisation's tasks still kept, newest first, at most `limit`. */
   list(organizationId: string, limit: number): Promise<Task[]>;
   /**

@@ -23,12 +23,13 @@ import { authenticate, callerKeyDigest, checkKey } from "../accounts/check-key.t
 import { nanosFromMoney } from "../accounts/ledger-units.ts";
 import { fromStore } from "../accounts/refusals.ts";
 import { UnreadableRecordError } from "../accounts/store-errors.ts";
-import { Code, echoed, invalidParameter, routerError, taskNotFound } from "../errors.ts";
+import { Code, invalidParameter, routerError, taskNotFound } from "../errors.ts";
 import { newServiceId } from "../ids.ts";
 import { admit } from "../metering/meter.ts";
 import { namesPrivateHost } from "../providers/safe-fetch.ts";
 import type { AssetRange, AssetStore, AssetStream } from "./asset-store.ts";
 import { editDigestForm, storeEditUploads } from "./edit-inputs.ts";
+import { hostedAsset } from "./hosted-asset.ts";
 import { planImage } from "./image-request.ts";
 import { INPUT_IMAGE_LIMITS, type InputImageLimits } from "./input-image.ts";
 import { createTaskPoller, type TaskPoller } from "./poller.ts";
@@ -270,11 +271,7 @@ export function createTasks(deps: TasksDeps): Tasks {
     },
     async streamAsset(caller, taskId, index, range) {
       const key = await organizationOf(caller);
-      const task = await taskIn(key.organizationId, taskId);
-      const output = task.outputs[index];
-      const asset = output && task.routerAssets?.status === "ready" ? await assets.stream(output.assetName, range) : undefined;
-      if (!asset) throw routerError(Code.NotFound, "asset_not_found", `Task ${echoed(taskId)} has no asset ${index}.`, { param: "index" });
-      return { ...asset, mediaType: output.mediaType };
+      return hostedAsset(assets, await taskIn(key.organizationId, taskId), index, range, taskId);
     },
     sweepAssets,
     async close() {

@@ -20,6 +20,8 @@ export interface WebhookOptions {
   allowPrivateAddresses?: boolean;
   now: () => Date;
   logger?: { warn(details: object, message: string): void };
+  /** The task as the payload shows it: its asset links signed (asset-links.ts); absent: as stored. */
+  present?: (task: Task) => Promise<Task>;
 }
 
 export interface Webhooks {
@@ -46,7 +48,7 @@ export function createWebhooks(options: WebhookOptions): Webhooks {
   const stop = new AbortController();
 
   async function deliver(task: Task) {
-    const body = JSON.stringify(webhookPayload(task, options.now()));
+    const body = JSON.stringify(webhookPayload(options.present ? await options.present(task) : task, options.now()));
     const id = `msg_${task.id}`;
     for (let attempt = 1; attempt <= options.attempts; attempt += 1) {
       const timestamp = Math.floor(options.now().getTime() / 1000);

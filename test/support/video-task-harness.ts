@@ -71,7 +71,8 @@ export function taskClient(gateway: Gateway, options: { kind: "videos" | "images
     return gateway.core.accounts.stores.credits.balance(organization);
   };
   /** A hosted asset, all of it or the Range given (`bytes=4-11`). */
-  const download = (url: string, key = ownKey, range?: string) => fetch(url, { headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) } });
+  /** The asset through the authenticated route: the signed link's query left out, the key sent. */
+  const download = (url: string, key = ownKey, range?: string) => fetch(keyedAssetUrl(url), { headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) } });
   /** The stored task record, as the core keeps it. */
   const stored = async (id: string) => (await gateway.core.tasks.store.get(organizationId, id))!;
 
@@ -101,6 +102,13 @@ export function taskClient(gateway: Gateway, options: { kind: "videos" | "images
 }
 
 export type TaskClient = ReturnType<typeof taskClient>;
+
+/** A signed asset link's authenticated route (`/api/v1/assets/{task_id}/{index}`): the link without its query. */
+export function keyedAssetUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.search = "";
+  return parsed.toString();
+}
 
 /**
  * A local server of input images: a PNG of the shape the path asks

@@ -11,6 +11,7 @@ import { readAssetBytes } from "../../formats/shared/open-asset.ts";
 import { imageSizeOf } from "../../../wire/image-task.ts";
 import type { TraceEntry } from "../../headers.ts";
 import { imageTokenUsage } from "../../../wire/image-token-usage.ts";
+import { absoluteAssetUrl } from "../../../wire/asset-url.ts";
 
 /** A failed task's error code, as the status the caller gets (gateway/errors/http-status.ts maps the code). */
 const FAILURE_CODES: Record<string, Code> = {
@@ -47,7 +48,7 @@ export async function encodeSyncImages(task: Task, format: "url" | "b64_json", o
   }
   const data = await Promise.all(
     task.outputs.map(async (_, index) => {
-      if (format === "url") return { url: origin + (task.routerAssets?.urls[index] ?? "") };
+      if (format === "url") return { url: absoluteAssetUrl(origin, task.routerAssets?.urls[index] ?? "") };
       return { b64_json: (await readAssetBytes(core, apiKey, task.id, index)).toString("base64") };
     }),
   );

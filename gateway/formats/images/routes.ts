@@ -1,6 +1,6 @@
 // The images endpoints (spec: POST /api/v1/images/generations, GET
 // /api/v1/images/{task_id}; OpenAI's POST /api/v1/images/edits) and the hosted assets of media tasks (GET
-// /api/v1/assets/{task_id}/{index}). docs/tasks.md.
+// /api/v1/assets/{task_id}/{index}, to the key or as a signed link). docs/tasks.md.
 import type { Context } from "koa";
 import { TaskKind, TaskStatus, type CreateImageRequest } from "../../../gen/router/v1/tasks_pb.js";
 import { invalidParameter } from "../../../core/errors.ts";
@@ -15,6 +15,7 @@ import { traceHeader } from "../../headers.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
+import { signedLinkOf } from "./signed-link.ts";
 import { serveVideoContent } from "./video-content.ts";
 
 /** The largest asset index a request may name: nine digits (no task has nearly so many assets). */
@@ -59,11 +60,13 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
   });
 
   router.get("/api/v1/assets/:taskId/:index", async (ctx) => {
-    const apiKey = bearerKey(ctx.headers);
+    // A signed link needs no key (docs/tasks.md, "Signed links"); without one, the caller's key.
+    const link = signedLinkOf(ctx.query);
+    const access = link ? { link } : { caller: { apiKey: bearerKey(ctx.headers) } };
     // Digits only: Number() would read "1e3" as 1000 and " 1" as 1. Nine digits keep it exact and within the core's uint32.
     const index = /^\d{1,9}$/.test(ctx.params.index) ? Number(ctx.params.index) : -1;
     if (index < 0) throw invalidParameter("index", `The asset index is a whole number from 0 to ${MAX_ASSET_INDEX}, in digits.`);
-    await serveAsset(ctx, core, apiKey, ctx.params.taskId, index);
+    await serveAsset(ctx, core, access, ctx.params.taskId, index);
   });
 
   // OpenAI's download of a video (videos.downloadContent): a hosted asset, so served here.

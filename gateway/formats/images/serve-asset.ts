@@ -1,5 +1,5 @@
 // GET /api/v1/assets/{task_id}/{index}: a hosted task output, to a key of the
-// task's organisation, with HTTP range requests (RFC 9110: one range; several
+// task's organisation or to a signed link's holder (signed-link.ts), with HTTP range requests (RFC 9110: one range; several
 // are answered whole, as the RFC allows) so that video players can seek. The
 // bytes are streamed from the core as the client reads them: the gateway holds
 // about one chunk of an asset at a time, however large.
@@ -7,14 +7,27 @@ import type { Context } from "koa";
 import type { CoreClient } from "../../core-client.ts";
 import { HOSTED_MEDIA_TYPES } from "../../../wire/hosted-media.ts";
 import { openAsset } from "../../formats/shared/open-asset.ts";
+import type { SignedLink } from "./signed-link.ts";
 
 type ByteRange = { start: number; end?: number } | { suffix: number };
 
-export async function serveAsset(ctx: Context, core: CoreClient, apiKey: string, taskId: string, index: number) {
+/** Who may read it: the caller's key, or a signed link (checked by the core). */
+export type AssetAccess = { caller: { apiKey: string } } | { link: SignedLink };
+
+export async function serveAsset(ctx: Context, core: CoreClient, access: AssetAccess, taskId: string, index: number) {
   // If-Range asks for the range only if the asset is unchanged, told by a validator (an ETag or a date) this route never
   // sends: it cannot match, so the whole asset is answered (RFC 9110, 13.1.5).
   const range = ctx.get("if-range") ? undefined : parseRange(ctx.get("range"));
-  const { head, body } = await openAsset(core, { caller: { apiKey }, taskId, index, ...rangeRequest(range) });
+  const { head, body } = await openAsset(core, { ...access, taskId, index, ...rangeRequest(range) });
+  if (head.redirectUrl) {
+    // tasks.s3.presigned_urls redirect: the bucket serves the bytes (and the range, which the client sends again there).
+    body.destroy();
+    ctx.status = 302;
+    ctx.set("cache-control", "no-store");
+    ctx.set("location", head.redirectUrl);
+    ctx.body = "";
+    return;
+  }
   const total = Number(head.totalSize);
   const start = Number(head.offset);
   const length = Number(head.length);

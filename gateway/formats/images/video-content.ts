@@ -22,5 +22,5 @@ export async function serveVideoContent(ctx: Context, core: CoreClient, apiKey: 
   if (video.status !== TaskStatus.SUCCEEDED) {
     throw routerError(Code.NotFound, "asset_not_found", `Video ${echoed(id)} has no content: it is ${TaskStatus[video.status].toLowerCase()}; poll GET /api/v1/videos/${echoed(id)} until it is completed.`, { param: "video_id" });
   }
-  await serveAsset(ctx, core, apiKey, video.id, 0);
+  await serveAsset(ctx, core, { caller: { apiKey } }, video.id, 0);
 }

@@ -9,6 +9,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, routerError } from "../../../core/errors.ts";
 import { UsageSchema } from "../../../gen/router/v1/inference_pb.js";
 import { TaskStatus, type Task } from "../../../gen/router/v1/tasks_pb.js";
+import { absoluteAssetUrl } from "../../../wire/asset-url.ts";
 import { bareModelName } from "../../../wire/model-name.ts";
 import type { CoreClient } from "../../core-client.ts";
 import { INLINE_VIDEO_LIMIT_BYTES } from "../../limits.ts";
@@ -42,7 +43,7 @@ export async function videoContentsOf(task: Task, { core, apiKey, origin, delive
   const contents: VideoContent[] = [];
   // One at a time: at most one video is held beyond those already read.
   for (const [index, output] of task.outputs.entries()) {
-    const uri = origin + (task.routerAssets?.urls[index] ?? "");
+    const uri = absoluteAssetUrl(origin, task.routerAssets?.urls[index] ?? "");
     const inline = delivery === "inline" && Number(output.sizeBytes) <= INLINE_VIDEO_LIMIT_BYTES;
     const bytes = inline ? await readAssetBytesUpTo(core, apiKey, task.id, index, INLINE_VIDEO_LIMIT_BYTES) : undefined;
     contents.push(bytes ? { type: "video", data: bytes.toString("base64"), mime_type: output.mediaType } : { type: "video", uri, mime_type: output.mediaType });

@@ -1068,6 +1068,15 @@ export declare type StreamAssetRequest = Message<"router.v1.StreamAssetRequest">
    * @generated from field: optional int64 suffix_length = 6;
    */
   suffixLength?: bigint | undefined;
+
+  /**
+   * A signed link (docs/tasks.md, "Signed links") instead of the caller: the
+   * core checks its signature and expiry, not a key, and finds the task by
+   * its id alone. Unset: the caller's key is checked.
+   *
+   * @generated from field: router.v1.AssetLink link = 7;
+   */
+  link?: AssetLink | undefined;
 };
 
 /**
@@ -1075,6 +1084,35 @@ export declare type StreamAssetRequest = Message<"router.v1.StreamAssetRequest">
  * Use `create(StreamAssetRequestSchema)` to create a new message.
  */
 export declare const StreamAssetRequestSchema: GenMessage<StreamAssetRequest>;
+
+/**
+ * The capability half of a signed asset link, as its URL carries it
+ * (`?expires=...&signature=...`); the task id and index are the request's.
+ *
+ * @generated from message router.v1.AssetLink
+ */
+export declare type AssetLink = Message<"router.v1.AssetLink"> & {
+  /**
+   * Unix seconds after which the link is refused (link_expired).
+   *
+   * @generated from field: int64 expires = 1;
+   */
+  expires: bigint;
+
+  /**
+   * base64url HMAC-SHA256 of the task id, index and expiry, keyed with the
+   * deployment's link secret (tasks.link_secret_env).
+   *
+   * @generated from field: string signature = 2;
+   */
+  signature: string;
+};
+
+/**
+ * Describes the message router.v1.AssetLink.
+ * Use `create(AssetLinkSchema)` to create a new message.
+ */
+export declare const AssetLinkSchema: GenMessage<AssetLink>;
 
 /**
  * One message of the stream: the head first, then chunks.
@@ -1138,6 +1176,15 @@ export declare type AssetHead = Message<"router.v1.AssetHead"> & {
    * @generated from field: int64 length = 4;
    */
   length: bigint;
+
+  /**
+   * Set instead of any chunk for a signed link with tasks.s3.presigned_urls
+   * `redirect`: the bucket's own presigned URL, which the gateway answers with
+   * a redirect so that the bytes do not pass through it.
+   *
+   * @generated from field: string redirect_url = 5;
+   */
+  redirectUrl: string;
 };
 
 /**
@@ -1358,7 +1405,8 @@ export declare const TaskService: GenService<{
   },
   /**
    * StreamAsset streams the bytes (or a byte range) of one hosted asset of a
-   * task, for the gateway to serve at its own authenticated URL: first a head
+   * task, for the gateway to serve at its own URL (to the caller's key, or to
+   * a signed link's holder: StreamAssetRequest.link): first a head
    * (media type, whole size, the range served), then the bytes in chunks of
    * at most 1 MiB, read from the asset store as the caller takes them.
    *

@@ -136,16 +136,29 @@ describe.each(backends)("task store: %s", (_name, open) => {
     expect(await store.findByUpstream("org b", "bfl", "77")).toBeUndefined();
   });
 
-  it("forgets a task at its expiry (retention)", async () => {
+  it("finds a task's organisation by its id alone (a signed link names no organisation)", async () => {
+    await store.create(task("o1"));
+    expect(await store.ownerOf("o1")).toBe("org a:1");
+    expect(await store.ownerOf("missing")).toBeUndefined();
+    // An Idempotency-Key's replay made no task: the first task's organisation only.
+    await store.create(task("o2", { idempotencyKey: "owner-test-key" }));
+    await store.create(task("o3", { idempotencyKey: "owner-test-key" }));
+    expect([await store.ownerOf("o2"), await store.ownerOf("o3")]).toEqual(["org a:1", undefined]);
+  });
+
+  it("forgets a task at its expiry (retention), its organisation by id too", async () => {
     await store.create(task("e1", { expiresAt: timestampFromMs(clock + 1000) }));
     expect(await store.get("org a:1", "e1")).toBeDefined();
+    expect(await store.ownerOf("e1")).toBe("org a:1");
     if (_name === "memory") {
       clock += 1001;
       expect(await store.get("org a:1", "e1")).toBeUndefined();
+      expect(await store.ownerOf("e1")).toBeUndefined();
       clock = T0;
     } else {
       // Redis expires by its own clock, the TTL relative to ours: 1 s from now.
       await vi.waitFor(async () => expect(await store.get("org a:1", "e1")).toBeUndefined(), { timeout: 5000, interval: 100 });
+      expect(await store.ownerOf("e1")).toBeUndefined();
     }
   });
 

@@ -7,6 +7,7 @@ import type { FakeMediaUpstream } from "../../support/fake-media-common.ts";
 import { bufCurl } from "../../support/grpc-js.ts";
 import { startGateway, TEST_KEY, type Gateway } from "../../support/harness.ts";
 import { FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig, OTHER_KEY } from "../../support/image-task-config.ts";
+import { signedLink } from "../../support/signed-link.ts";
 
 const SERVICE = "router.v1.TaskService";
 let bfl: FakeMediaUpstream;
@@ -38,7 +39,7 @@ describe("TaskService over gRPC", { timeout: 60_000 }, () => {
       expect(task.status).toBe("TASK_STATUS_SUCCEEDED");
       return task;
     }, { timeout: 20_000, interval: 50 });
-    expect(done).toMatchObject({ upstreamJobId: expect.any(String), routerAssets: { status: "ready", urls: [`/api/v1/assets/${id}/0`] }, usage: { images: 1, cost: "0.03" } });
+    expect(done).toMatchObject({ upstreamJobId: expect.any(String), routerAssets: { status: "ready", urls: [signedLink(`/api/v1/assets/${id}/0`)] }, usage: { images: 1, cost: "0.03" } });
     const listed = await call("ListTasks", { caller: { apiKey: TEST_KEY } });
     expect(listed.tasks.map((task: { id: string }) => task.id)).toContain(id);
     await expect(call("GetTask", { caller: { apiKey: OTHER_KEY }, id })).rejects.toThrow(/not_found/);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../../core/config/load.ts";
 import { startGateway, type Gateway } from "../../support/harness.ts";
-import { taskClient, type TaskClient } from "../../support/video-task-harness.ts";
+import { keyedAssetUrl, taskClient, type TaskClient } from "../../support/video-task-harness.ts";
 
 const DEV_KEY = "sk-dev-task-answers";
 let gateway: Gateway;
@@ -75,7 +75,8 @@ describe("small edges", () => {
 
   it("takes an asset index in digits only, and names index when the task has no such asset", async () => {
     const done = await images.finished(await images.created({ prompt: "assets", size: "256x256" }));
-    const base = done.data[0].url.replace(/\/0$/, "");
+    // The authenticated route (the signed link's query left out).
+    const base = keyedAssetUrl(done.data[0].url).replace(/\/0$/, "");
     for (const index of ["1e3", "0x0", "+0", "0.0", "1000000000", "99999999999999999999999"]) {
       const answer = await images.download(`${base}/${index}`);
       const { error } = (await answer.json()) as { error: { param: string; message: string } };

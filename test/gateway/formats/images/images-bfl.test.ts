@@ -10,7 +10,7 @@ import { FAIL_PROMPT, MODERATE_PROMPT, REFUSE_PROMPT, STALL_PROMPT, TINY_PNG, ty
 import { startGateway, TEST_KEY, type Gateway } from "../../../support/harness.ts";
 import { FLUX_IMAGE_PRICE, FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig, OTHER_KEY } from "../../../support/image-task-config.ts";
 import { nanosOf } from "../../../support/exact-money.ts";
-import { TASK_DONE, taskClient, type TaskClient } from "../../../support/video-task-harness.ts";
+import { keyedAssetUrl, TASK_DONE, taskClient, type TaskClient } from "../../../support/video-task-harness.ts";
 import { loadConfigFile } from "../../../../core/config/load.ts";
 import { TaskStatus } from "../../../../gen/router/v1/tasks_pb.js";
 
@@ -123,8 +123,8 @@ describe("an image task on BFL", () => {
     expect((await images.read("bfl:no-such-job")).status).toBe(404);
     const unknown = await images.read("rtr_unknown");
     expect(unknown.status).toBe(404);
-    // And without a key, 401 first.
-    expect((await fetch(done.data[0].url)).status).toBe(401);
+    // And without a key, 401 first (on the authenticated route: the answer's URL is a signed link, which needs none).
+    expect((await fetch(keyedAssetUrl(done.data[0].url))).status).toBe(401);
   });
 
   it("with one Idempotency-Key makes one task and one charge; another organisation's same key is its own task", async () => {

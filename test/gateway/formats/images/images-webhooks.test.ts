@@ -7,12 +7,13 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeBfl } from "../../../support/fake-media-bfl.ts";
 import { FAIL_PROMPT, TINY_PNG, type FakeMediaUpstream } from "../../../support/fake-media-common.ts";
-import { startGateway, TEST_KEY, type Gateway } from "../../../support/harness.ts";
+import { startGateway, type Gateway } from "../../../support/harness.ts";
 import { FLUX_MODEL, IMAGE_TASK_ENV, imageTaskConfig } from "../../../support/image-task-config.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 import type { RecordedRequest } from "../../../support/recording-server.ts";
 import { startRecordingServer } from "../../../support/recording-server.ts";
 import { taskClient } from "../../../support/video-task-harness.ts";
+import { signedLink } from "../../../support/signed-link.ts";
 
 const KEY = Buffer.from("a webhook signing key of 32 byte");
 const SECRET = `whsec_${KEY.toString("base64")}`;
@@ -66,7 +67,9 @@ describe("image task webhooks", () => {
       verify(delivery);
     }
     expect(second.body).toMatchObject({ type: "image.completed", data: { taskId: json.taskId, chat_id: json.taskId, status: "completed", router_assets: { status: "ready" }, error: null } });
-    const asset = await fetch(second.body.data.data[0].url, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    // A signed link: the webhook's consumer downloads it with no key.
+    expect(second.body.data.data[0].url).toEqual(signedLink(`${gateway.url}/api/v1/assets/${json.taskId}/0`));
+    const asset = await fetch(second.body.data.data[0].url);
     expect(Buffer.from(await asset.arrayBuffer()).equals(TINY_PNG)).toBe(true);
   });
 

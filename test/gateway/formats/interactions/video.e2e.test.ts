@@ -17,6 +17,7 @@ import { expectEventIdsInStreamOrder, expectGenaiValid } from "../../../support/
 import { TEST_KEY, type Gateway } from "../../../support/harness.ts";
 import { mediaTaskConfig, OTHER_KEY } from "../../../support/media-task-config.ts";
 import { TASK_DONE, useVideoTaskGateway, type TaskClient } from "../../../support/video-task-harness.ts";
+import { signedLink } from "../../../support/signed-link.ts";
 
 type Json = Record<string, any>;
 
@@ -113,7 +114,7 @@ describe("a video interaction, made by the task system", () => {
     expectGenaiValid("Interaction", interaction, "the video interaction");
     const assetUrl = `${gateway.url}/api/v1/assets/${interaction.id}/0`;
     expect(interaction).toMatchObject({ id: expect.stringMatching(/^rtr_/), object: "interaction", status: "completed", model: "kling-v2-5-turbo" });
-    expect(interaction.outputs).toEqual([{ type: "video", uri: assetUrl, mime_type: "video/mp4" }]);
+    expect(interaction.outputs).toEqual([{ type: "video", uri: signedLink(assetUrl), mime_type: "video/mp4" }]);
     expect(interaction.steps).toEqual([{ type: "model_output", content: interaction.outputs }]);
     // The SDK's own convenience field finds the video.
     expect(interaction.output_video).toEqual(interaction.outputs[0]);
@@ -146,7 +147,7 @@ describe("a video interaction, made by the task system", () => {
 
   it("is made for a video model asked without response_format too (the spec: a string prompt generates video), while a text model still answers text", async () => {
     const interaction = await create({ model: MODEL, input: "no format asked" });
-    expect(interaction).toMatchObject({ status: "completed", outputs: [{ type: "video", uri: `${gateway.url}/api/v1/assets/${interaction.id}/0`, mime_type: "video/mp4" }] });
+    expect(interaction).toMatchObject({ status: "completed", outputs: [{ type: "video", uri: signedLink(`${gateway.url}/api/v1/assets/${interaction.id}/0`), mime_type: "video/mp4" }] });
     expect(submitted("no format asked")?.path).toBe("/v1/videos/text2video");
     const text = await create({ model: "simulator/echo", input: "Hello there" });
     expect(text.outputs).toEqual([{ type: "text", text: expect.any(String) }]);

@@ -12,6 +12,7 @@ import { KLING_ACCESS_KEY, KLING_FAILURE_MESSAGE, KLING_MODERATION_MESSAGE, KLIN
 import { startGateway, TEST_KEY } from "../../../support/harness.ts";
 import { mediaTaskConfig } from "../../../support/media-task-config.ts";
 import { DAY_MS, taskClient, useVideoTaskGateway, type TaskClient } from "../../../support/video-task-harness.ts";
+import { signedLink } from "../../../support/signed-link.ts";
 
 const MODEL = "kling/kling-v2-5-turbo";
 /** The bundled default's price for this model (docs/tasks.md, "Kling"). */
@@ -63,8 +64,8 @@ describe("a video task on Kling", () => {
 
     // The data style: data.status completed (Kling's succeed), each generation's url (the hosted copy) and duration.
     const assetUrl = `${stack.gateway.url}/api/v1/assets/${id}/0`;
-    expect(done).toMatchObject({ chat_id: id, code: "ok", router_assets: { status: "ready", urls: [assetUrl] } });
-    expect(done.data.generations).toEqual([expect.objectContaining({ url: assetUrl, duration: expect.anything() })]);
+    expect(done).toMatchObject({ chat_id: id, code: "ok", router_assets: { status: "ready", urls: [signedLink(assetUrl)] } });
+    expect(done.data.generations).toEqual([expect.objectContaining({ url: signedLink(assetUrl), duration: expect.anything() })]);
     expect(task.outputs[0]).toMatchObject({ upstreamId: `${task.upstreamJobId}-video-0`, durationSeconds: 5.042, mediaType: "video/mp4" });
 
     // Kling measured 5.042 s: charged the 5 held at the catalogue's price, once.

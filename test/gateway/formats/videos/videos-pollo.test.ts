@@ -12,6 +12,7 @@ import { POLLO_FAILURE_MESSAGE, POLLO_KEY, POLLO_MODERATION_MESSAGE, startFakePo
 import type { Gateway } from "../../../support/harness.ts";
 import { mediaTaskConfig } from "../../../support/media-task-config.ts";
 import { DAY_MS, useVideoTaskGateway, type TaskClient } from "../../../support/video-task-harness.ts";
+import { signedLink } from "../../../support/signed-link.ts";
 
 const MODEL = "pollo/pollo-v1-6";
 /** The test catalogue's price (not Pollo's: see docs/tasks.md, "Pollo"). */
@@ -64,8 +65,8 @@ describe("a video task on Pollo", () => {
     // The per-generation style: Pollo's generation id, succeed, the hosted copy's URL.
     const assetUrl = `${gateway.url}/api/v1/assets/${id}/0`;
     const generationId = pollo.jobs.jobs.get(task.upstreamJobId)!.details.generationId;
-    expect(done).toMatchObject({ chat_id: id, code: "ok", router_assets: { status: "ready", urls: [assetUrl] } });
-    expect(done.generations).toEqual([{ id: generationId, createdDate: expect.any(String), updatedDate: expect.any(String), status: "succeed", url: assetUrl, mediaType: "video", failMsg: null }]);
+    expect(done).toMatchObject({ chat_id: id, code: "ok", router_assets: { status: "ready", urls: [signedLink(assetUrl)] } });
+    expect(done.generations).toEqual([{ id: generationId, createdDate: expect.any(String), updatedDate: expect.any(String), status: "succeed", url: signedLink(assetUrl), mediaType: "video", failMsg: null }]);
     expect(task.outputs[0]).toMatchObject({ upstreamId: generationId, mediaType: "video/mp4" });
 
     // Charged the 10 seconds asked at the catalogue's price, once.

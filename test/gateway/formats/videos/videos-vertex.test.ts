@@ -18,6 +18,7 @@ import { INLINE_VIDEO_LIMIT_BYTES } from "../../../../gateway/limits.ts";
 import { VIDEO_NOT_INLINE_MESSAGE } from "../../../../gateway/formats/videos/encode-response.ts";
 import { mediaTaskConfig, TASK_ACCOUNTS_ENV } from "../../../support/media-task-config.ts";
 import { taskClient, useVideoTaskGateway, type TaskClient } from "../../../support/video-task-harness.ts";
+import { signedLink } from "../../../support/signed-link.ts";
 
 const MODEL = "google/veo-3.0-generate-001";
 const PRICE_PER_SECOND = "0.40";
@@ -68,7 +69,7 @@ describe("a video task on Vertex AI Veo, with the token in api_key_env", () => {
       chat_id: id,
       code: "ok",
       status: "completed",
-      router_assets: { status: "ready", urls: [assetUrl] },
+      router_assets: { status: "ready", urls: [signedLink(assetUrl)] },
       data: { status: "completed", generations: [{ mimeType: "video/mp4", bytesBase64Encoded: TINY_MP4.toString("base64") }] },
     });
     // The hosted URL serves the bytes Veo sent inline (they were never at a URL of Google's).
