@@ -34,7 +34,7 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   if (request.conversation?.previousId) request = await withHistory(request, keyDigest, deps);
   let plan: Plan;
   try {
-    plan = planAttempts(request, deps.catalogue);
+    plan = planAttempts(request, deps.catalogue, { measurements: deps.measurements });
   } catch (error) {
     // A bad key is told before anything about the request (401 first).
     await checkKey(deps.accounts, keyDigest);
