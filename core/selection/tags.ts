@@ -1,17 +1,8 @@
 // The task tags and difficulty tiers the selector speaks in (issue 22, "Model selection").
-export const TASK_TAGS = [
-  "coding",
-  "math",
-  "reasoning",
-  "translation",
-  "summarisation",
-  "creative_writing",
-  "classification",
-  "extraction",
-  "vision",
-  "general_chat",
-] as const;
+// The tags are the configuration's (models' `quality` is keyed by them).
+import { TASK_TAGS } from "../config/selection.ts";
 
+export { TASK_TAGS };
 export type TaskTag = (typeof TASK_TAGS)[number];
 
 export const DIFFICULTIES = ["easy", "medium", "hard"] as const;
