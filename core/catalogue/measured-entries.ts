@@ -2,7 +2,7 @@
 // latency), as the catalogue service answers them.
 import { create } from "@bufbuild/protobuf";
 import { ProviderEntrySchema, RouteMeasurementsSchema, type ProviderEntry } from "../../gen/router/v1/catalogue_pb.js";
-import type { MeasurementsView } from "./measurements.ts";
+import type { MeasurementsView } from "../route-stats/measurements.ts";
 
 /** The entries with what their routes measured; the same array when no route has any (the answers built at start stay shared). */
 export function withMeasurements(entries: ProviderEntry[], measurements: MeasurementsView | undefined): ProviderEntry[] {
