@@ -34,6 +34,16 @@ export interface Catalogue {
   models: CatalogueModel[];
   get(id: string): CatalogueModel | undefined;
   provider(id: string): ProviderConfig | undefined;
+  /** router/auto's settings (config `selection`, organisations' `selection_preference`); absent: the defaults. */
+  selection?: SelectionSettings;
+}
+
+export interface SelectionSettings {
+  /** Patterns of the models router/auto may pick; empty: those with quality scores. */
+  models: readonly string[];
+  preference: number;
+  /** Organisation id -> its preference, where it sets one. */
+  organizationPreferences: ReadonlyMap<string, number>;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -56,6 +66,7 @@ export function createCatalogue(config: RouterConfig, env: Environment, capabili
     models,
     get: (id) => byId.get(id),
     provider: (id) => providers.get(id),
+    selection: selectionSettingsOf(config),
   };
 }
 
@@ -105,6 +116,11 @@ function completionByModalityOf(pricing: ModelProviderConfig["pricing"]): TokenP
   ];
   const prices = Object.fromEntries(set.filter(([, price]) => price !== undefined).map(([modality, price]) => [modality, parseMoney(price!)]));
   return Object.keys(prices).length > 0 ? prices : undefined;
+}
+
+function selectionSettingsOf(config: RouterConfig): SelectionSettings {
+  const organizationPreferences = new Map(config.organizations.flatMap((o) => (o.selection_preference === undefined ? [] : [[o.id, o.selection_preference] as const])));
+  return { models: config.selection.models, preference: config.selection.preference, organizationPreferences };
 }
 
 /** What a model accepts on one provider: the route's own list, else the model's. */

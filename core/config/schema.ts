@@ -7,6 +7,7 @@ import { providerProtocolSchema, providerSchema } from "../providers/provider-co
 import { REASONING_EFFORTS } from "../providers/types.ts";
 import { reportUnknownAllowedModels } from "./allowed-model.ts";
 import { reportUncarriedMediaParameters } from "./configured-media-parameters.ts";
+import { preferenceSchema, qualitySchema, selectionSchema } from "./selection.ts";
 
 /** A price in USD per token (or per request), as an exact decimal string. */
 const decimalString = z
@@ -95,6 +96,8 @@ export const modelSchema = z
     tokenizer: z.string().default(""),
     supported_parameters: z.array(supportedParameter),
     supported_params_details: z.record(z.string(), z.unknown()).default({}),
+    /** Per task tag, 0..1: how router/auto ranks the model (docs/selection.md). */
+    quality: qualitySchema.optional(),
     providers: z.array(modelProviderSchema).min(1),
   })
   .strict();
@@ -130,6 +133,8 @@ export const organizationSchema = z
     /** Requests and tokens per minute for the whole organisation, across its keys. */
     rpm: z.number().int().positive().optional(),
     tpm: z.number().int().positive().optional(),
+    /** router/auto's cost-versus-quality preference for this organisation's requests (docs/selection.md). */
+    selection_preference: preferenceSchema.optional(),
   })
   .strict();
 
@@ -263,6 +268,8 @@ export const routerConfigSchema = z
     tasks: tasksSchema.default(TASK_DEFAULTS),
     /** Route measurements and prompt-cache stickiness (docs/routing.md). */
     routing: routingSchema.default(ROUTING_DEFAULTS),
+    /** router/auto and the model selection endpoints (docs/selection.md). */
+    selection: selectionSchema.default({ models: [], preference: 0.5 }),
   })
   .strict()
   .superRefine((config, ctx) => {

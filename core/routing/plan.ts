@@ -12,6 +12,8 @@ import { parseModelReference, type ModelReference } from "../../wire/model-name.
 import { findModel } from "./model-id.ts";
 import { carriesNative, withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
+import { resolveAutoRouter, type SelectionCaller } from "./auto-router.ts";
+import type { Selection } from "../selection/select.ts";
 import { resolveReasoning } from "./reasoning.ts";
 import { checkMakesText, makesText } from "./text-output.ts";
 import { isIgnored, preferenceRequirements, sortOf, sortRoutes, type RouteSort } from "./preferences.ts";
@@ -45,14 +47,21 @@ export interface Plan {
   namedModelIds: string[];
   /** router/free is asked for: its model is drawn at random (spec rule 2); a list of :free models is tried in order. */
   randomFree: boolean;
+  /** What router/auto picked and why, when it was asked for (the trace's first entry). */
+  selection?: Selection;
 }
 
 export interface PlanOptions {
   /** The routes' measured throughput and latency, for `provider.sort` and `:nitro`; without: unmeasured. */
   measurements?: MeasurementsView;
+  /** The key's allow-list and organisation, which router/auto's selection needs. */
+  caller?: SelectionCaller;
 }
 
 export function planAttempts(request: GenerateRequest, catalogue: Catalogue, options: PlanOptions = {}): Plan {
+  // router/auto is the model it selects from here on (auto-router.ts).
+  const auto = resolveAutoRouter(request, catalogue, options.caller);
+  if (auto) request = auto.request;
   const requested = [...new Set([request.model, ...request.models].filter(Boolean))];
   const references = requested.map((id) => parseModelReference(id, (candidate) => catalogue.get(candidate) !== undefined));
   const attempts: Attempt[] = [];
@@ -104,6 +113,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue, opt
     free,
     namedModelIds: [...new Set(named.map((reference) => reference.baseId))],
     randomFree: named.length < references.length,
+    ...(auto && { selection: auto.selection }),
   };
 }
 

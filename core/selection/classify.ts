@@ -1,0 +1,129 @@
+// Step 2 of selection: what the prompt asks for (task tags), how hard it is and
+// how sure we are, from deterministic signals: the lexicons of lexicons.ts (six
+// languages), code and math notation, length, question structure. No model, no
+// randomness: the same text always gives the same answer.
+import { CJK_CHARACTER, CODE_NOTATION, EASY_SIGNALS, HARD_SIGNALS, MATH_NOTATION, TAG_PATTERNS } from "./lexicons.ts";
+import { TASK_TAGS, type Difficulty, type TaskTag } from "./tags.ts";
+
+export interface Classification {
+  tags: string[];
+  difficulty: Difficulty;
+  confidence: number;
+}
+
+/** What the classifier saw, for the selection's explanation and the tests. */
+export interface Signals {
+  scores: Partial<Record<TaskTag, number>>;
+  estimatedTokens: number;
+  hardSignals: number;
+  easySignals: number;
+  questions: number;
+}
+
+/** A tag is assigned when it scores at least this, and at least this share of the best tag's score. */
+const MIN_TAG_SCORE = 1;
+const MIN_SHARE_OF_BEST = 0.4;
+const MAX_TAGS = 3;
+/** Hits of one lexicon counted at most this many times: a long text repeating a word is not more of that task. */
+const MAX_HITS = 6;
+/**
+ * Long prompts are classified on their first and last characters only: the
+ * instruction is usually at one end, and the time stays bounded (issue 22: well
+ * under 1 ms for 2,000 tokens).
+ */
+const HEAD_CHARACTERS = 6000;
+const TAIL_CHARACTERS = 6000;
+
+export function classifyPrompt(text: string): Classification {
+  return classifyWithSignals(text).classification;
+}
+
+export function classifyWithSignals(text: string): { classification: Classification; signals: Signals } {
+  const sample = text.length > HEAD_CHARACTERS + TAIL_CHARACTERS ? text.slice(0, HEAD_CHARACTERS) + "\n" + text.slice(-TAIL_CHARACTERS) : text;
+  const scores: Partial<Record<TaskTag, number>> = {};
+  for (const { tag, pattern } of TAG_PATTERNS) {
+    const hits = countMatches(sample, pattern);
+    if (hits > 0) scores[tag] = hits;
+  }
+  // Notation weighs as much as words: a fenced block or an equation is a strong sign.
+  const code = countMatches(sample, CODE_NOTATION);
+  if (code > 0) scores.coding = (scores.coding ?? 0) + Math.min(code, MAX_HITS) * 0.75;
+  const math = countMatches(sample, MATH_NOTATION);
+  if (math > 0) scores.math = (scores.math ?? 0) + Math.min(math, MAX_HITS) * 0.75;
+  const estimatedTokens = estimateTokens(text);
+  const signals: Signals = {
+    scores,
+    estimatedTokens,
+    hardSignals: countMatches(sample, HARD_SIGNALS),
+    easySignals: countMatches(sample, EASY_SIGNALS),
+    questions: countQuestions(sample),
+  };
+  const tags = assignTags(scores);
+  return { classification: { tags, difficulty: difficultyOf(signals, tags), confidence: confidenceOf(scores, tags) }, signals };
+}
+
+function countMatches(text: string, pattern: RegExp): number {
+  pattern.lastIndex = 0;
+  let hits = 0;
+  while (hits < MAX_HITS && pattern.exec(text) !== null) hits++;
+  pattern.lastIndex = 0;
+  return hits;
+}
+
+/** Tags by score, highest first (ties in TASK_TAGS order); general_chat when nothing else is signalled. */
+function assignTags(scores: Partial<Record<TaskTag, number>>): TaskTag[] {
+  const ranked = TASK_TAGS.filter((tag) => (scores[tag] ?? 0) >= MIN_TAG_SCORE).sort((a, b) => scores[b]! - scores[a]!);
+  if (ranked.length === 0) return ["general_chat"];
+  const best = scores[ranked[0]]!;
+  return ranked.filter((tag) => scores[tag]! >= best * MIN_SHARE_OF_BEST).slice(0, MAX_TAGS);
+}
+
+/**
+ * Points for length, rigour words, notation and several questions; minus for
+ * greetings and very short text. 0 or less: easy; 1-2: medium; 3 or more: hard.
+ */
+function difficultyOf(signals: Signals, tags: readonly TaskTag[]): Difficulty {
+  let points = 0;
+  if (signals.estimatedTokens > 1500) points += 2;
+  else if (signals.estimatedTokens > 300) points += 1;
+  else if (signals.estimatedTokens < 30) points -= 1;
+  points += Math.min(signals.hardSignals, 3);
+  if (signals.questions >= 3) points += 1;
+  if (tags.some((tag) => tag === "coding" || tag === "math" || tag === "reasoning")) points += 1;
+  if (tags.length >= 2 && tags[0] !== "general_chat") points += 1;
+  if (signals.easySignals > 0 && signals.estimatedTokens < 60) points -= 1;
+  return points >= 3 ? "hard" : points >= 1 ? "medium" : "easy";
+}
+
+/**
+ * How clearly one reading wins: the signal's strength (more hits, surer) times
+ * the best tag's share of all the scores. Nothing signalled: general chat by default, unsure.
+ */
+function confidenceOf(scores: Partial<Record<TaskTag, number>>, tags: readonly TaskTag[]): number {
+  if (tags[0] === "general_chat") return 0.4;
+  const values = Object.values(scores) as number[];
+  const total = values.reduce((sum, value) => sum + value, 0);
+  const best = scores[tags[0]]!;
+  const strength = 1 - Math.exp(-best / 2);
+  const share = best / total;
+  return round(Math.min(0.99, Math.max(0.3, 0.5 * strength + 0.5 * share)));
+}
+
+/** About 4 characters a token, one per Chinese or Japanese character. */
+export function estimateTokens(text: string): number {
+  CJK_CHARACTER.lastIndex = 0;
+  let cjk = 0;
+  // Counting to a bound is enough to tell the tiers apart.
+  while (cjk < 4000 && CJK_CHARACTER.exec(text) !== null) cjk++;
+  CJK_CHARACTER.lastIndex = 0;
+  return Math.ceil((text.length - cjk) / 4) + cjk;
+}
+
+function countQuestions(text: string): number {
+  let questions = 0;
+  for (let i = text.indexOf("?"); i !== -1 && questions < MAX_HITS; i = text.indexOf("?", i + 1)) questions++;
+  for (let i = text.indexOf("？"); i !== -1 && questions < MAX_HITS; i = text.indexOf("？", i + 1)) questions++;
+  return questions;
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
