@@ -18,6 +18,7 @@ import { startGateway, type Gateway } from "../../../support/harness.ts";
 import { OTHER_KEY } from "../../../support/media-task-config.ts";
 import { startRecordingServer, type RecordedRequest } from "../../../support/recording-server.ts";
 import { startInputImages, TASK_DONE, taskClient, type TaskClient } from "../../../support/video-task-harness.ts";
+import { unsigned } from "../../../support/signed-link.ts";
 import type { FakeUpstream } from "../../../support/fake-openai-upstream.ts";
 
 const DEV_KEY = "sk-dev-videos";
@@ -200,17 +201,17 @@ describe("POST /api/v1/getAsyncResponse", () => {
 
     const prefixed = await client.post("/getAsyncResponse", { taskId: `simulator:${upstream}` });
     expect(prefixed.status, JSON.stringify(prefixed.json)).toBe(200);
-    expect(prefixed.json).toEqual(done);
-    expect((await client.post("/getAsyncResponse", { taskId: json.taskId, model: MODEL })).json).toEqual(done);
+    expect(unsigned(prefixed.json)).toEqual(unsigned(done));
+    expect(unsigned((await client.post("/getAsyncResponse", { taskId: json.taskId, model: MODEL })).json)).toEqual(unsigned(done));
     // An unprefixed upstream id with the model: looked up among the model's providers.
-    expect((await client.post("/getAsyncResponse", { taskId: upstream, model: MODEL })).json).toEqual(done);
+    expect(unsigned((await client.post("/getAsyncResponse", { taskId: upstream, model: MODEL })).json)).toEqual(unsigned(done));
 
     // The service id creation answered works alone, on every poll route; so does the prefixed one.
     const alone = await client.post("/getAsyncResponse", { taskId: json.taskId });
     expect(alone.status, JSON.stringify(alone.json)).toBe(200);
-    expect(alone.json).toEqual(done);
-    expect((await client.read(json.taskId)).json).toEqual(done);
-    expect((await client.read(`simulator:${upstream}`)).json).toEqual(done);
+    expect(unsigned(alone.json)).toEqual(unsigned(done));
+    expect(unsigned((await client.read(json.taskId)).json)).toEqual(unsigned(done));
+    expect(unsigned((await client.read(`simulator:${upstream}`)).json)).toEqual(unsigned(done));
     // A provider's own unprefixed id needs the model; an unknown one too (it may be a provider's).
     for (const taskId of [upstream, "job-unknown"]) {
       const noModel = await client.post("/getAsyncResponse", { taskId });
@@ -234,9 +235,9 @@ describe("POST /api/v1/getAsyncResponse", () => {
     expect(image).toMatchObject({ object: "image.task", chat_id: created.json.taskId, router_assets: { status: "ready" } });
     expect(image.data[0].url).toBe(image.router_assets.urls[0]);
     // Alone too, on getAsyncResponse and on GET /images/{id}.
-    expect((await client.post("/getAsyncResponse", { taskId: created.json.taskId })).json).toEqual(image);
+    expect(unsigned((await client.post("/getAsyncResponse", { taskId: created.json.taskId })).json)).toEqual(unsigned(image));
     const read = await fetch(`${gateway.apiUrl}/images/${created.json.taskId}`, { headers: { authorization: `Bearer ${DEV_KEY}` } });
-    expect(await read.json()).toEqual(image);
+    expect(unsigned(await read.json())).toEqual(unsigned(image));
   });
 });
 
@@ -274,7 +275,7 @@ describe("a video's webhook", () => {
     const payload = JSON.parse(delivery.raw.toString("utf8"));
     expect(payload.type).toBe("video.completed");
     // The same object GET /api/v1/videos answers (asset URLs made absolute with the creator's origin).
-    expect(payload.data).toEqual(done);
+    expect(unsigned(payload.data)).toEqual(unsigned(done));
     const failure = await vi.waitFor(() => {
       const found = deliveries(failed.json.taskId);
       expect(found).toHaveLength(1);
