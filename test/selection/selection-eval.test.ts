@@ -26,9 +26,9 @@ const catalogue = bundledCatalogue();
 const set = loadLabelledSet(catalogue);
 
 describe("the labelled selection set", () => {
-  it("has at least 200 prompts, every tag on at least 15, and the three difficulties", () => {
+  it("has at least 200 prompts, every tag on at least 20, and the three difficulties", () => {
     expect(set.prompts.length).toBeGreaterThanOrEqual(200);
-    for (const tag of TASK_TAGS) expect(set.prompts.filter((p) => p.tags.includes(tag)).length, tag).toBeGreaterThanOrEqual(15);
+    for (const tag of TASK_TAGS) expect(set.prompts.filter((p) => p.tags.includes(tag)).length, tag).toBeGreaterThanOrEqual(20);
     expect(new Set(set.prompts.map((p) => p.difficulty))).toEqual(new Set(["easy", "medium", "hard"]));
   });
 
