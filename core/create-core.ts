@@ -4,6 +4,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { AccountService } from "../gen/router/v1/accounts_pb.js";
 import type { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
+import type { SelectionService } from "../gen/router/v1/selection_pb.js";
 import type { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import type { InferenceService } from "../gen/router/v1/inference_pb.js";
 import type { TaskService } from "../gen/router/v1/tasks_pb.js";
@@ -19,6 +20,7 @@ import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
 import { capabilitiesOf, createChatAdapters, createMediaAdapters } from "./providers/registry.ts";
 import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
+import { createSelectionService } from "./services/selection.ts";
 import { createConversationService } from "./services/conversations.ts";
 import { createInferenceService } from "./services/inference.ts";
 import { createTaskService } from "./services/tasks.ts";
@@ -59,6 +61,7 @@ export interface Core {
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
+    selection: ServiceImpl<typeof SelectionService>;
     accounts: ServiceImpl<typeof AccountService>;
     conversations: ServiceImpl<typeof ConversationService>;
     tasks: ServiceImpl<typeof TaskService>;
@@ -129,6 +132,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     services: {
       inference: createInferenceService(inferenceDeps),
       catalogue: createCatalogueService(catalogue, mediaAdapters),
+      selection: createSelectionService(catalogue, accounts),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now, modelIds: catalogue.models.map((model) => model.config.id) }),
       conversations: createConversationService({ accounts, conversations, background, now, forgetUpstream }),
       tasks: createTaskService(tasks, links),

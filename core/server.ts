@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AccountService } from "../gen/router/v1/accounts_pb.js";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
+import { SelectionService } from "../gen/router/v1/selection_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
 import { TaskService } from "../gen/router/v1/tasks_pb.js";
@@ -22,12 +23,13 @@ export interface CoreServer {
 }
 
 /** The core's own services: routed, reported SERVING by health, listed by reflection. */
-const SERVICES = [InferenceService, CatalogueService, AccountService, ConversationService, TaskService];
+const SERVICES = [InferenceService, CatalogueService, SelectionService, AccountService, ConversationService, TaskService];
 
 export function coreRoutes(core: Core, health: HealthState) {
   return (router: ConnectRouter) => {
     router.service(InferenceService, core.services.inference);
     router.service(CatalogueService, core.services.catalogue);
+    router.service(SelectionService, core.services.selection);
     router.service(AccountService, core.services.accounts);
     router.service(ConversationService, core.services.conversations);
     router.service(TaskService, core.services.tasks);

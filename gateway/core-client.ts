@@ -18,6 +18,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { CatalogueService } from "../gen/router/v1/catalogue_pb.js";
 import { ConversationService } from "../gen/router/v1/conversations_pb.js";
 import { InferenceService } from "../gen/router/v1/inference_pb.js";
+import { SelectionService } from "../gen/router/v1/selection_pb.js";
 import { TaskService } from "../gen/router/v1/tasks_pb.js";
 import type { Core } from "../core/create-core.ts";
 import { Code, ConnectError, errorDetailOf, routerError } from "../core/errors.ts";
@@ -25,6 +26,7 @@ import { Code, ConnectError, errorDetailOf, routerError } from "../core/errors.t
 export interface CoreClient {
   inference: Client<typeof InferenceService>;
   catalogue: Client<typeof CatalogueService>;
+  selection: Client<typeof SelectionService>;
   conversations: Client<typeof ConversationService>;
   tasks: Client<typeof TaskService>;
 }
@@ -33,6 +35,7 @@ export function createInProcessCoreClient(core: Core): CoreClient {
   return {
     inference: directClient(InferenceService, core.services.inference),
     catalogue: directClient(CatalogueService, core.services.catalogue),
+    selection: directClient(SelectionService, core.services.selection),
     conversations: directClient(ConversationService, core.services.conversations),
     tasks: directClient(TaskService, core.services.tasks),
   };
@@ -53,6 +56,7 @@ export function createRemoteCoreClient(baseUrl: string): CoreClient {
   return {
     inference: createClient(InferenceService, transport),
     catalogue: createClient(CatalogueService, transport),
+    selection: createClient(SelectionService, transport),
     conversations: createClient(ConversationService, transport),
     tasks: createClient(TaskService, transport),
   };

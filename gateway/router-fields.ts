@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { FormatPolicySchema, PublicFormat } from "../gen/router/v1/inference_pb.js";
 import { MAX_ITEMS } from "./limits.ts";
-import { list, nonEmptyString } from "./schema-parts.ts";
+import { between, list, nonEmptyString } from "./schema-parts.ts";
 import { nullMeansAbsent } from "./validation.ts";
 
 /** Fallback models, tried in order after `model`. */
@@ -24,10 +24,14 @@ export const providerSchema = nullMeansAbsent(
     .refine((provider) => provider.only === undefined || provider.order === undefined, "must use only or order, not both"),
 );
 
+/** router/auto's options (docs/selection.md): the cost-versus-quality preference, 0 cheapest .. 1 best. */
+export const selectionSchema = nullMeansAbsent(z.strictObject({ preference: between(0, 1).optional() }));
+
 export interface RouterFieldsBody {
   models?: z.infer<typeof modelsSchema>;
   request_tags?: z.infer<typeof requestTagsSchema>;
   provider?: z.infer<typeof providerSchema>;
+  selection?: z.infer<typeof selectionSchema>;
 }
 
 /** The router fields of a validated body, as GenerateRequest fields. */
@@ -36,6 +40,7 @@ function decodeRouterFields(body: RouterFieldsBody) {
     models: body.models ?? [],
     requestTags: body.request_tags ?? [],
     provider: body.provider && { only: body.provider.only ?? [], order: body.provider.order ?? [], allowFallbacks: body.provider.allow_fallbacks },
+    selection: body.selection && { preference: body.selection.preference },
   };
 }
 

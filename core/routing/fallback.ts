@@ -12,6 +12,7 @@ import { allAttemptsFailed, upstreamRejected } from "./inference-errors.ts";
 import { bareModelName } from "../../wire/model-name.ts";
 import type { Attempt } from "./plan.ts";
 import type { PreparedInference } from "./prepare-inference.ts";
+import { selectionTraceEntry } from "./auto-router.ts";
 
 /** The answer of the first attempt whose provider gave its first event: its events, that first event, the start event to send. */
 export interface OpenedAnswer {
@@ -27,9 +28,10 @@ export interface OpenedAnswer {
  * none did (a provider's 4xx at once, else once every attempt failed).
  */
 export async function openAnswer({ id, plan, admitted }: PreparedInference, stream: boolean, signal: AbortSignal, deps: InferenceDeps): Promise<OpenedAnswer> {
-  const trace: RoutingAttempt[] = plan.skipped.map((s) =>
-    create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason }),
-  );
+  const trace: RoutingAttempt[] = [
+    ...(plan.selection ? [selectionTraceEntry(plan.selection)] : []),
+    ...plan.skipped.map((s) => create(RoutingAttemptSchema, { modelId: s.modelId, provider: s.provider, outcome: "skipped", reason: s.requirement.reason })),
+  ];
   // The longest wait a failed attempt's provider asked for, passed on when every attempt failed.
   let longestRetryAfter = 0;
   for (const attempt of admitted.attempts) {

@@ -12,6 +12,8 @@ import { parseModelReference, type ModelReference } from "../../wire/model-name.
 import { findModel } from "./model-id.ts";
 import { carriesNative, withoutNativeParts } from "./native-parts.ts";
 import { requirementsOf, type Requirement } from "./capabilities.ts";
+import { resolveAutoRouter, type SelectionCaller } from "./auto-router.ts";
+import type { Selection } from "../selection/select.ts";
 import { resolveReasoning } from "./reasoning.ts";
 import { checkMakesText, makesText } from "./text-output.ts";
 import type { MediaOutput } from "../providers/capabilities.ts";
@@ -41,9 +43,15 @@ export interface Plan {
   namedModelIds: string[];
   /** router/free is asked for: its model is drawn at random (spec rule 2); a list of :free models is tried in order. */
   randomFree: boolean;
+  /** What router/auto picked and why, when it was asked for (the trace's first entry). */
+  selection?: Selection;
 }
 
-export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Plan {
+/** `caller`: the key's allow-list and organisation, which router/auto's selection needs. */
+export function planAttempts(request: GenerateRequest, catalogue: Catalogue, caller?: SelectionCaller): Plan {
+  // router/auto is the model it selects from here on (auto-router.ts).
+  const auto = resolveAutoRouter(request, catalogue, caller);
+  if (auto) request = auto.request;
   const requested = [...new Set([request.model, ...request.models].filter(Boolean))];
   const references = requested.map((id) => parseModelReference(id, (candidate) => catalogue.get(candidate) !== undefined));
   const attempts: Attempt[] = [];
@@ -93,6 +101,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue): Pl
     free,
     namedModelIds: [...new Set(named.map((reference) => reference.baseId))],
     randomFree: named.length < references.length,
+    ...(auto && { selection: auto.selection }),
   };
 }
 

@@ -9,6 +9,7 @@ import { newServiceId } from "../ids.ts";
 import { admitRequest, type AdmittedRequest } from "./inference-charge.ts";
 import type { InferenceDeps } from "./inference-deps.ts";
 import { planAttempts, type Plan } from "./plan.ts";
+import { asksAutoRouter } from "./auto-router.ts";
 
 /**
  * A request admitted and ready to answer: its history prepended, its attempts
@@ -33,8 +34,10 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   const received = request;
   if (request.conversation?.previousId) request = await withHistory(request, keyDigest, deps);
   let plan: Plan;
+  // router/auto selects among the models the key allows, with its organisation's preference: the key is needed first.
+  const caller = asksAutoRouter(request) ? await checkKey(deps.accounts, keyDigest) : undefined;
   try {
-    plan = planAttempts(request, deps.catalogue);
+    plan = planAttempts(request, deps.catalogue, caller);
   } catch (error) {
     // A bad key is told before anything about the request (401 first).
     await checkKey(deps.accounts, keyDigest);

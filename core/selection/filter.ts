@@ -25,8 +25,8 @@ export interface FilterOptions {
   allowedModels?: readonly string[];
   /** router/auto's own restriction (config `selection.models`): patterns, `*` any run of characters. Empty or unset: the models with quality scores. */
   modelPatterns?: readonly string[];
-  /** An extra check of each route (router/auto passes routing's own requirements). */
-  routeFits?: (route: ProviderRoute) => boolean;
+  /** Further checks of each route (router/auto passes routing's own requirements). */
+  routeChecks?: readonly RouteCheck[];
 }
 
 export interface Candidate {
@@ -41,7 +41,8 @@ export interface Excluded {
   reason: string;
 }
 
-interface RouteCheck {
+export interface RouteCheck {
+  /** What a route that fails it lacks, in words ("tool calling"). */
   lacks: string;
   isMetBy(route: ProviderRoute): boolean;
 }
@@ -89,8 +90,7 @@ function routeChecks(needs: SelectionNeeds, options: FilterOptions): RouteCheck[
   }
   const context = (needs.contextTokens ?? 0) + (maxTokens ?? 0);
   if (context > 0) checks.push({ lacks: `a context of ${context} tokens`, isMetBy: (route) => route.contextLength >= context });
-  const routeFits = options.routeFits;
-  if (routeFits) checks.push({ lacks: "a provider matching the request", isMetBy: routeFits });
+  checks.push(...(options.routeChecks ?? []));
   return checks;
 }
 

@@ -9,8 +9,9 @@ import { images } from "./images/routes.ts";
 import { interactions } from "./interactions/routes.ts";
 import { messages } from "./messages/routes.ts";
 import { responses } from "./responses/routes.ts";
+import { selection } from "./selection/routes.ts";
 import { selfService } from "./self-service/routes.ts";
 import { answerVideoBody } from "./videos/chat-video.ts";
 import { videos } from "./videos/routes.ts";
 
-export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletionsWith(answerVideoBody), generation, images, interactions, messages, responses, selfService, videos];
+export const FORMATS: readonly GatewayFormat[] = [catalogue, chatCompletionsWith(answerVideoBody), generation, images, interactions, messages, responses, selection, selfService, videos];

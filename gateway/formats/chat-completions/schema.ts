@@ -6,7 +6,7 @@
 // parameter's path in front of them.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { modelsSchema, providerSchema, requestTagsSchema } from "../../router-fields.ts";
+import { modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
 
@@ -242,6 +242,7 @@ export const chatRequestSchema = nullMeansAbsent(z.preprocess(refuseTwoEfforts, 
     stream_options: nullMeansAbsent(z.strictObject({ include_usage: z.boolean().optional() })).optional(),
 
     provider: providerSchema.optional(),
+    selection: selectionSchema.optional(),
     tools: list(toolSchema, MAX_ITEMS.tools).optional(),
     tool_choice: toolChoiceSchema.optional(),
     parallel_tool_calls: z.boolean().optional(),

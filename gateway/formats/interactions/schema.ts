@@ -6,7 +6,7 @@
 // 400 naming it rather than silently dropped (docs/interactions.md).
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { providerSchema, requestTagsSchema } from "../../router-fields.ts";
+import { providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { int32, list, nonEmptyString } from "../../schema-parts.ts";
 
 // ---- content ----
@@ -92,6 +92,7 @@ export const interactionsRequestSchema = z
   environment: environmentSchema.optional(),
   request_tags: requestTagsSchema.optional(),
   provider: providerSchema.optional(),
+  selection: selectionSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.background !== true) return;

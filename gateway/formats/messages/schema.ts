@@ -8,7 +8,7 @@
 // client's request is never refused for a field it may send.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { modelsSchema, providerSchema, requestTagsSchema } from "../../router-fields.ts";
+import { modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
 
@@ -147,6 +147,7 @@ const bodyFields = {
   models: modelsSchema.optional(),
   request_tags: requestTagsSchema.optional(),
   provider: providerSchema.optional(),
+  selection: selectionSchema.optional(),
 
   max_tokens: int32().min(1),
   messages: list(messageSchema, MAX_ITEMS.messages).min(1, "must have at least one message"),

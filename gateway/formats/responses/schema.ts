@@ -5,7 +5,7 @@
 // with the parameter's path.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { modelsSchema, providerSchema, requestTagsSchema } from "../../router-fields.ts";
+import { modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
 
@@ -236,6 +236,7 @@ export const responsesRequestSchema = nullMeansAbsent(
       models: modelsSchema.optional(),
       request_tags: requestTagsSchema.optional(),
       provider: providerSchema.optional(),
+      selection: selectionSchema.optional(),
 
       input: z.union([z.string(), list(inputItemSchema, MAX_ITEMS.messages)], { error: (issue) => (issue.input === undefined ? "is required" : "must be a string or an array of input items") }),
       instructions: z.string().optional(),

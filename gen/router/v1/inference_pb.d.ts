@@ -439,6 +439,14 @@ export declare type GenerateRequest = Message$1<"router.v1.GenerateRequest"> & {
    * @generated from field: map<string, google.protobuf.Struct> provider_options = 27;
    */
   providerOptions: { [key: string]: JsonObject };
+
+  /**
+   * router/auto's per-request options (the `selection` router field,
+   * docs/selection.md); numbered apart from the fields around it.
+   *
+   * @generated from field: router.v1.SelectionOptions selection = 30;
+   */
+  selection?: SelectionOptions | undefined;
 };
 
 /**
@@ -1333,6 +1341,26 @@ export declare type ReasoningOptions = Message$1<"router.v1.ReasoningOptions"> &
  * Use `create(ReasoningOptionsSchema)` to create a new message.
  */
 export declare const ReasoningOptionsSchema: GenMessage<ReasoningOptions>;
+
+/**
+ * Per-request options of router/auto (docs/selection.md).
+ *
+ * @generated from message router.v1.SelectionOptions
+ */
+export declare type SelectionOptions = Message$1<"router.v1.SelectionOptions"> & {
+  /**
+   * Cost-versus-quality: 0 the cheapest acceptable model .. 1 the best.
+   *
+   * @generated from field: optional double preference = 1;
+   */
+  preference?: number | undefined;
+};
+
+/**
+ * Describes the message router.v1.SelectionOptions.
+ * Use `create(SelectionOptionsSchema)` to create a new message.
+ */
+export declare const SelectionOptionsSchema: GenMessage<SelectionOptions>;
 
 /**
  * @generated from message router.v1.ProviderPreferences
