@@ -12,6 +12,7 @@ import { Document, Scalar, visit } from "yaml";
 import { parseMoney } from "../core/billing/money.ts";
 import { routerConfigSchema, type RouterConfig } from "../core/config/schema.ts";
 import { PLACEHOLDER_PROJECT } from "../core/providers/vertex/media.ts";
+import { defaultQuality } from "./default-quality.ts";
 
 export const DEFAULT_PRICES_PATH = fileURLToPath(new URL("../vendor/model-prices/model-prices.json", import.meta.url));
 export const DEFAULT_OUTPUT_PATH = fileURLToPath(new URL("../config/default.yaml", import.meta.url));
@@ -507,6 +508,12 @@ function simulatorModels() {
   ];
 }
 
+/** router/auto's per-tag scores (default-quality.ts), on the text models it may pick. */
+function withDefaultQuality<Model extends { id: string; input_modalities: string[]; output_modalities: string[] }>(model: Model): Model {
+  const quality = model.output_modalities.includes("text") ? defaultQuality(model.id, model.input_modalities) : undefined;
+  return quality ? { ...model, quality } : model;
+}
+
 /** The default configuration built from the pricing table's text, validated, and its YAML. */
 export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; yaml: string; skipped: string[] } {
   const table = JSON.parse(pricesJson) as Record<string, PriceEntry>;
@@ -514,7 +521,9 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
   const chat = Object.entries(table).filter(([, entry]) => upstreamIds.has(entry.litellm_provider ?? "") && entry.mode === "chat");
   const skipped = chat.flatMap(([key, entry]) => exclusion(key, entry) ?? []);
   const priced = chat.filter(([key, entry]) => exclusion(key, entry) === undefined).map(([key, entry]) => toModel(key, entry));
-  const models = [...priced, ...bflModels(), ...openAiImageModels(), ...klingModels(), ...vertexModels(), ...simulatorModels()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const models = [...priced, ...bflModels(), ...openAiImageModels(), ...klingModels(), ...vertexModels(), ...simulatorModels()]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map(withDefaultQuality);
   const config = {
     id_prefix: "rtr",
     providers: PROVIDERS,

@@ -189,6 +189,19 @@ describe("build-default-config", () => {
     expect(route("simulator/echo")?.free).toEqual({ enabled: true, daily_quota: 10 });
   });
 
+  it("scores the chat models router/auto may pick, and none of the specialists or the simulator's test behaviours", () => {
+    const quality = (id: string) => config.models.find((m) => m.id === id)?.quality;
+    expect(quality("openai/gpt-5-nano")!.coding).toBeLessThan(quality("openai/gpt-5")!.coding!);
+    expect(quality("openai/o3")!.math).toBeGreaterThan(quality("openai/gpt-4.1")!.math!);
+    expect(quality("openai/gpt-4o")!.vision).toBeDefined();
+    expect(quality("deepseek/deepseek-chat")!.vision).toBeUndefined();
+    for (const id of ["openai/gpt-4o-audio-preview", "openai/gpt-5-search-api", "openai/gpt-image-1.5", "simulator/error-503", "simulator/fallback", "bfl/flux-2-pro"]) {
+      expect(quality(id), id).toBeUndefined();
+    }
+    // With no provider key set, router/auto answers with the simulator, which any real model outscores.
+    expect(Math.max(...Object.values(quality("simulator/echo")!))).toBeLessThan(Math.min(...Object.values(quality("openai/gpt-3.5-turbo")!)));
+  });
+
   it("is sorted by model id", () => {
     const ids = config.models.map((m) => m.id);
     expect(ids).toEqual([...ids].sort());
