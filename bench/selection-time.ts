@@ -1,6 +1,7 @@
 // Selection time (`npm run bench -- --suite selection`): how long selectModel
 // (core/selection) takes on a 2,000-token prompt, against a floor: reading the
-// prompt's text once (every character code, one pass). In process, no HTTP:
+// prompt's text once (every character code, one pass), and with the time of
+// classification alone beside it. In process, no HTTP:
 // what router/auto adds to a request before routing. Target: under 1 ms.
 //
 // Prompts: exactly 2,000 tokens (gpt-tokenizer, o200k) cut from the labelled
@@ -15,6 +16,7 @@ import { parseArgs } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import { decode, encode } from "gpt-tokenizer";
 import { MessageSchema, Role, type Message } from "../gen/router/v1/inference_pb.js";
+import { classifyPrompt } from "../core/selection/classify.ts";
 import { promptText, selectModel } from "../core/selection/select.ts";
 import { bundledCatalogue } from "../scripts/selection-eval/evaluate.ts";
 import { LABELLED_SET_DIR } from "../scripts/selection-eval/labelled-set.ts";
@@ -77,13 +79,15 @@ for (const prompt of prompts) {
   const messages = [userMessage(prompt.text)];
   const select = () => selectModel({ messages }, catalogue).selectedModel;
   const floor = () => readOnce(messages);
-  time(warmup, select);
-  time(warmup, floor);
+  // Step 2 alone (classification), the part that reads the text: where the time goes.
+  const classify = () => classifyPrompt(promptText(messages)).tags.length;
+  for (const work of [select, classify, floor]) time(warmup, work);
   const selection = time(runs, select);
+  const classification = time(runs, classify);
   const reading = time(runs, floor);
   const picked = selectModel({ messages }, catalogue);
   rows.push(
-    `| ${prompt.name} | ${prompt.text.length} | ${ms(quantile(selection, 0.5))} | ${ms(quantile(selection, 0.99))} | ${ms(quantile(reading, 0.5))} | ${ms(quantile(reading, 0.99))} | ${picked.assignedTags.join(", ")}; ${picked.difficulty}; ${picked.selectedModel || picked.error} |`,
+    `| ${prompt.name} | ${prompt.text.length} | ${ms(quantile(selection, 0.5))} | ${ms(quantile(selection, 0.99))} | ${ms(quantile(classification, 0.5))} | ${ms(quantile(reading, 0.5))} | ${ms(quantile(reading, 0.99))} | ${picked.assignedTags.join(", ")}; ${picked.difficulty}; ${picked.selectedModel || picked.error} |`,
   );
   process.stderr.write(`${prompt.name}: done\n`);
 }
@@ -91,8 +95,8 @@ for (const prompt of prompts) {
 const report = [
   `Selection time on a ${PROMPT_TOKENS}-token prompt: ${runs} timed calls per prompt after ${warmup} warm-up calls, Node ${process.version}, ${catalogue.models.length} catalogue models.`,
   "",
-  "| prompt | characters | selectModel p50 (ms) | selectModel p99 (ms) | read once p50 (ms) | read once p99 (ms) | selection |",
-  "| --- | --- | --- | --- | --- | --- | --- |",
+  "| prompt | characters | selectModel p50 (ms) | selectModel p99 (ms) | classify alone p50 (ms) | read once p50 (ms) | read once p99 (ms) | selection |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- |",
   ...rows,
   "",
 ].join("\n");

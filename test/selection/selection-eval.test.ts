@@ -17,9 +17,10 @@ import { withResults } from "../../scripts/eval-selection.ts";
 const FLOORS = {
   tagPrecision: 0.6,
   tagRecall: 0.75,
-  top1: 0,
-  top3: 0,
-  costSaved: 0,
+  top1: 0.68,
+  top3: 0.76,
+  difficulty: 0.55,
+  costSaved: 0.9,
 };
 
 const catalogue = bundledCatalogue();
@@ -77,6 +78,10 @@ describe("the selector on the labelled set", () => {
     expect(evaluation.top1).toBeGreaterThanOrEqual(FLOORS.top1);
     expect(evaluation.top3).toBeGreaterThanOrEqual(FLOORS.top3);
     expect(evaluation.top3).toBeGreaterThanOrEqual(evaluation.top1);
+  });
+
+  it("keeps the difficulty tier as labelled at or above its floor", () => {
+    expect(evaluation.difficulty).toBeGreaterThanOrEqual(FLOORS.difficulty);
   });
 
   it("keeps the cost saved against the most capable model at or above its floor", () => {
