@@ -19,14 +19,20 @@ function registerSelectionRoutes(router: FormatRoutes, { core }: FormatDeps) {
   }
 }
 
+/**
+ * The spec's model selection result (`top_candidates` are model ids; `selected_model`
+ * is "" when none fits, `error` saying why), then the router's own explanation:
+ * each candidate's score and why, the difficulty, the confidence, the reasoning effort.
+ */
 function encodeSelection(answer: SelectModelResponse) {
   return {
-    selected_model: answer.selectedModel || null,
+    selected_model: answer.selectedModel,
     assigned_tags: answer.assignedTags,
+    top_candidates: answer.topCandidates.map(({ model }) => model),
+    selection_strategy: answer.selectionStrategy,
+    candidate_scores: answer.topCandidates.map(({ model, score, why }) => ({ model, score, why })),
     difficulty: answer.difficulty,
     confidence: answer.confidence,
-    top_candidates: answer.topCandidates.map(({ model, score, why }) => ({ model, score, why })),
-    selection_strategy: answer.selectionStrategy,
     ...(answer.reasoningEffort && { reasoning_effort: answer.reasoningEffort }),
     ...(answer.error && { error: answer.error }),
   };

@@ -47,8 +47,9 @@ describe.each([{ split: false }, { split: true }])("model selection endpoint (sp
     const answer = (await response.json()) as Record<string, any>;
     expect(answer).toMatchObject({ selected_model: "test/frontier", selection_strategy: "auto", difficulty: "hard", reasoning_effort: "high" });
     expect(answer.assigned_tags).toContain("math");
-    expect(answer.top_candidates).toHaveLength(4);
-    expect(answer.top_candidates[0]).toEqual({ model: "test/frontier", score: expect.any(Number), why: expect.stringContaining("cheapest within") });
+    // The spec's shape: model ids, best first; each one's score and why beside them.
+    expect(answer.top_candidates).toEqual(["test/frontier", "test/eyes", "test/mid", "test/small"]);
+    expect(answer.candidate_scores[0]).toEqual({ model: "test/frontier", score: 0.95, why: "math 0.95, coding 0.95, reasoning 0.95; $10 in, $40 out per million tokens; cheapest within 0.06 of the best score 0.95" });
     expect(answer.error).toBeUndefined();
   });
 
@@ -68,7 +69,7 @@ describe.each([{ split: false }, { split: true }])("model selection endpoint (sp
     const response = await select({ model: "router/auto", prompt: "Call the weather tool", tools: [{ type: "function" }], context_tokens: 250000, max_tokens: 3000 });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
-      selected_model: null,
+      selected_model: "",
       selection_strategy: "auto",
       top_candidates: [],
       error: "no model fits the request: 3 lack a context of 253000 tokens; 1 lacks tool calling",
@@ -78,7 +79,7 @@ describe.each([{ split: false }, { split: true }])("model selection endpoint (sp
   it("applies the key's allow-list", async () => {
     const answer = (await (await select({ model: "router/auto", prompt: "Prove the theorem rigorously" }, KEYS.limited)).json()) as Record<string, any>;
     expect(answer.selected_model).toBe("test/mid");
-    expect(answer.top_candidates.map((c: { model: string }) => c.model)).toEqual(["test/mid"]);
+    expect(answer.top_candidates).toEqual(["test/mid"]);
   });
 
   it("needs a key, and refuses bad bodies with a 400 naming the field", async () => {
