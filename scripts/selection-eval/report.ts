@@ -1,7 +1,9 @@
 // The evaluation as markdown: the numbers (for stdout and the docs) and the
 // misses (for tuning the selector's lexicons and quality scores).
+import { DIFFICULTIES } from "../../core/selection/tags.ts";
 import type { Evaluation } from "./evaluate.ts";
 import type { LabelledSet } from "./labelled-set.ts";
+import { difficultyAccuracy, topKAccuracy } from "./metrics.ts";
 
 const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
 
@@ -23,6 +25,13 @@ export function renderResults(set: LabelledSet, main: Evaluation, byPreference: 
     "| tag | labelled | precision | recall |",
     "| --- | --- | --- | --- |",
     ...perTag.map((s) => `| ${s.tag} | ${s.truePositives + s.falseNegatives} | ${percent(s.precision)} | ${percent(s.recall)} |`),
+    "",
+    "| labelled difficulty | prompts | top-1 | top-3 | tier as labelled |",
+    "| --- | --- | --- | --- | --- |",
+    ...DIFFICULTIES.map((difficulty) => {
+      const outcomes = main.outcomes.filter((o) => o.prompt.difficulty === difficulty);
+      return `| ${difficulty} | ${outcomes.length} | ${percent(topKAccuracy(outcomes, 1))} | ${percent(topKAccuracy(outcomes, 3))} | ${percent(difficultyAccuracy(outcomes))} |`;
+    }),
     "",
     "| preference | top-1 | top-3 | cost saved |",
     "| --- | --- | --- | --- |",
