@@ -59,11 +59,11 @@ function recordingStores(): { stores: AccountStores; recorded: Recorded } {
 
 /**
  * The core server with only the account service behind it: the inference,
- * catalogue, conversation and task services are left unimplemented, they are not
+ * catalogue, selection, conversation and task services are left unimplemented, they are not
  * this test's business.
  */
 async function serve(accounts: ReturnType<typeof createAccountService>): Promise<CoreServer> {
-  const core = { services: { inference: {}, catalogue: {}, accounts, conversations: {}, tasks: {} } } as unknown as Core;
+  const core = { services: { inference: {}, catalogue: {}, selection: {}, accounts, conversations: {}, tasks: {} } } as unknown as Core;
   return createCoreServer(core, { host: "127.0.0.1", port: 0 });
 }
 
