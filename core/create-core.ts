@@ -31,6 +31,8 @@ import type { TaskStore } from "./tasks/store.ts";
 import { createTasks, type Tasks } from "./tasks/tasks.ts";
 import { createWebhooks, webhookKeyOf } from "./tasks/webhooks.ts";
 import { createAssetLinks, linkKeyOf, type AssetLinks } from "./tasks/asset-links.ts";
+import { openMeasurements } from "./route-stats/open-store.ts";
+import type { RouteMeasurements } from "./route-stats/measurements.ts";
 
 export interface CoreDeps {
   config: RouterConfig;
@@ -47,6 +49,8 @@ export interface CoreDeps {
   conversationStore?: ConversationStore;
   /** Media tasks; by default Redis when REDIS_URL is set, else in memory. */
   taskStore?: TaskStore;
+  /** Routes' measured latency and throughput; by default shared through Redis when REDIS_URL is set, else in memory. */
+  measurements?: RouteMeasurements;
   /** Hosted copies of task outputs; by default the store tasks.asset_storage names (the caller closes one it gives). */
   assetStore?: AssetStore;
   logger?: Logger;
@@ -58,6 +62,7 @@ export interface Core {
   conversations: Conversations;
   background: BackgroundAnswers;
   tasks: Tasks;
+  measurements: RouteMeasurements;
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
@@ -92,11 +97,21 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     await conversationStore.close();
     throw error;
   }
+  let measurements: RouteMeasurements;
+  try {
+    const { measurement_weight: weight, measurement_sync_ms: syncMs } = deps.config.routing;
+    measurements = deps.measurements ?? (await openMeasurements(deps.env, { weight, syncMs, logger: deps.logger }));
+  } catch (error) {
+    await accounts.close();
+    await conversationStore.close();
+    await taskStore.close();
+    throw error;
+  }
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
   const adapters = createChatAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
-  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random };
+  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random, measurements };
   const mediaAdapters = createMediaAdapters();
   const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
   const links = assetLinksOf(deps, taskStore, assets, now);
@@ -131,13 +146,14 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     tasks,
     services: {
       inference: createInferenceService(inferenceDeps),
-      catalogue: createCatalogueService(catalogue, mediaAdapters),
+      catalogue: createCatalogueService(catalogue, mediaAdapters, measurements),
       selection: createSelectionService(catalogue, accounts),
       accounts: createAccountService({ stores: accounts.stores, adminToken: deps.env.ROUTER_ADMIN_TOKEN, now, modelIds: catalogue.models.map((model) => model.config.id) }),
       conversations: createConversationService({ accounts, conversations, background, now, forgetUpstream }),
       tasks: createTaskService(tasks, links),
     },
     background,
+    measurements,
     async close() {
       // Background answers first: each is stored as failed while the store is still open.
       await background.close();
@@ -146,6 +162,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       await http.close();
       await accounts.close();
       await conversations.close();
+      if (!deps.measurements) await measurements.close();
       if (!deps.assetStore) await assets.close?.();
     },
   };

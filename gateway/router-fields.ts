@@ -13,13 +13,27 @@ export const modelsSchema = list(nonEmptyString, MAX_ITEMS.models);
 
 export const requestTagsSchema = list(z.string(), MAX_ITEMS.requestTags);
 
-/** Provider preferences: `only` or `order`, and whether to fall back. */
+/** A price in USD: per million tokens (prompt, completion) or per request. */
+const maxPriceValue = z.number().finite().nonnegative().max(1e9);
+
+/**
+ * Provider preferences (docs/routing.md): `only` or `order`, whether to fall
+ * back, providers to `ignore`, how to `sort`, `require_parameters`, `max_price`.
+ */
 export const providerSchema = nullMeansAbsent(
   z
     .strictObject({
       only: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
       order: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
       allow_fallbacks: z.boolean().optional(),
+      ignore: list(nonEmptyString, MAX_ITEMS.providers).min(1).optional(),
+      sort: z.enum(["price", "throughput", "latency"]).optional(),
+      require_parameters: z.boolean().optional(),
+      max_price: nullMeansAbsent(
+        z
+          .strictObject({ prompt: maxPriceValue.optional(), completion: maxPriceValue.optional(), request: maxPriceValue.optional() })
+          .refine((price) => Object.keys(price).length > 0, "must set prompt, completion or request"),
+      ).optional(),
     })
     .refine((provider) => provider.only === undefined || provider.order === undefined, "must use only or order, not both"),
 );
@@ -39,9 +53,27 @@ function decodeRouterFields(body: RouterFieldsBody) {
   return {
     models: body.models ?? [],
     requestTags: body.request_tags ?? [],
-    provider: body.provider && { only: body.provider.only ?? [], order: body.provider.order ?? [], allowFallbacks: body.provider.allow_fallbacks },
+    provider: body.provider && {
+      only: body.provider.only ?? [],
+      order: body.provider.order ?? [],
+      allowFallbacks: body.provider.allow_fallbacks,
+      ignore: body.provider.ignore ?? [],
+      sort: body.provider.sort ?? "",
+      requireParameters: body.provider.require_parameters ?? false,
+      maxPrice: body.provider.max_price && {
+        prompt: decimalOf(body.provider.max_price.prompt),
+        completion: decimalOf(body.provider.max_price.completion),
+        request: decimalOf(body.provider.max_price.request),
+      },
+    },
     selection: body.selection && { preference: body.selection.preference },
   };
+}
+
+/** A JSON number as the plain decimal the core reads as money ("" when absent): never exponent notation. */
+function decimalOf(value: number | undefined): string {
+  if (value === undefined) return "";
+  return value.toFixed(12).replace(/0+$/, "").replace(/\.$/, "");
 }
 
 /**

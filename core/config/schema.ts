@@ -1,6 +1,7 @@
 // The shape of the router's configuration file (YAML or JSON), validated at start.
 // Field names are snake_case like the public API; see docs/configuration.md.
 import { z } from "zod";
+import { ROUTING_DEFAULTS, routingSchema } from "./routing-schema.ts";
 import { environmentVariable, httpUrl } from "../config-fields.ts";
 import { providerProtocolSchema, providerSchema } from "../providers/provider-config.ts";
 import { REASONING_EFFORTS } from "../providers/types.ts";
@@ -265,6 +266,8 @@ export const routerConfigSchema = z
     conversations: conversationsSchema.default({ ttl_seconds: 30 * 24 * 60 * 60, background_lease_seconds: 30 }),
     /** Media tasks (images): retention, polling and hosted assets (docs/tasks.md). */
     tasks: tasksSchema.default(TASK_DEFAULTS),
+    /** Route measurements and prompt-cache stickiness (docs/routing.md). */
+    routing: routingSchema.default(ROUTING_DEFAULTS),
     /** router/auto and the model selection endpoints (docs/selection.md). */
     selection: selectionSchema.default({ models: [], preference: 0.5 }),
   })

@@ -27,7 +27,7 @@ export async function countTokens(count: CountTokensRequest, signal: AbortSignal
     if (!deps.conversations) throw previousNotFound(request.conversation.previousId, referenceParam(request));
     request = await deps.conversations.expand(request, key.organizationId);
   }
-  const plan = planAttempts(request, deps.catalogue, key);
+  const plan = planAttempts(request, deps.catalogue, { measurements: deps.measurements, caller: key });
   checkAllowed(key, plan.namedModelIds, deps.now().getTime());
   const attempt = plan.attempts[0];
   const { exact, inputTokens } = await countOn(attempt, signal, deps);

@@ -21,6 +21,8 @@ export interface OpenedAnswer {
   start: GenerateResponse;
   answering: Answering;
   excludeReasoning: boolean;
+  /** When the serving attempt was sent and when its first event came (deps.now, ms): its route's measurements. */
+  timing: { sentAt: number; firstAt: number };
 }
 
 /**
@@ -45,6 +47,7 @@ export async function openAnswer({ id, plan, admitted }: PreparedInference, stre
       maxCompletionTokens: attempt.route.maxCompletionTokens,
       signal,
     };
+    const sentAt = deps.now().getTime();
     const events = adapter.stream(call);
     const warnings = [...attempt.warnings, ...(events.warnings ?? [])];
     const iterator = events[Symbol.asyncIterator]();
@@ -68,6 +71,7 @@ export async function openAnswer({ id, plan, admitted }: PreparedInference, stre
         start: startEvent(id, attempt, trace, warnings, admitted.admission, deps.now()),
         answering: { attempt: { model, route, free }, promptBytes: answeringPromptBytes(admitted, attempt, stream), outputCharacters: 0 },
         excludeReasoning: attempt.request.reasoning?.exclude === true,
+        timing: { sentAt, firstAt: deps.now().getTime() },
       };
     } catch (error) {
       // Nothing relays this answer yet, so nothing else would end its upstream request.

@@ -4,6 +4,7 @@ import type { Accounts } from "../accounts/accounts.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Conversations } from "../conversations/conversations.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
+import type { RouteMeasurements } from "../route-stats/measurements.ts";
 
 export interface InferenceDeps {
   catalogue: Catalogue;
@@ -15,4 +16,6 @@ export interface InferenceDeps {
   now: () => Date;
   /** Draws router/free's model (a number in [0, 1)); injected so tests can fix it. */
   random: () => number;
+  /** Each route's measured latency and throughput: routing sorts by them, each answer adds to them. Absent: none kept. */
+  measurements?: RouteMeasurements;
 }

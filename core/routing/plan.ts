@@ -16,6 +16,8 @@ import { resolveAutoRouter, type SelectionCaller } from "./auto-router.ts";
 import type { Selection } from "../selection/select.ts";
 import { resolveReasoning } from "./reasoning.ts";
 import { checkMakesText, makesText } from "./text-output.ts";
+import { isIgnored, preferenceRequirements, sortOf, sortRoutes, type RouteSort } from "./preferences.ts";
+import type { MeasurementsView } from "../route-stats/measurements.ts";
 import type { MediaOutput } from "../providers/capabilities.ts";
 
 export interface Attempt {
@@ -47,30 +49,38 @@ export interface Plan {
   selection?: Selection;
 }
 
-/** `caller`: the key's allow-list and organisation, which router/auto's selection needs. */
-export function planAttempts(request: GenerateRequest, catalogue: Catalogue, caller?: SelectionCaller): Plan {
+export interface PlanOptions {
+  /** The routes' measured throughput and latency, for `provider.sort` and `:nitro`; without: unmeasured. */
+  measurements?: MeasurementsView;
+  /** The key's allow-list and organisation, which router/auto's selection needs. */
+  caller?: SelectionCaller;
+}
+
+export function planAttempts(request: GenerateRequest, catalogue: Catalogue, options: PlanOptions = {}): Plan {
   // router/auto is the model it selects from here on (auto-router.ts).
-  const auto = resolveAutoRouter(request, catalogue, caller);
+  const auto = resolveAutoRouter(request, catalogue, options.caller);
   if (auto) request = auto.request;
   const requested = [...new Set([request.model, ...request.models].filter(Boolean))];
   const references = requested.map((id) => parseModelReference(id, (candidate) => catalogue.get(candidate) !== undefined));
   const attempts: Attempt[] = [];
   const skipped: SkippedRoute[] = [];
   const unavailable: string[] = [];
-  const requirements = requirementsOf(request);
+  // The caller's require_parameters and max_price skip routes as a missing capability does (traced, then a 400).
+  const requirements = [...requirementsOf(request), ...preferenceRequirements(request)];
   // The format's own (GenerateRequest.warnings) go with every attempt's.
   const requestWarnings = [...request.warnings, ...notServedYet(request)];
   checkProvidersExist(request, catalogue);
   for (const reference of references) {
     if (isFreeRouter(reference.requested)) {
-      attempts.push(...freeRouterAttempts(reference.requested, request, catalogue, requirements, requestWarnings));
+      attempts.push(...freeRouterAttempts(reference.requested, request, catalogue, requirements, requestWarnings, options));
       continue;
     }
     const model = findModel(catalogue, reference, request);
     // A video answer needs no text: its routes are checked for video output (capabilities.ts).
-    if (!request.media?.video) checkMakesText(model, reference.requested === request.model ? "model" : "models");
-    const free = reference.suffix === "free";
-    const routes = orderRoutes(model, request, free);
+    const param = reference.requested === request.model ? "model" : "models";
+    if (!request.media?.video) checkMakesText(model, param);
+    const free = reference.suffixes.includes("free");
+    const routes = orderRoutes(model, request, free, sortOf(reference, request, param), options);
     if (free && routes.length === 0 && !model.routes.some((r) => r.route.free?.enabled)) {
       throw routerError(Code.InvalidArgument, "free_slug_disabled", `Model ${model.config.id} is not enabled for :free.`, { param: "model" });
     }
@@ -111,15 +121,16 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue, cal
  * any route), in catalogue order; the account store then picks one uniformly
  * among those with quota left. It takes no suffix (rule 3).
  */
-function freeRouterAttempts(requested: string, request: GenerateRequest, catalogue: Catalogue, requirements: Requirement[], requestWarnings: Warning[]): Attempt[] {
+function freeRouterAttempts(requested: string, request: GenerateRequest, catalogue: Catalogue, requirements: Requirement[], requestWarnings: Warning[], options: PlanOptions): Attempt[] {
   if (requested !== FREE_ROUTER_ID) {
     throw routerError(Code.InvalidArgument, "invalid_request_error", `${FREE_ROUTER_ID} takes no suffix.`, { param: "model" });
   }
   const attempts: Attempt[] = [];
-  const reference: ModelReference = { requested: FREE_ROUTER_ID, baseId: FREE_ROUTER_ID, suffix: "free" };
+  const reference: ModelReference = { requested: FREE_ROUTER_ID, baseId: FREE_ROUTER_ID, suffix: "free", suffixes: ["free"] };
+  const sort = sortOf(reference, request, "model");
   for (const model of catalogue.models) {
     if (!request.media?.video && !makesText(model)) continue;
-    for (const route of orderRoutes(model, request, true)) {
+    for (const route of orderRoutes(model, request, true, sort, options)) {
       if (requirements.some((requirement) => !requirement.isMetBy(route))) continue;
       const adapted = adaptRequest(request, reference, route);
       attempts.push({ model, route, free: true, request: adapted.request, warnings: [...adapted.warnings, ...requestWarnings] });
@@ -155,7 +166,7 @@ const FREE_ROUTER_ID = "router/free";
 function checkProvidersExist(request: GenerateRequest, catalogue: Catalogue) {
   const preferences = request.provider;
   if (!preferences) return;
-  for (const [field, ids] of [["only", preferences.only], ["order", preferences.order]] as const) {
+  for (const [field, ids] of [["only", preferences.only], ["order", preferences.order], ["ignore", preferences.ignore]] as const) {
     const unknown = ids.filter((id) => catalogue.provider(id) === undefined);
     if (unknown.length > 0) {
       const names = unknown.map((id) => `"${echoed(id)}"`).join(", ");
@@ -164,12 +175,20 @@ function checkProvidersExist(request: GenerateRequest, catalogue: Catalogue) {
   }
 }
 
-function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: boolean): ProviderRoute[] {
+/**
+ * The model's routes in the order they are tried. The rules, strongest last
+ * (docs/routing.md, "Provider order"): the sort (cheapest first by default;
+ * measured throughput or latency), then prompt-cache stickiness (applied
+ * after admission: prefer-cached-provider.ts), then the conversation keeper,
+ * then the caller's explicit `order`.
+ */
+function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: boolean, sort: RouteSort | undefined, options: PlanOptions): ProviderRoute[] {
   const preferences = request.provider;
-  let routes = model.routes.filter((r) => r.enabled && (!free || r.route.free?.enabled));
+  let routes = model.routes.filter((r) => r.enabled && (!free || r.route.free?.enabled) && !isIgnored(request, r));
   if (preferences && preferences.only.length > 0) {
     routes = routes.filter((r) => preferences.only.includes(r.provider.id));
   }
+  routes = sortRoutes(routes, sort, options.measurements);
   if (preferences && preferences.order.length > 0) {
     const named = preferences.order.flatMap((id) => routes.filter((r) => r.provider.id === id));
     const others = routes.filter((r) => !preferences.order.includes(r.provider.id));
@@ -190,7 +209,7 @@ function orderRoutes(model: CatalogueModel, request: GenerateRequest, free: bool
 function adaptRequest(request: GenerateRequest, reference: ModelReference, route: ProviderRoute) {
   let adapted = request;
   const warnings: Warning[] = [];
-  if (reference.suffix === "thinking" && !adapted.reasoning) {
+  if (reference.suffixes.includes("thinking") && !adapted.reasoning) {
     adapted = { ...adapted, reasoning: create(ReasoningOptionsSchema, { effort: "high" }) };
   }
   if (adapted.reasoning && !supportedParametersOf(route).includes("reasoning")) {
@@ -306,6 +325,10 @@ function describeUnavailable(model: CatalogueModel, request: GenerateRequest): s
   // With fallbacks off, `order` restricts routing just as `only` does (orderRoutes).
   const order = preferences?.allowFallbacks === false ? preferences.order : [];
   const servedBy = model.routes.map((r) => r.provider.id);
+  const ignored = preferences?.ignore ?? [];
+  if (ignored.length > 0 && servedBy.every((id) => ignored.includes(id))) {
+    return `${model.config.id} is served only by providers that provider.ignore names (${[...new Set(servedBy)].join(", ")})`;
+  }
   for (const named of [only, order]) {
     if (named.length > 0 && !named.some((id) => servedBy.includes(id))) {
       // The named providers exist (checked first) but none of them serves this model.

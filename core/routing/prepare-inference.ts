@@ -37,7 +37,7 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   // router/auto selects among the models the key allows, with its organisation's preference: the key is needed first.
   const caller = asksAutoRouter(request) ? await checkKey(deps.accounts, keyDigest) : undefined;
   try {
-    plan = planAttempts(request, deps.catalogue, caller);
+    plan = planAttempts(request, deps.catalogue, { measurements: deps.measurements, caller });
   } catch (error) {
     // A bad key is told before anything about the request (401 first).
     await checkKey(deps.accounts, keyDigest);

@@ -14,6 +14,7 @@ import { openAnswer } from "./fallback.ts";
 import { prepareInference, type PreparedInference } from "./prepare-inference.ts";
 import { Relay } from "./relay.ts";
 import { finishRequest } from "./settle.ts";
+import { measureAnswer } from "./measure-answer.ts";
 
 // The services' entry points, from the steps that define them.
 export type { InferenceDeps } from "./inference-deps.ts";
@@ -45,6 +46,7 @@ export async function* runInference(
   const { requestTags, stream } = prepared.request;
   const unansweredModelId = prepared.admitted.attempts[0].model.config.id;
   let answering: Answering | undefined;
+  let timing: { sentAt: number; firstAt: number } | undefined;
   let outcome = "client_closed";
   try {
     let opened = await openAnswer(prepared, stream, signal, deps);
@@ -54,6 +56,7 @@ export async function* runInference(
     request = prepared = undefined!;
     const { iterator } = opened;
     answering = opened.answering;
+    timing = opened.timing;
     try {
       recorder?.observe(opened.start);
       yield opened.start;
@@ -85,6 +88,8 @@ export async function* runInference(
     throw error;
   } finally {
     const chargesCut = options.chargesCutAnswer?.() ?? stream;
-    finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed: stream, chargesCut, latencyMs: performance.now() - started, now: deps.now().getTime() });
+    const now = deps.now().getTime();
+    finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed: stream, chargesCut, latencyMs: performance.now() - started, now });
+    if (outcome === "ok") measureAnswer(deps.measurements, answering, timing, now, stream);
   }
 }

@@ -100,8 +100,18 @@ export function encodeProviderEntry(entry: ProviderEntry) {
     },
     default_extra_params_values: entry.defaultExtraParamsValues ?? {},
     free_tier: entry.freeTier ? { enabled: true, daily_quota: entry.freeDailyQuota } : { enabled: false },
+    // Beyond the spec: what the route measured (docs/routing.md, "Sorting"); null before its first answer.
+    measured: entry.measured
+      ? {
+          throughput_tokens_per_second: roundedOrNull(entry.measured.throughputTokensPerSecond),
+          first_token_latency_ms: roundedOrNull(entry.measured.firstTokenLatencyMs),
+          samples: Number(entry.measured.samples),
+        }
+      : null,
   };
 }
+
+const roundedOrNull = (value: number | undefined) => (value === undefined ? null : Math.round(value * 100) / 100);
 
 function encodeArchitecture(architecture: Architecture | undefined) {
   return {

@@ -105,7 +105,7 @@ async function catalogueIdOf(core: CoreClient, model: string): Promise<string> {
   const reference = parseModelReference(model, () => false);
   const { models } = await core.catalogue.listModels({});
   const found = modelOfBareName(models, (candidate) => candidate.id, reference.baseId, (ids) => ambiguousModel(reference.baseId, ids, "model"));
-  return found ? found.id + (reference.suffix ? `:${reference.suffix}` : "") : model;
+  return found ? found.id + reference.suffixes.map((suffix) => `:${suffix}`).join("") : model;
 }
 
 /** Whether the model (a bare name too) is in the catalogue and makes videos. */

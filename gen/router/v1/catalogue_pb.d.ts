@@ -439,6 +439,14 @@ export declare type ProviderEntry = Message<"router.v1.ProviderEntry"> & {
    * @generated from field: int32 free_daily_quota = 15;
    */
   freeDailyQuota: number;
+
+  /**
+   * What this route measured (exponentially weighted, shared by the
+   * instances through Redis); absent before its first answer.
+   *
+   * @generated from field: router.v1.RouteMeasurements measured = 16;
+   */
+  measured?: RouteMeasurements | undefined;
 };
 
 /**
@@ -446,6 +454,38 @@ export declare type ProviderEntry = Message<"router.v1.ProviderEntry"> & {
  * Use `create(ProviderEntrySchema)` to create a new message.
  */
 export declare const ProviderEntrySchema: GenMessage<ProviderEntry>;
+
+/**
+ * @generated from message router.v1.RouteMeasurements
+ */
+export declare type RouteMeasurements = Message<"router.v1.RouteMeasurements"> & {
+  /**
+   * Output tokens per second after the first event.
+   *
+   * @generated from field: optional double throughput_tokens_per_second = 1;
+   */
+  throughputTokensPerSecond?: number | undefined;
+
+  /**
+   * From sending the request to the provider's first event.
+   *
+   * @generated from field: optional double first_token_latency_ms = 2;
+   */
+  firstTokenLatencyMs?: number | undefined;
+
+  /**
+   * How many answers the averages are made of.
+   *
+   * @generated from field: uint64 samples = 3;
+   */
+  samples: bigint;
+};
+
+/**
+ * Describes the message router.v1.RouteMeasurements.
+ * Use `create(RouteMeasurementsSchema)` to create a new message.
+ */
+export declare const RouteMeasurementsSchema: GenMessage<RouteMeasurements>;
 
 /**
  * @generated from message router.v1.ProviderPricing

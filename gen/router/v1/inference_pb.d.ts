@@ -1380,6 +1380,36 @@ export declare type ProviderPreferences = Message$1<"router.v1.ProviderPreferenc
    * @generated from field: optional bool allow_fallbacks = 3;
    */
   allowFallbacks?: boolean | undefined;
+
+  /**
+   * Providers never used.
+   *
+   * @generated from field: repeated string ignore = 4;
+   */
+  ignore: string[];
+
+  /**
+   * How routes are ordered: "" (the default, cheapest first), "price",
+   * "throughput" (highest measured first) or "latency" (lowest measured
+   * first-token latency first). The `:nitro` and `:floor` suffixes set it too.
+   *
+   * @generated from field: string sort = 5;
+   */
+  sort: string;
+
+  /**
+   * Only providers that support every parameter the request sends.
+   *
+   * @generated from field: bool require_parameters = 6;
+   */
+  requireParameters: boolean;
+
+  /**
+   * The most the caller pays; a provider above any of it is not used.
+   *
+   * @generated from field: router.v1.MaxPrice max_price = 7;
+   */
+  maxPrice?: MaxPrice | undefined;
 };
 
 /**
@@ -1387,6 +1417,35 @@ export declare type ProviderPreferences = Message$1<"router.v1.ProviderPreferenc
  * Use `create(ProviderPreferencesSchema)` to create a new message.
  */
 export declare const ProviderPreferencesSchema: GenMessage<ProviderPreferences>;
+
+/**
+ * USD decimal strings: prompt and completion per million tokens, request per
+ * request. Empty: no limit on that price.
+ *
+ * @generated from message router.v1.MaxPrice
+ */
+export declare type MaxPrice = Message$1<"router.v1.MaxPrice"> & {
+  /**
+   * @generated from field: string prompt = 1;
+   */
+  prompt: string;
+
+  /**
+   * @generated from field: string completion = 2;
+   */
+  completion: string;
+
+  /**
+   * @generated from field: string request = 3;
+   */
+  request: string;
+};
+
+/**
+ * Describes the message router.v1.MaxPrice.
+ * Use `create(MaxPriceSchema)` to create a new message.
+ */
+export declare const MaxPriceSchema: GenMessage<MaxPrice>;
 
 /**
  * @generated from message router.v1.CacheOptions

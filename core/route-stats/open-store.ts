@@ -1,0 +1,10 @@
+// The measurements a core runs with: shared through Redis when REDIS_URL is
+// set (every instance sorts by the same figures), else this instance's own.
+import type { Environment } from "../catalogue/catalogue.ts";
+import { createMemoryMeasurements, type RouteMeasurements } from "./measurements.ts";
+
+export async function openMeasurements(env: Environment, options: { weight: number; syncMs: number; logger?: { warn(details: object, message: string): void } }): Promise<RouteMeasurements> {
+  if (!env.REDIS_URL) return createMemoryMeasurements(options.weight);
+  const { createRedisMeasurements } = await import("./redis-measurements.ts");
+  return createRedisMeasurements({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX, ...options });
+}
