@@ -31,7 +31,8 @@ import type { TaskStore } from "./tasks/store.ts";
 import { createTasks, type Tasks } from "./tasks/tasks.ts";
 import { createWebhooks, webhookKeyOf } from "./tasks/webhooks.ts";
 import { createAssetLinks, linkKeyOf, type AssetLinks } from "./tasks/asset-links.ts";
-import { openMeasurements } from "./route-stats/open-store.ts";
+import { openCacheAffinity, openMeasurements } from "./route-stats/open-store.ts";
+import type { CacheAffinity } from "./route-stats/cache-affinity.ts";
 import type { RouteMeasurements } from "./route-stats/measurements.ts";
 
 export interface CoreDeps {
@@ -107,11 +108,23 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     await taskStore.close();
     throw error;
   }
+  let cacheAffinity: CacheAffinity | undefined;
+  try {
+    const ttlMs = deps.config.routing.cache_stickiness_seconds * 1000;
+    // 0 turns prompt-cache stickiness off: nothing is looked up or remembered.
+    cacheAffinity = ttlMs > 0 ? await openCacheAffinity(deps.env, { ttlMs, now: () => now().getTime(), logger: deps.logger }) : undefined;
+  } catch (error) {
+    await accounts.close();
+    await conversationStore.close();
+    await taskStore.close();
+    if (!deps.measurements) await measurements.close();
+    throw error;
+  }
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
   const adapters = createChatAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
-  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random, measurements };
+  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random, measurements, cacheAffinity };
   const mediaAdapters = createMediaAdapters();
   const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
   const links = assetLinksOf(deps, taskStore, assets, now);
@@ -163,6 +176,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       await accounts.close();
       await conversations.close();
       if (!deps.measurements) await measurements.close();
+      await cacheAffinity?.close();
       if (!deps.assetStore) await assets.close?.();
     },
   };

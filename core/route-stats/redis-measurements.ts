@@ -6,6 +6,7 @@
 import { defineScript, type CommandParser } from "redis";
 import { connectRedisStore } from "../accounts/redis-connect.ts";
 import { createRedisGuard } from "../accounts/redis-guard.ts";
+import { routeStatsRedisKeys } from "./redis-keys.ts";
 import { DEFAULT_WEIGHT, routeKey, type RouteMeasurement, type RouteMeasurements, type RouteSample } from "./measurements.ts";
 
 export interface RedisMeasurementsOptions {
@@ -54,7 +55,7 @@ const applyScript = defineScript({
 export async function createRedisMeasurements(options: RedisMeasurementsOptions): Promise<RouteMeasurements> {
   const client = await connectRedisStore({ url: options.url, store: "route measurements", scripts: { applySamples: applyScript }, logger: options.logger });
   const guarded = createRedisGuard("route measurements", 2_000);
-  const key = `${options.prefix ?? "rtr:"}route-measurements`;
+  const key = routeStatsRedisKeys(options.prefix).measurements();
   const weight = options.weight ?? DEFAULT_WEIGHT;
   let known = new Map<string, RouteMeasurement>();
   let buffered: string[] = [];

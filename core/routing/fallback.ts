@@ -62,7 +62,7 @@ export async function openAnswer({ id, plan, admitted }: PreparedInference, stre
       longestRetryAfter = Math.max(longestRetryAfter, error.retryAfterSeconds ?? 0);
       continue;
     }
-    trace.push(traceEntry(attempt, "ok", ""));
+    trace.push(traceEntry(attempt, "ok", attempt.rule ?? ""));
     try {
       const { model, route, free } = attempt;
       return {

@@ -4,6 +4,7 @@ import type { Accounts } from "../accounts/accounts.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Conversations } from "../conversations/conversations.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
+import type { CacheAffinity } from "../route-stats/cache-affinity.ts";
 import type { RouteMeasurements } from "../route-stats/measurements.ts";
 
 export interface InferenceDeps {
@@ -18,4 +19,6 @@ export interface InferenceDeps {
   random: () => number;
   /** Each route's measured latency and throughput: routing sorts by them, each answer adds to them. Absent: none kept. */
   measurements?: RouteMeasurements;
+  /** Which provider showed prompt-cache activity for an opening (prompt-cache stickiness). Absent: stickiness is off. */
+  cacheAffinity?: CacheAffinity;
 }

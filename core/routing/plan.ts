@@ -27,6 +27,8 @@ export interface Attempt {
   request: GenerateRequest;
   free: boolean;
   warnings: Warning[];
+  /** The routing rule that put this attempt first (prompt-cache stickiness), named in its trace entry when it serves. */
+  rule?: string;
 }
 
 /** A route left out before dispatch because it lacks a capability the request needs. */

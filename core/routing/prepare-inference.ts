@@ -9,6 +9,7 @@ import { newServiceId } from "../ids.ts";
 import { admitRequest, type AdmittedRequest } from "./inference-charge.ts";
 import type { InferenceDeps } from "./inference-deps.ts";
 import { planAttempts, type Plan } from "./plan.ts";
+import { preferCachedProvider, type StickyContext } from "./prefer-cached-provider.ts";
 import { asksAutoRouter } from "./auto-router.ts";
 
 /**
@@ -24,6 +25,8 @@ export interface PreparedInference {
   admitted: AdmittedRequest;
   recorder: TurnRecorder | undefined;
   started: number;
+  /** For remembering the provider if its answer shows prompt-cache activity; absent when stickiness is off. */
+  sticky?: StickyContext;
 }
 
 export async function prepareInference(request: GenerateRequest, deps: InferenceDeps, record?: RecordOptions): Promise<PreparedInference> {
@@ -43,10 +46,14 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
     await checkKey(deps.accounts, keyDigest);
     throw error;
   }
-  const admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
+  let admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
+  const organizationId = admitted.admission.key.organizationId;
+  // Prompt-cache stickiness needs the organisation, known only now; the hold covers every attempt, whatever their order.
+  const preferred = await preferCachedProvider(admitted.attempts, request, organizationId, deps.cacheAffinity);
+  admitted = { ...admitted, attempts: preferred.attempts };
   // This turn's input is the request's own; it continues the stored turn the reference named (by either of its ids).
-  const recorder = deps.conversations?.recorder({ ...received, conversation: request.conversation }, admitted.admission.key.organizationId, record);
-  return { id, request, plan, admitted, recorder, started };
+  const recorder = deps.conversations?.recorder({ ...received, conversation: request.conversation }, organizationId, record);
+  return { id, request, plan, admitted, recorder, started, sticky: preferred.sticky };
 }
 
 /** The request with its stored conversation's history first; the key is told before anything about the conversation. */

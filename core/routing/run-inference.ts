@@ -15,6 +15,7 @@ import { prepareInference, type PreparedInference } from "./prepare-inference.ts
 import { Relay } from "./relay.ts";
 import { finishRequest } from "./settle.ts";
 import { measureAnswer } from "./measure-answer.ts";
+import { rememberCachedProvider } from "./prefer-cached-provider.ts";
 
 // The services' entry points, from the steps that define them.
 export type { InferenceDeps } from "./inference-deps.ts";
@@ -41,7 +42,7 @@ export async function* runInference(
   options: RunOptions = {},
 ): AsyncGenerator<GenerateResponse> {
   prepared ??= await prepareInference(request, deps);
-  const { id, recorder, started } = prepared;
+  const { id, recorder, started, sticky } = prepared;
   const { admission } = prepared.admitted;
   const { requestTags, stream } = prepared.request;
   const unansweredModelId = prepared.admitted.attempts[0].model.config.id;
@@ -90,6 +91,9 @@ export async function* runInference(
     const chargesCut = options.chargesCutAnswer?.() ?? stream;
     const now = deps.now().getTime();
     finishRequest({ admission, answering, unansweredModelId, outcome, requestTags, streamed: stream, chargesCut, latencyMs: performance.now() - started, now });
-    if (outcome === "ok") measureAnswer(deps.measurements, answering, timing, now, stream);
+    if (outcome === "ok") {
+      measureAnswer(deps.measurements, answering, timing, now, stream);
+      rememberCachedProvider(deps.cacheAffinity, sticky, answering);
+    }
   }
 }

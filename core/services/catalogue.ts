@@ -15,7 +15,7 @@ import type { MediaAdapters } from "../catalogue/media-parameters.ts";
 import { modelToProto, providerEntryToProto } from "../catalogue/to-proto.ts";
 import { Code, echoed, routerError } from "../errors.ts";
 import type { MeasurementsView } from "../route-stats/measurements.ts";
-import { withMeasurements } from "../catalogue/measured-entries.ts";
+import { withMeasurements } from "./measured-entries.ts";
 
 /** `mediaAdapters`: the task service's, whose parameters a media model lists. */
 export function createCatalogueService(catalogue: Catalogue, mediaAdapters: MediaAdapters, measurements?: MeasurementsView): ServiceImpl<typeof CatalogueService> {

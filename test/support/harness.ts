@@ -89,6 +89,9 @@ export function testConfig(upstreamUrl: string): RouterConfig {
         model("test/text-only", [route("cheap", "ok", "0.000001")], ALL_PARAMETERS, { input_modalities: ["text"] }),
         model("test/limited", [route("cheap", "ok", "0.000001", { context_length: 1000 }), route("dear", "ok-dear", "0.000003")]),
       ],
+      // The fake upstream reports cached tokens on every answer: stickiness would make each test's
+      // routing depend on the ones before it. Its own test turns it on (prompt-cache-stickiness.test.ts).
+      routing: { cache_stickiness_seconds: 0 },
       organizations: [
         {
           id: "org_test",

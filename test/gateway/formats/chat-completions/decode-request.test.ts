@@ -157,7 +157,8 @@ const rows: Array<[string, Record<string, unknown>, string]> = [
   ["provider empty only", { provider: { only: [] } }, "provider.only"],
   ["provider empty order", { provider: { order: [] } }, "provider.order"],
   ["provider allow_fallbacks a string", { provider: { allow_fallbacks: "no" } }, "provider.allow_fallbacks"],
-  ["provider unknown field", { provider: { sort: "price" } }, "provider.sort"],
+  ["provider sort", { provider: { sort: "price" } }, "ok"],
+  ["provider unknown field", { provider: { fastest: true } }, "provider.fastest"],
 
   ["tools", { tools: [tool] }, "ok"],
   ["tool name with a space", { tools: [{ type: "function", function: { name: "get weather" } }] }, "tools[0].function.name"],

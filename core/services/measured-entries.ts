@@ -1,5 +1,7 @@
 // Provider entries with their routes' measurements (throughput, first-token
-// latency), as the catalogue service answers them.
+// latency), as the catalogue service answers them. Here, not in catalogue/:
+// route-stats/' Redis stores connect through accounts/, which reads catalogue/,
+// so catalogue/ reading route-stats/ would close a cycle.
 import { create } from "@bufbuild/protobuf";
 import { ProviderEntrySchema, RouteMeasurementsSchema, type ProviderEntry } from "../../gen/router/v1/catalogue_pb.js";
 import type { MeasurementsView } from "../route-stats/measurements.ts";
