@@ -33,13 +33,16 @@ const RULES: [RegExp, Tier, Lean][] = [
   [/^google\/gemini-pro/, "frontier", "general"],
   [/^google\/gemini-flash-lite/, "small", "general"],
   [/^google\/gemini-(flash|exp)/, "mid", "general"],
-  [/^deepseek\/deepseek-(reasoner|v4-pro)/, "strong", "reasoning"],
+  // DeepSeek's reasoner is priced and ranked with the mid tier: strong at mathematics for its price, not a frontier model.
+  [/^deepseek\/deepseek-(reasoner|v4-pro)/, "mid", "reasoning"],
   [/^deepseek\/deepseek-(chat|v4-flash)/, "mid", "general"],
+  [/^moonshot\/kimi-k2\.5/, "mid", "code"],
   [/^moonshot\/kimi/, "strong", "code"],
-  [/^xai\/grok-build/, "strong", "code"],
+  [/^xai\/grok-build/, "mid", "code"],
   [/^xai\/grok-4\.20-0309-non-reasoning/, "mid", "general"],
   [/^xai\/grok-4\.5/, "frontier", "general"],
-  [/^xai\/grok/, "strong", "reasoning"],
+  [/^xai\/grok-4\.20-multi-agent/, "strong", "reasoning"],
+  [/^xai\/grok/, "mid", "reasoning"],
   // With no provider key set, only the simulator answers: router/auto still works on a fresh start, and loses to any real model.
   [/^simulator\/echo$/, "stand_in", "general"],
 ];

@@ -2,7 +2,7 @@
 // how sure we are, from deterministic signals: the lexicons of lexicons.ts (six
 // languages), code and math notation, length, question structure. No model, no
 // randomness: the same text always gives the same answer.
-import { CJK_CHARACTER, CODE_NOTATION, EASY_SIGNALS, HARD_SIGNALS, MATH_NOTATION, TAG_PATTERNS } from "./lexicons.ts";
+import { CJK_CHARACTER, CODE_NOTATION, EASY_SIGNALS, HARD_SIGNALS, MATH_NOTATION, MEDIUM_SIGNALS, STRONG_HARD_SIGNALS, TAG_PATTERNS } from "./lexicons.ts";
 import { TASK_TAGS, type Difficulty, type TaskTag } from "./tags.ts";
 
 export interface Classification {
@@ -15,7 +15,9 @@ export interface Classification {
 export interface Signals {
   scores: Partial<Record<TaskTag, number>>;
   estimatedTokens: number;
+  /** Hard signals, a strong one counting twice. */
   hardSignals: number;
+  mediumSignals: number;
   easySignals: number;
   questions: number;
 }
@@ -33,6 +35,11 @@ const MAX_HITS = 6;
  */
 const HEAD_CHARACTERS = 6000;
 const TAIL_CHARACTERS = 6000;
+/** The instruction of a long prompt: its first characters and its last paragraph (at most this long). */
+const INSTRUCTION_HEAD = 400;
+const INSTRUCTION_TAIL = 400;
+/** A hit in the body of a long prompt counts this much of one in its instruction. */
+const BODY_WEIGHT = 0.25;
 
 export function classifyPrompt(text: string): Classification {
   return classifyWithSignals(text).classification;
@@ -40,26 +47,48 @@ export function classifyPrompt(text: string): Classification {
 
 export function classifyWithSignals(text: string): { classification: Classification; signals: Signals } {
   const sample = text.length > HEAD_CHARACTERS + TAIL_CHARACTERS ? text.slice(0, HEAD_CHARACTERS) + "\n" + text.slice(-TAIL_CHARACTERS) : text;
+  const { instruction, body } = splitInstruction(sample);
   const scores: Partial<Record<TaskTag, number>> = {};
   for (const { tag, pattern } of TAG_PATTERNS) {
-    const hits = countMatches(sample, pattern);
+    const hits = weighted(instruction, body, pattern);
     if (hits > 0) scores[tag] = hits;
   }
   // Notation weighs as much as words: a fenced block or an equation is a strong sign.
-  const code = countMatches(sample, CODE_NOTATION);
-  if (code > 0) scores.coding = (scores.coding ?? 0) + Math.min(code, MAX_HITS) * 0.75;
-  const math = countMatches(sample, MATH_NOTATION);
-  if (math > 0) scores.math = (scores.math ?? 0) + Math.min(math, MAX_HITS) * 0.75;
+  const code = weighted(instruction, body, CODE_NOTATION);
+  if (code > 0) scores.coding = round((scores.coding ?? 0) + code * 0.75);
+  const math = weighted(instruction, body, MATH_NOTATION);
+  if (math > 0) scores.math = round((scores.math ?? 0) + math * 0.75);
   const estimatedTokens = estimateTokens(text);
+  // How hard the request is comes from the request, not from the document it is about.
   const signals: Signals = {
     scores,
     estimatedTokens,
-    hardSignals: countMatches(sample, HARD_SIGNALS),
-    easySignals: countMatches(sample, EASY_SIGNALS),
-    questions: countQuestions(sample),
+    hardSignals: countMatches(instruction, HARD_SIGNALS) + 2 * countMatches(instruction, STRONG_HARD_SIGNALS),
+    mediumSignals: countMatches(instruction, MEDIUM_SIGNALS),
+    easySignals: countMatches(instruction, EASY_SIGNALS),
+    questions: countQuestions(instruction),
   };
   const tags = assignTags(scores);
   return { classification: { tags, difficulty: difficultyOf(signals, tags), confidence: confidenceOf(scores, tags) }, signals };
+}
+
+/**
+ * The instruction of a long prompt (its opening and its last paragraph) apart
+ * from the body between: a document to summarise that mentions code or
+ * reasons is not a coding or reasoning request. A short prompt is all instruction.
+ */
+function splitInstruction(text: string): { instruction: string; body: string } {
+  if (text.length <= INSTRUCTION_HEAD + INSTRUCTION_TAIL) return { instruction: text, body: "" };
+  const trimmed = text.trimEnd();
+  const lastBreak = trimmed.lastIndexOf("\n\n");
+  const tailStart = Math.max(INSTRUCTION_HEAD, lastBreak >= 0 && trimmed.length - lastBreak <= INSTRUCTION_TAIL ? lastBreak : trimmed.length - INSTRUCTION_TAIL);
+  return { instruction: text.slice(0, INSTRUCTION_HEAD) + "\n" + trimmed.slice(tailStart), body: text.slice(INSTRUCTION_HEAD, tailStart) };
+}
+
+/** Hits in the instruction, plus those in the body at a lower weight (each part capped on its own). */
+function weighted(instruction: string, body: string, pattern: RegExp): number {
+  const own = countMatches(instruction, pattern);
+  return body === "" ? own : own + BODY_WEIGHT * countMatches(body, pattern);
 }
 
 function countMatches(text: string, pattern: RegExp): number {
@@ -79,15 +108,17 @@ function assignTags(scores: Partial<Record<TaskTag, number>>): TaskTag[] {
 }
 
 /**
- * Points for length, rigour words, notation and several questions; minus for
- * greetings and very short text. 0 or less: easy; 1-2: medium; 3 or more: hard.
+ * Points for length, rigour words (a proof or a hard design counts twice),
+ * notation and several questions; one for a request past the trivial; minus
+ * for greetings and very short text. 0 or less: easy; 1-2: medium; 3 or more: hard.
+ * Length gives one point at most: a long document to summarise is not hard by its length.
  */
 function difficultyOf(signals: Signals, tags: readonly TaskTag[]): Difficulty {
   let points = 0;
-  if (signals.estimatedTokens > 1500) points += 2;
-  else if (signals.estimatedTokens > 300) points += 1;
-  else if (signals.estimatedTokens < 30) points -= 1;
+  if (signals.estimatedTokens > 300) points += 1;
+  else if (signals.estimatedTokens < 30 && signals.hardSignals === 0) points -= 1;
   points += Math.min(signals.hardSignals, 3);
+  if (signals.mediumSignals > 0) points += 1;
   if (signals.questions >= 3) points += 1;
   if (tags.some((tag) => tag === "coding" || tag === "math" || tag === "reasoning")) points += 1;
   if (tags.length >= 2 && tags[0] !== "general_chat") points += 1;
