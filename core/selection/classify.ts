@@ -38,8 +38,8 @@ const TAIL_CHARACTERS = 6000;
 /** The instruction of a long prompt: its first characters and its last paragraph (at most this long). */
 const INSTRUCTION_HEAD = 400;
 const INSTRUCTION_TAIL = 400;
-/** A hit in the body of a long prompt counts this much of one in its instruction. */
-const BODY_WEIGHT = 0.25;
+/** A hit in the body of a long prompt counts this much of one in its instruction: the body alone (hits capped) never makes a tag. */
+const BODY_WEIGHT = 0.08;
 
 export function classifyPrompt(text: string): Classification {
   return classifyWithSignals(text).classification;
@@ -73,16 +73,23 @@ export function classifyWithSignals(text: string): { classification: Classificat
 }
 
 /**
- * The instruction of a long prompt (its opening and its last paragraph) apart
- * from the body between: a document to summarise that mentions code or
- * reasons is not a coding or reasoning request. A short prompt is all instruction.
+ * The instruction of a long prompt apart from the body it is about: a document
+ * to summarise that mentions code or reasons is not a coding or reasoning
+ * request. The instruction is the opening paragraph (or the first characters
+ * when that paragraph is longer); when the opening names no task, the
+ * instruction may come after the document, and the last paragraph joins it.
+ * A short prompt is all instruction.
  */
 function splitInstruction(text: string): { instruction: string; body: string } {
   if (text.length <= INSTRUCTION_HEAD + INSTRUCTION_TAIL) return { instruction: text, body: "" };
+  const firstBreak = text.indexOf("\n\n");
+  const headEnd = firstBreak > 0 && firstBreak <= INSTRUCTION_HEAD ? firstBreak : INSTRUCTION_HEAD;
+  const head = text.slice(0, headEnd);
+  if (TAG_PATTERNS.some(({ pattern }) => countMatches(head, pattern) > 0)) return { instruction: head, body: text.slice(headEnd) };
   const trimmed = text.trimEnd();
   const lastBreak = trimmed.lastIndexOf("\n\n");
-  const tailStart = Math.max(INSTRUCTION_HEAD, lastBreak >= 0 && trimmed.length - lastBreak <= INSTRUCTION_TAIL ? lastBreak : trimmed.length - INSTRUCTION_TAIL);
-  return { instruction: text.slice(0, INSTRUCTION_HEAD) + "\n" + trimmed.slice(tailStart), body: text.slice(INSTRUCTION_HEAD, tailStart) };
+  const tailStart = Math.max(headEnd, lastBreak >= 0 && trimmed.length - lastBreak <= INSTRUCTION_TAIL ? lastBreak : trimmed.length - INSTRUCTION_TAIL);
+  return { instruction: head + "\n" + trimmed.slice(tailStart), body: text.slice(headEnd, tailStart) };
 }
 
 /** Hits in the instruction, plus those in the body at a lower weight (each part capped on its own). */
@@ -116,7 +123,7 @@ function assignTags(scores: Partial<Record<TaskTag, number>>): TaskTag[] {
 function difficultyOf(signals: Signals, tags: readonly TaskTag[]): Difficulty {
   let points = 0;
   if (signals.estimatedTokens > 300) points += 1;
-  else if (signals.estimatedTokens < 30 && signals.hardSignals === 0) points -= 1;
+  else if (signals.estimatedTokens < 30 && signals.hardSignals === 0 && signals.mediumSignals === 0) points -= 1;
   points += Math.min(signals.hardSignals, 3);
   if (signals.mediumSignals > 0) points += 1;
   if (signals.questions >= 3) points += 1;

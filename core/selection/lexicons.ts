@@ -21,7 +21,7 @@ const LEXICONS: Record<Exclude<TaskTag, "general_chat">, Lexicon> = {
       "código", "función", "programa", "depura", "fonction", "programm", "débogu", "codage", "funktion", "quellcode", "fehlermeldung",
       "syntax", "função", "funções", "escreva um programa", "singleton", "thread-safe", "threadsicher",
     ],
-    words: ["java", "(?:in|em|en) go", "sql", "html", "css", "c\\+\\+", "c#", "bash", "shell", "json", "yaml", "react", "node\\.js", "php", "ruby", "class", "method", "loop"],
+    words: ["java", "(?:in|em|en) go", "sql", "html", "css", "c\\+\\+", "c#", "bash", "shell", "react", "node\\.js", "php", "ruby", "class", "method", "loop"],
     cjk: ["代码", "程序", "函数", "编程", "调试", "算法", "报错", "コード", "プログラム", "関数", "デバッグ", "実装", "バグ", "アルゴリズム", "編程", "程式", "单例", "线程安全", "哈希表", "无锁"],
   },
   math: {
@@ -151,7 +151,8 @@ export const HARD_SIGNALS = new RegExp(
  */
 export const STRONG_HARD_SIGNALS = new RegExp(
   [
-    "prove", "proof", "démontr", "beweis", "demuestr", "demostra", "demonstr", "lock-?free", "wait-?free", "distributed",
+    // "prove", not "proves": a request to prove, not a report that something does.
+    "prove(?!s)", "proof", "démontr", "beweis", "demuestr", "demostra", "demonstr", "lock-?free", "wait-?free", "distributed",
     "consensus", "raft", "paxos", "compiler", "interpreter", "interpréteur", "intérprete", "interpretador", "design and implement",
     "from scratch", "verteilt", "distribuid", "distribué",
   ]
@@ -167,7 +168,7 @@ export const STRONG_HARD_SIGNALS = new RegExp(
 export const MEDIUM_SIGNALS = new RegExp(
   [
     "derivative", "dérivée", "derivada", "ableitung", "integra", "intégra", "probabilit", "probabilidad", "wahrscheinlichkeit", "equation",
-    "équation", "ecuación", "equação", "gleichung", "solve", "résou", "resolv", "resuelv", "löse", "short story", "story", "nouvelle",
+    "équation", "ecuación", "equação", "gleichung", "short story", "story", "nouvelle",
     "cuento", "conto", "crônica", "kurzgeschichte", "dialogue", "scene", "iambic", "chart", "graph", "floor plan", "grundriss", "estimate",
     "schätz", "estime", "\\d+\\s*(?:words|mots|palabras|palavras|wörter)",
   ]
