@@ -34,7 +34,7 @@ const LEXICONS: Record<Exclude<TaskTag, "general_chat">, Lexicon> = {
       "combien font", "combien fait", "wie viel ist", "wieviel ist", "square root", "quadratwurzel", "racine carrée", "raíz cuadrada",
       "fahrenheit", "celsius", "multipli", "divided by", "dividido", "divisé", "geteilt durch", "squared", "to the power", "extremum", "extrema", "extremstell", "extremwert",
     ],
-    words: ["math", "maths", "mathematics", "sin", "cos", "tan", "log", "lim", "sqrt", "mod"],
+    words: ["\\d+(?:[.,]\\d+)?\\s*%", "math", "maths", "mathematics", "sin", "cos", "tan", "log", "lim", "sqrt", "mod"],
     cjk: ["方程", "积分", "导数", "计算", "证明", "概率", "矩阵", "数学", "方程式", "積分", "微分", "計算", "証明", "確率", "行列", "数式", "求解", "极值", "极大值", "极小值", "확률", "방정식", "적분"],
   },
   reasoning: {
@@ -129,8 +129,8 @@ export const TAG_PATTERNS: readonly { tag: TaskTag; pattern: RegExp }[] = Object
 /** Code beyond words: fences, a line ending in `{` or `;`, arrows, keywords followed by a name and a bracket. */
 export const CODE_NOTATION = /```|^\s*(?:def|class|function|import|from|#include|public|private|const|let|var|fn|func|package|SELECT|INSERT|UPDATE)\b|[{};]\s*$|=>|->|\w+\(\)|\b\w+\.\w+\(|<\/?[a-z]+>/gimu;
 
-/** Mathematics beyond words: operators between numbers, percentages and powers, LaTeX, sets of symbols. */
-export const MATH_NOTATION = /\d\s*[-+*/^=]\s*\d|\d\s*%|\d\s*乗|\\(?:frac|int|sum|sqrt|lim|cdot|alpha|beta|pi)\b|[∫∑√∞≤≥≠±∂π∈]|\bx\^?\d|\b[a-z]\s*=\s*\d|\$[^$\n]+\$/giu;
+/** Mathematics beyond words: operators between numbers, powers, LaTeX, sets of symbols. */
+export const MATH_NOTATION = /\d\s*[-+*/^=]\s*\d|\d\s*乗|\\(?:frac|int|sum|sqrt|lim|cdot|alpha|beta|pi)\b|[∫∑√∞≤≥≠±∂π∈]|\bx\^?\d|\b[a-z]\s*=\s*\d|\$[^$\n]+\$/giu;
 
 /** Signals of a harder request: several steps, constraints, rigour. */
 export const HARD_SIGNALS = new RegExp(
