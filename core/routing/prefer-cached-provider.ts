@@ -19,12 +19,17 @@ export interface StickyContext {
   opening: Opening;
 }
 
-export async function preferCachedProvider(
-  attempts: Attempt[],
-  request: GenerateRequest,
-  organizationId: string,
-  affinity: CacheAffinity | undefined,
-): Promise<{ attempts: Attempt[]; sticky?: StickyContext }> {
+export interface Preferred {
+  attempts: Attempt[];
+  sticky?: StickyContext;
+}
+
+/**
+ * The attempts with the remembered provider first. A promise only when a
+ * store must be asked (a model with a choice of providers, on Redis): the
+ * usual request waits for nothing here.
+ */
+export function preferCachedProvider(attempts: Attempt[], request: GenerateRequest, organizationId: string, affinity: CacheAffinity | undefined): Preferred | Promise<Preferred> {
   if (!affinity) return { attempts };
   const sticky = { organizationId, opening: openingOf(request) };
   const preferences = request.provider;
@@ -37,9 +42,11 @@ export async function preferCachedProvider(
   const modelIds = [...new Set(choices.map((run) => run[0].model.config.id))];
   const opening = sticky.opening.digest();
   const found = affinity.lookup(modelIds.map((modelId) => ({ organizationId, modelId, opening })));
-  const providers = found instanceof Promise ? await found : found;
-  const preferred = new Map(modelIds.map((modelId, index) => [modelId, providers[index]]));
-  return { attempts: runs.flatMap((run) => withPreferredFirst(run, preferred.get(run[0].model.config.id))), sticky };
+  const reorder = (providers: (string | undefined)[]): Preferred => {
+    const preferred = new Map(modelIds.map((modelId, index) => [modelId, providers[index]]));
+    return { attempts: runs.flatMap((run) => withPreferredFirst(run, preferred.get(run[0].model.config.id))), sticky };
+  };
+  return found instanceof Promise ? found.then(reorder) : reorder(found);
 }
 
 /** Remembers the provider of an answer whose usage shows cached or cache-write input tokens. Never waits. */

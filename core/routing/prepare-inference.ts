@@ -49,10 +49,13 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   let admitted = await admitRequest(deps, { id, keyDigest, plan, now: deps.now().getTime() });
   const organizationId = admitted.admission.key.organizationId;
   // Prompt-cache stickiness needs the organisation, known only now; the hold covers every attempt, whatever their order.
-  const preferred = await preferCachedProvider(admitted.attempts, request, organizationId, deps.cacheAffinity);
-  admitted = { ...admitted, attempts: preferred.attempts };
+  const pending = preferCachedProvider(admitted.attempts, request, organizationId, deps.cacheAffinity);
+  // Awaited only when a store was asked: an await per request is not free on the hot path.
+  const preferred = pending instanceof Promise ? await pending : pending;
+  if (preferred.attempts !== admitted.attempts) admitted = { ...admitted, attempts: preferred.attempts };
   // This turn's input is the request's own; it continues the stored turn the reference named (by either of its ids).
-  const recorder = deps.conversations?.recorder({ ...received, conversation: request.conversation }, organizationId, record);
+  const continued = request.conversation === received.conversation ? received : { ...received, conversation: request.conversation };
+  const recorder = deps.conversations?.recorder(continued, organizationId, record);
   return { id, request, plan, admitted, recorder, started, sticky: preferred.sticky };
 }
 
