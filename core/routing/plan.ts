@@ -254,7 +254,9 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
     adapted = stripped.request;
     warnings.push(...stripped.warnings);
   }
-  adapted = withOwnProviderOptions(adapted, route);
+  const own = withOwnProviderOptions(adapted, route);
+  adapted = own.request;
+  warnings.push(...own.dropped.map((field) => unsupportedWarning(field, route)));
   // Only the provider that keeps the conversation can continue it on its side; any other is sent the whole history.
   if (adapted.conversation?.upstream && adapted.conversation.upstream.provider !== route.provider.id) {
     adapted = { ...adapted, conversation: { ...adapted.conversation, upstream: undefined } };
@@ -272,12 +274,20 @@ function adaptRequest(request: GenerateRequest, reference: ModelReference, route
   return { request: adapted, warnings };
 }
 
-/** The request with its route's protocol's provider options alone: no upstream is sent another protocol's. */
-function withOwnProviderOptions(request: GenerateRequest, route: ProviderRoute): GenerateRequest {
+/**
+ * The request with its route's protocol's provider options alone: no upstream
+ * is sent another protocol's. The fields only other protocols carry (Google's
+ * `service_tier` on an Anthropic route, Anthropic's `betas` on an
+ * OpenAI-compatible one) are named, so the caller is told they were not sent.
+ */
+function withOwnProviderOptions(request: GenerateRequest, route: ProviderRoute): { request: GenerateRequest; dropped: string[] } {
   const options = request.providerOptions;
   const protocol = route.provider.protocol;
-  if (Object.keys(options).every((key) => key === protocol)) return request;
-  return { ...request, providerOptions: options[protocol] ? { [protocol]: options[protocol] } : {} };
+  if (Object.keys(options).every((key) => key === protocol)) return { request, dropped: [] };
+  const kept = options[protocol];
+  const others = Object.entries(options).flatMap(([key, entry]) => (key === protocol ? [] : Object.keys(entry)));
+  const dropped = [...new Set(others)].filter((field) => !kept || !(field in kept));
+  return { request: { ...request, providerOptions: kept ? { [protocol]: kept } : {} }, dropped };
 }
 
 /** Whether this route generates the modality and its protocol carries the fields that steer it. */

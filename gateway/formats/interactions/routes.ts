@@ -14,6 +14,7 @@ import { toPublicError } from "../../errors/http-status.ts";
 import { createSseWriter } from "../../sse.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
+import { queryString } from "../../formats/shared/query.ts";
 import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { decodeInteractionsRequest } from "./decode-request.ts";
 import { encodeInteractionsError, errorOf, unknownModelIsInvalid } from "./encode-error.ts";
@@ -56,7 +57,7 @@ function registerInteractionsRoutes(router: FormatRoutes, { core }: FormatDeps) 
     router.get(`${prefix}/interactions/:id`, async (ctx) => {
       const includeInput = booleanQuery(ctx, "include_input") ?? false;
       const stream = booleanQuery(ctx, "stream") ?? false;
-      const lastEventId = stringQuery(ctx, "last_event_id");
+      const lastEventId = queryString(ctx.query.last_event_id, "last_event_id");
       if (lastEventId !== undefined && !stream) throw invalidParameter("last_event_id", "last_event_id resumes a stream: it needs stream=true.");
       const resumeAfter = lastEventId === undefined ? undefined : parseEventId(lastEventId);
       const read = { caller: { apiKey: googleKey(ctx.req.headers) }, id: ctx.params.id };
@@ -110,18 +111,11 @@ function writeReplay(ctx: Context, turn: Turn, options: Pick<ReplayOptions, "rel
     .finally(() => sse.end());
 }
 
-/** A query parameter given at most once. */
-function stringQuery(ctx: Context, name: string): string | undefined {
-  const value = ctx.query[name];
-  if (Array.isArray(value)) throw invalidParameter(name, `Query parameter ${name} must be given once.`);
-  return value;
-}
-
 /** A `true`/`false` query parameter, given at most once. */
 function booleanQuery(ctx: Context, name: string): boolean | undefined {
-  const value = ctx.query[name];
+  const value = queryString(ctx.query[name], name);
   if (value === undefined) return undefined;
   if (value === "true") return true;
   if (value === "false") return false;
-  throw invalidParameter(name, `Query parameter ${name} must be true or false, given once.`);
+  throw invalidParameter(name, `Query parameter ${name} must be true or false.`);
 }

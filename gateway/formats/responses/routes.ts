@@ -9,6 +9,7 @@ import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import { bearerKey } from "../../credentials.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
+import { queryString } from "../../formats/shared/query.ts";
 import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
 import { decodeResponsesRequest } from "./decode-request.ts";
 import { encodeResponsesError } from "./encode-error.ts";
@@ -61,11 +62,6 @@ function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
       order: queryOrder(queryString(ctx.query.order, "order")),
     });
   });
-}
-
-function queryString(value: string | string[] | undefined, name: string): string | undefined {
-  if (Array.isArray(value)) throw invalidParameter(name, `Query parameter ${name} must be given once.`);
-  return value;
 }
 
 /** OpenAI's default when absent; 1 to ITEMS_LIMIT_MAX. */
