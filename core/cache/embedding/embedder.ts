@@ -9,6 +9,11 @@ export interface Embedder {
    * vectors of two spaces are never compared, so it is part of every cache partition.
    */
   readonly id: string;
+  /**
+   * The cosine similarity at which two prompts are taken for the same question
+   * when the request names none (measured for the lexical embedding: docs/cache.md).
+   */
+  readonly defaultThreshold: number;
   /** One L2-normalised vector per text, in order; all of the same length. */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }
