@@ -1,6 +1,7 @@
 // The shape of the router's configuration file (YAML or JSON), validated at start.
 // Field names are snake_case like the public API; see docs/configuration.md.
 import { z } from "zod";
+import { CACHE_DEFAULTS, cacheSchema } from "./cache-schema.ts";
 import { ROUTING_DEFAULTS, routingSchema } from "./routing-schema.ts";
 import { environmentVariable, httpUrl } from "../config-fields.ts";
 import { providerProtocolSchema, providerSchema } from "../providers/provider-config.ts";
@@ -270,6 +271,8 @@ export const routerConfigSchema = z
     routing: routingSchema.default(ROUTING_DEFAULTS),
     /** router/auto and the model selection endpoints (docs/selection.md). */
     selection: selectionSchema.default({ models: [], preference: 0.5 }),
+    /** The semantic cache: expiry, sizes, threshold and embedding provider (docs/configuration.md). */
+    cache: cacheSchema.default(CACHE_DEFAULTS),
   })
   .strict()
   .superRefine((config, ctx) => {
