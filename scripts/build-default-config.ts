@@ -8,8 +8,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Document, Scalar, visit } from "yaml";
+import { Document, Scalar, stringify, visit } from "yaml";
 import { parseMoney } from "../core/billing/money.ts";
+import { cacheSchema } from "../core/config/cache-schema.ts";
 import { routerConfigSchema, type RouterConfig } from "../core/config/schema.ts";
 import { PLACEHOLDER_PROJECT } from "../core/providers/vertex/media.ts";
 import { defaultQuality } from "./default-quality.ts";
@@ -167,6 +168,31 @@ See docs/configuration.md for the fields.
 
 Real providers are enabled by their API key environment variable. Anthropic and
 Google speak their native protocols (Messages, Gemini generateContent).`;
+
+/**
+ * The semantic cache is left at its defaults (the built-in lexical embedding);
+ * the file ends with an embedding server's block, commented out, to copy.
+ */
+const CACHE_EXAMPLE = {
+  cache: {
+    embedding: {
+      base_url: "https://api.openai.com/v1",
+      api_key_env: "OPENAI_API_KEY",
+      model: "text-embedding-3-small",
+      dimensions: 512,
+      price_per_million_tokens: "0.02",
+      similarity_threshold: 0.9,
+    },
+  },
+};
+
+const CACHE_COMMENT = `The semantic cache keeps its defaults: the built-in lexical embedding, offline and
+free. To embed prompts with a server speaking the OpenAI embeddings protocol
+(OpenAI, Gemini's OpenAI-compatible endpoint, TEI, vLLM, Ollama), uncomment and
+choose similarity_threshold for your model by measuring your own pairs
+(docs/configuration.md, "cache"):
+
+${stringify(CACHE_EXAMPLE).trimEnd()}`;
 
 /**
  * The exact decimal string of a JSON number, from its shortest string form
@@ -550,8 +576,16 @@ export function buildDefaultConfig(pricesJson: string): { config: RouterConfig; 
       if (typeof node.value === "string" && /^\d+:\d+$/.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
     },
   });
-  document.commentBefore = HEADER.split("\n").map((line) => (line ? " " + line : "")).join("\n");
+  document.commentBefore = commentLines(HEADER);
+  // The example must be one the start would accept.
+  cacheSchema.parse(CACHE_EXAMPLE.cache);
+  document.comment = commentLines(CACHE_COMMENT);
   return { config: result.data, yaml: document.toString({ lineWidth: 0 }), skipped };
+}
+
+/** Text as YAML comment lines (each line after its `#`, blank lines kept). */
+function commentLines(text: string): string {
+  return text.split("\n").map((line) => (line ? " " + line : "")).join("\n");
 }
 
 export function main(argv: string[]): void {

@@ -67,6 +67,8 @@ export const cacheSchema = z
   .refine((cache) => cache.default_ttl_seconds <= cache.max_ttl_seconds, {
     message: "default_ttl_seconds is longer than max_ttl_seconds",
     path: ["default_ttl_seconds"],
+    // Only between two valid durations: a max_ttl_seconds of 0 is one problem, not two.
+    when: (payload) => payload.issues.length === 0,
   });
 
 export type CacheConfig = z.infer<typeof cacheSchema>;
