@@ -67,7 +67,7 @@ const CJK_NEGATIONS = ["不", "没", "沒", "别", "別", "无", "無", "未", "
 /** Words that hold a negation's character without negating ("特别" is "special", "非常" "very", "未来" "future"). */
 const CJK_NOT_NEGATIONS = [
   "不过", "不断", "不仅", "不管", "不同", "特别", "特別", "区别", "區別", "差别", "差別", "别人", "别的", "分别", "類別", "类别", "级别", "級別",
-  "性别", "性別", "识别", "識別", "告别", "个别", "無論", "无论", "未来", "未來", "非常", "莫名",
+  "性别", "性別", "识别", "識別", "告别", "个别", "区別", "無論", "无论", "未来", "未來", "非常", "莫名",
 ];
 
 /** The guard of a prompt: equal for two prompts only when their numbers (in order) and their count of negations are. */
