@@ -43,8 +43,9 @@ export interface PartitionIndex<Entry extends VectorEntry> {
   /**
    * Adds an entry (replacing one of the same id, and the older entry of the
    * same digest); answers the entries that left for it, oldest beyond the bound included.
+   * `signature`: the entry's, when already known (signatureOf; the Redis store keeps it in the record).
    */
-  add(entry: Entry): Entry[];
+  add(entry: Entry, signature?: Uint32Array): Entry[];
   remove(id: string): Entry | undefined;
   get(id: string): Entry | undefined;
   /** The newest entry of an exact digest, whatever its state. */
@@ -60,7 +61,8 @@ export interface PartitionIndex<Entry extends VectorEntry> {
 
 /** Number of hyperplanes: four 32-bit words per signature. */
 const SIGNATURE_BITS = 128;
-const WORDS = SIGNATURE_BITS / 32;
+export const SIGNATURE_WORDS = SIGNATURE_BITS / 32;
+const WORDS = SIGNATURE_WORDS;
 /** Standard deviations of Hamming distance kept above the expected one at the threshold. */
 const SIGMAS = 4;
 /** Any seed would do, as long as every instance uses the same. */
@@ -204,7 +206,7 @@ export function createPartitionIndex<Entry extends VectorEntry>(maxEntries: numb
     get size() {
       return slots.length;
     },
-    add(entry) {
+    add(entry, signature) {
       const left: Entry[] = [];
       const same = remove(entry.id);
       if (same) left.push(same);
@@ -217,7 +219,8 @@ export function createPartitionIndex<Entry extends VectorEntry>(maxEntries: numb
         grown.set(signatures);
         signatures = grown;
       }
-      writeSignature(entry.vector, signatures, slot * WORDS);
+      if (signature) signatures.set(signature.subarray(0, WORDS), slot * WORDS);
+      else writeSignature(entry.vector, signatures, slot * WORDS);
       slots.push(entry);
       slotOf.set(entry.id, slot);
       byId.set(entry.id, entry);
