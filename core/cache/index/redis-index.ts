@@ -212,7 +212,10 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
     async lookup(query) {
       const partition = use(query.partition);
       const similar = query.vector !== undefined && query.threshold < 1;
-      const candidate = similar ? partition.index.nearest(query.vector!, query.threshold, query) : undefined;
+      // An exact entry known here and live will be served if Redis still has it: no need to search.
+      const knownExact = partition.index.byDigest(query.exactDigest);
+      const searched = similar && !(knownExact && passes(knownExact, query));
+      const candidate = searched ? partition.index.nearest(query.vector!, query.threshold, query) : undefined;
       let reply: LookupReply;
       try {
         const args = [keys.payloadBase(query.partition), query.exactDigest, candidate?.entry.id ?? "", String(partition.cursor), batch];

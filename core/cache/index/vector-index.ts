@@ -112,21 +112,22 @@ function popcount(x: number): number {
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
-/** Hyperplanes per vector length, made once: SIGNATURE_BITS rows of `length` Gaussian numbers. */
-const hyperplanesByLength = new Map<number, Float32Array>();
+/** Hyperplanes per vector length, made once: SIGNATURE_BITS vectors of `length` Gaussian numbers. */
+const hyperplanesByLength = new Map<number, Float32Array[]>();
 
-function hyperplanes(length: number): Float32Array {
+function hyperplanes(length: number): Float32Array[] {
   let planes = hyperplanesByLength.get(length);
   if (!planes) {
-    planes = new Float32Array(SIGNATURE_BITS * length);
+    const numbers = new Float32Array(SIGNATURE_BITS * length);
     const random = mulberry32(HYPERPLANE_SEED ^ length);
     // Box-Muller: two uniform numbers give two independent standard normal ones.
-    for (let i = 0; i < planes.length; i += 2) {
+    for (let i = 0; i < numbers.length; i += 2) {
       const radius = Math.sqrt(-2 * Math.log(1 - random()));
       const angle = 2 * Math.PI * random();
-      planes[i] = radius * Math.cos(angle);
-      if (i + 1 < planes.length) planes[i + 1] = radius * Math.sin(angle);
+      numbers[i] = radius * Math.cos(angle);
+      if (i + 1 < numbers.length) numbers[i + 1] = radius * Math.sin(angle);
     }
+    planes = Array.from({ length: SIGNATURE_BITS }, (_, bit) => numbers.subarray(bit * length, (bit + 1) * length));
     hyperplanesByLength.set(length, planes);
   }
   return planes;
@@ -147,15 +148,9 @@ export function mulberry32(seed: number): () => number {
 /** The vector's SimHash signature, written into `into` at word `offset`. */
 export function writeSignature(vector: Float32Array, into: Uint32Array, offset: number): void {
   const planes = hyperplanes(vector.length);
-  const length = vector.length;
   for (let word = 0; word < WORDS; word++) {
     let bits = 0;
-    for (let bit = 0; bit < 32; bit++) {
-      const row = (word * 32 + bit) * length;
-      let side = 0;
-      for (let i = 0; i < length; i++) side += planes[row + i] * vector[i];
-      if (side >= 0) bits |= 1 << bit;
-    }
+    for (let bit = 0; bit < 32; bit++) if (dot(planes[word * 32 + bit], vector) >= 0) bits |= 1 << bit;
     into[offset + word] = bits >>> 0;
   }
 }
@@ -251,11 +246,8 @@ export function createPartitionIndex<Entry extends VectorEntry>(maxEntries: numb
         const bound = hammingBound(threshold);
         const sig = signatures;
         for (let slot = 0, o = 0; slot < slots.length; slot++, o += WORDS) {
-          // Half the signature first: most entries are already too far.
-          const half = popcount(sig[o] ^ q0) + popcount(sig[o + 1] ^ q1);
-          if (half > bound) continue;
-          if (half + popcount(sig[o + 2] ^ q2) + popcount(sig[o + 3] ^ q3) > bound) continue;
-          consider(slots[slot]);
+          // One test of the whole distance: a test after part of it was measured slower (most entries pass it).
+          if (popcount(sig[o] ^ q0) + popcount(sig[o + 1] ^ q1) + popcount(sig[o + 2] ^ q2) + popcount(sig[o + 3] ^ q3) <= bound) consider(slots[slot]);
         }
       }
       return best ? { entry: best, similarity: bestSimilarity } : undefined;
