@@ -165,11 +165,21 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
   const local = new Map<string, LocalPartition>();
   let localBytes = 0;
   const scripts = { cachePut: putScript, cacheLookup: lookupScript };
-  const connected = await connectRedisStore({ url: options.url, store: "cache index", scripts, logger: options.logger, onReconnect: () => forgetAll() });
+  const connected = await connectRedisStore({
+    url: options.url,
+    store: "cache index",
+    scripts,
+    logger: options.logger,
+    onReconnect: () => {
+      forgetAll();
+      loadScripts().catch(() => {}); // if this fails, the first call of a script falls back to EVAL
+    },
+  });
   // Payloads and records are bytes: read them as Buffers, not strings.
   const client = connected.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   // Loaded up front so the first lookup is one round trip too (else EVALSHA fails once and EVAL follows).
-  await Promise.all([connected.scriptLoad(putScript.SCRIPT), connected.scriptLoad(lookupScript.SCRIPT)]);
+  const loadScripts = () => Promise.all([connected.scriptLoad(putScript.SCRIPT), connected.scriptLoad(lookupScript.SCRIPT)]);
+  await loadScripts();
   const lookupGuard = createRedisGuard("cache index", LOOKUP_TIMEOUT_MS);
   const putGuard = createRedisGuard("cache index", PUT_TIMEOUT_MS);
   let failing = false;
