@@ -21,7 +21,7 @@ import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { CacheIndex, CacheLookup } from "../core/cache/index/cache-index.ts";
 import { createMemoryCacheIndex } from "../core/cache/index/memory-index.ts";
-import { createRedisCacheIndex } from "../core/cache/index/redis-index.ts";
+import { createRedisCacheIndex, SYNC_BATCH } from "../core/cache/index/redis-index.ts";
 import { dot, hammingBound, hammingDistance, signatureOf } from "../core/cache/index/vector-index.ts";
 import { clusteredVectors, vectorSource } from "../test/support/cache-vectors.ts";
 import { startRedisChild } from "./children.ts";
@@ -139,6 +139,14 @@ for (const setup of setups.filter((s) => s.redis)) {
   roundTrips.set(setup, byKind);
 }
 
+// A new instance catching up: its first lookups each bring SYNC_BATCH records (decoded, added to its local index).
+const newcomer = await createRedisCacheIndex({ url: `redis://127.0.0.1:${port}`, prefix: `bench-${entryCount}:`, maxEntriesPerPartition: entryCount });
+const catchUp = { cpu: [] as number[], roundP99: [], wall: [] as number[], hits: 0, exact: 0 };
+await time(newcomer, queries.get("miss")!.slice(0, Math.ceil(entryCount / SYNC_BATCH)), catchUp);
+const caughtUp = { cpu: [] as number[], roundP99: [], wall: [] as number[], hits: 0, exact: 0 };
+await time(newcomer, queries.get("similar hit")!.slice(0, 1000), caughtUp);
+await newcomer.close();
+
 // What the prefilter keeps: entries whose signature is within the bound, per lookup (mean), of the timed queries.
 const signatures = vectors.map(signatureOf);
 const bound = hammingBound(THRESHOLD);
@@ -187,6 +195,8 @@ const report = [
   "| store | entries | lookup | CPU p50 (ms) | CPU p99 (ms) | CPU p99 of the quietest round (ms) | wall p50 (ms) | wall p99 (ms) | round trips | hits |",
   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ...rows,
+  "",
+  `A new instance catching up on the ${entryCount} entries (Redis): its first ${catchUp.cpu.length} lookups bring ${SYNC_BATCH} records each, at a CPU p50 of ${ms(quantile(catchUp.cpu, 0.5))} ms (max ${ms(Math.max(...catchUp.cpu))} ms) and a wall p50 of ${ms(quantile(catchUp.wall, 0.5))} ms; then its similar hits cost a CPU p50 of ${ms(quantile(caughtUp.cpu, 0.5))} ms, ${fmt((100 * caughtUp.hits) / caughtUp.cpu.length, 1)} % of them hits.`,
   "",
   `Entries the signature prefilter keeps per lookup (mean of 200, of ${entryCount}), beside those truly at or above ${THRESHOLD}: ${KINDS.map((kind) => `${kind} ${fmt(kept.get(kind)!.kept, 1)} (${fmt(kept.get(kind)!.scanned, 1)})`).join(", ")}.`,
   "",
