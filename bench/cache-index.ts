@@ -46,7 +46,8 @@ const T0 = Date.UTC(2026, 10, 28);
 
 const source = vectorSource(DIMENSIONS, 23);
 const vectors = clusteredVectors(source, entryCount, 20);
-const digestOf = (i: number) => `entry-${i}`.padEnd(64, "0");
+/** 64 characters, as a SHA-256 hex digest (padded at the start: padding at the end would make entry-1 and entry-10 one digest). */
+const digestOf = (i: number) => `entry-${String(i).padStart(58, "0")}`;
 const payload = new Uint8Array(PAYLOAD_BYTES).map((_, i) => i % 251);
 
 type Kind = "similar hit" | "exact hit" | "miss";
@@ -56,7 +57,7 @@ function queriesOf(kind: Kind, count: number): CacheLookup[] {
   return Array.from({ length: count }, (_, n) => {
     const i = Math.floor(source.uniform() * vectors.length);
     const vector = kind === "exact hit" ? vectors[i] : source.near(vectors[i], kind === "similar hit" ? 0.05 + 0.2 * source.uniform() : 1 + 0.5 * source.uniform());
-    return { partition: "bench", exactDigest: kind === "exact hit" ? digestOf(i) : `query-${kind}-${n}`.padEnd(64, "0"), vector, guard: "", threshold: THRESHOLD, now: T0 + 1 };
+    return { partition: "bench", exactDigest: kind === "exact hit" ? digestOf(i) : `query-${kind}-${String(n).padStart(40, "0")}`, vector, guard: "", threshold: THRESHOLD, now: T0 + 1 };
   });
 }
 const queries = new Map(KINDS.map((kind) => [kind, queriesOf(kind, lookups + warmup)]));

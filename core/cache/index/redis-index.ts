@@ -51,10 +51,11 @@ const PUT_TIMEOUT_MS = 2_000;
 export const TTL_MARGIN_MS = 60_000;
 /**
  * Records one lookup brings while catching up: an instance new to a partition
- * of 10,000 entries catches up over 20 lookups, each of a bounded cost, and
- * meanwhile finds only what it has (the exact digest is always asked of Redis).
+ * of 10,000 entries catches up over 50 lookups, each of a bounded cost (about
+ * 4 ms of CPU: bench/README.md), and meanwhile finds only what it has (the
+ * exact digest is always asked of Redis).
  */
-export const SYNC_BATCH = 500;
+export const SYNC_BATCH = 200;
 /** What a local entry costs besides its vector (its strings and slots), roughly. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
