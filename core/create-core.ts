@@ -20,6 +20,8 @@ import { createHttpClient, type HttpClient } from "./providers/http-client.ts";
 import { capabilitiesOf, createChatAdapters, createMediaAdapters } from "./providers/registry.ts";
 import { createAccountService } from "./services/accounts.ts";
 import { createCatalogueService } from "./services/catalogue.ts";
+import type { SemanticCache } from "./cache/semantic-cache.ts";
+import { openSemanticCache } from "./cache/open-semantic-cache.ts";
 import { createSelectionService } from "./services/selection.ts";
 import { createConversationService } from "./services/conversations.ts";
 import { createInferenceService } from "./services/inference.ts";
@@ -64,6 +66,8 @@ export interface Core {
   background: BackgroundAnswers;
   tasks: Tasks;
   measurements: RouteMeasurements;
+  /** The semantic cache (docs/cache.md). */
+  semanticCache: SemanticCache;
   services: {
     inference: ServiceImpl<typeof InferenceService>;
     catalogue: ServiceImpl<typeof CatalogueService>;
@@ -122,9 +126,21 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
   }
   const maxConnections = Object.fromEntries(deps.config.providers.map((provider) => [provider.id, provider.max_connections]));
   const http = deps.http ?? createHttpClient({ maxConnections });
+  let semanticCache: Awaited<ReturnType<typeof openSemanticCache>>;
+  try {
+    semanticCache = await openSemanticCache({ config: deps.config.cache, env: deps.env, now, http, usage: accounts.usage, logger: deps.logger });
+  } catch (error) {
+    await accounts.close();
+    await conversationStore.close();
+    await taskStore.close();
+    if (!deps.measurements) await measurements.close();
+    await cacheAffinity?.close();
+    await http.close();
+    throw error;
+  }
   const adapters = createChatAdapters(http);
   const conversations = createConversations({ store: conversationStore, ttlSeconds: deps.config.conversations.ttl_seconds, now, logger: deps.logger });
-  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random, measurements, cacheAffinity };
+  const inferenceDeps = { catalogue, accounts, conversations, adapters, now, random: deps.random ?? Math.random, measurements, cacheAffinity, semanticCache: semanticCache.cache };
   const mediaAdapters = createMediaAdapters();
   const webhookKey = webhookKeyOf(deps.env[deps.config.tasks.webhook_secret_env]);
   const links = assetLinksOf(deps, taskStore, assets, now);
@@ -167,6 +183,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
     },
     background,
     measurements,
+    semanticCache: semanticCache.cache,
     async close() {
       // Background answers first: each is stored as failed while the store is still open.
       await background.close();
@@ -177,6 +194,7 @@ export async function createCore(deps: CoreDeps): Promise<Core> {
       await conversations.close();
       if (!deps.measurements) await measurements.close();
       await cacheAffinity?.close();
+      await semanticCache.close();
       if (!deps.assetStore) await assets.close?.();
     },
   };

@@ -1,11 +1,13 @@
 // The router's own request fields, which every generation format accepts
 // beside its own (spec: `models`, `provider`, `request_tags`): their schemas,
 // for a format's strict body schema, and their GenerateRequest fields.
+import type { IncomingHttpHeaders } from "node:http";
 import { z } from "zod";
+import { invalidParameter } from "../core/errors.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { FormatPolicySchema, PublicFormat } from "../gen/router/v1/inference_pb.js";
 import { MAX_ITEMS } from "./limits.ts";
-import { between, list, nonEmptyString } from "./schema-parts.ts";
+import { between, int32, list, nonEmptyString } from "./schema-parts.ts";
 import { nullMeansAbsent } from "./validation.ts";
 
 /** Fallback models, tried in order after `model`. */
@@ -41,16 +43,39 @@ export const providerSchema = nullMeansAbsent(
 /** router/auto's options (docs/selection.md): the cost-versus-quality preference, 0 cheapest .. 1 best. */
 export const selectionSchema = nullMeansAbsent(z.strictObject({ preference: between(0, 1).optional() }));
 
+/** The semantic cache's options (docs/cache.md); the cache is on only with the `cache_key` header. */
+export const cacheSchema = nullMeansAbsent(z
+  .strictObject({
+    expiration_time: int32().min(1),
+    conversation_mode: z.enum(["full_conversation", "last_message_only", "last_n_turns"]),
+    last_n_turns: int32().min(1),
+    filter_on_provider: z.boolean(),
+    filter_on_model: z.boolean(),
+    similarity_threshold: between(0, 1),
+  })
+  .partial()
+  .superRefine((cache, ctx) => {
+    const usesTurns = cache.conversation_mode === "last_n_turns";
+    if (usesTurns && cache.last_n_turns === undefined) {
+      ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is required when conversation_mode is last_n_turns" });
+    }
+    if (!usesTurns && cache.last_n_turns !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is only used when conversation_mode is last_n_turns" });
+    }
+  }));
+
 export interface RouterFieldsBody {
   models?: z.infer<typeof modelsSchema>;
   request_tags?: z.infer<typeof requestTagsSchema>;
   provider?: z.infer<typeof providerSchema>;
   selection?: z.infer<typeof selectionSchema>;
+  cache?: z.infer<typeof cacheSchema>;
 }
 
 /** The router fields of a validated body, as GenerateRequest fields. */
-function decodeRouterFields(body: RouterFieldsBody) {
+function decodeRouterFields(body: RouterFieldsBody, cacheKey: string | undefined) {
   return {
+    cache: decodeCache(body.cache, cacheKey),
     models: body.models ?? [],
     requestTags: body.request_tags ?? [],
     provider: body.provider && {
@@ -67,6 +92,20 @@ function decodeRouterFields(body: RouterFieldsBody) {
       },
     },
     selection: body.selection && { preference: body.selection.preference },
+  };
+}
+
+/** The cache is off without the `cache_key` header; the core says so when `cache` came without it. */
+function decodeCache(cache: RouterFieldsBody["cache"], cacheKey: string | undefined) {
+  if (cache === undefined && cacheKey === undefined) return undefined;
+  return {
+    cacheKey: cacheKey ?? "",
+    expirationTimeSeconds: cache?.expiration_time,
+    conversationMode: cache?.conversation_mode ?? "",
+    lastNTurns: cache?.last_n_turns,
+    filterOnProvider: cache?.filter_on_provider,
+    filterOnModel: cache?.filter_on_model,
+    similarityThreshold: cache?.similarity_threshold,
   };
 }
 
@@ -87,7 +126,7 @@ export interface RequestFormat {
 }
 
 /** What every generation format's request starts with: its format and policy, the caller, the request id, the stream switch, the model and the router fields. */
-export function requestHead({ format, policy }: RequestFormat, body: RouterFieldsBody & { model: string; stream?: boolean }, context: { apiKey: string; requestId: string }) {
+export function requestHead({ format, policy }: RequestFormat, body: RouterFieldsBody & { model: string; stream?: boolean }, context: RequestContext) {
   return {
     format,
     formatPolicy: policy,
@@ -95,6 +134,26 @@ export function requestHead({ format, policy }: RequestFormat, body: RouterField
     requestId: context.requestId,
     stream: body.stream ?? false,
     model: body.model,
-    ...decodeRouterFields(body),
+    ...decodeRouterFields(body, context.cacheKey),
   };
+}
+
+/** What a request's headers give its decoder. */
+export interface RequestContext {
+  apiKey: string;
+  requestId: string;
+  /** The `cache_key` header (cacheKeyOf), which turns the semantic cache on. */
+  cacheKey?: string;
+}
+
+/** The longest `cache_key` header taken: it names a cache, not a prompt. */
+export const MAX_CACHE_KEY_LENGTH = 256;
+
+/** The `cache_key` header, when present and not empty; a longer one than MAX_CACHE_KEY_LENGTH is a 400. */
+export function cacheKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers.cache_key;
+  const value = Array.isArray(header) ? header.join(",") : header;
+  if (!value) return undefined;
+  if (value.length > MAX_CACHE_KEY_LENGTH) throw invalidParameter("cache_key", `The cache_key header must be at most ${MAX_CACHE_KEY_LENGTH} characters (got ${value.length}).`);
+  return value;
 }

@@ -233,6 +233,10 @@ export interface UsageRecord {
   streamed: boolean;
   /** Unix milliseconds. */
   createdAt: number;
+  /** Served from the semantic cache at a tenth of the original's price; absent in records made before it existed. */
+  cacheHit?: boolean;
+  /** How close the prompt was to the cached one (1 exact), on a hit. */
+  cacheSimilarity?: number;
 }
 
 export interface UsageStore {

@@ -78,6 +78,8 @@ export interface UsageDetails {
   streamed: boolean;
   /** Unix milliseconds. */
   now: number;
+  /** Served from the semantic cache: how close the prompt was to the stored one's (1 exact). */
+  cacheHit?: { similarity: number };
 }
 
 export interface Admission {
@@ -207,6 +209,7 @@ class MeteredAdmission implements Admission {
       free: this.free !== undefined,
       streamed: details.streamed,
       createdAt: details.now,
+      ...(details.cacheHit && { cacheHit: true, cacheSimilarity: details.cacheHit.similarity }),
     });
   }
 }

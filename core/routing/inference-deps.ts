@@ -6,6 +6,7 @@ import type { Conversations } from "../conversations/conversations.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { CacheAffinity } from "../route-stats/cache-affinity.ts";
 import type { RouteMeasurements } from "../route-stats/measurements.ts";
+import type { SemanticCache } from "../cache/semantic-cache.ts";
 
 export interface InferenceDeps {
   catalogue: Catalogue;
@@ -21,4 +22,6 @@ export interface InferenceDeps {
   measurements?: RouteMeasurements;
   /** Which provider showed prompt-cache activity for an opening (prompt-cache stickiness). Absent: stickiness is off. */
   cacheAffinity?: CacheAffinity;
+  /** The semantic cache (docs/cache.md); absent: requests asking for it are answered as without it. */
+  semanticCache?: SemanticCache;
 }

@@ -70,7 +70,7 @@ export function planAttempts(request: GenerateRequest, catalogue: Catalogue, opt
   // The caller's require_parameters and max_price skip routes as a missing capability does (traced, then a 400).
   const requirements = [...requirementsOf(request), ...preferenceRequirements(request)];
   // The format's own (GenerateRequest.warnings) go with every attempt's.
-  const requestWarnings = [...request.warnings, ...notServedYet(request)];
+  const requestWarnings = request.warnings;
   checkProvidersExist(request, catalogue);
   for (const reference of references) {
     if (isFreeRouter(reference.requested)) {
@@ -322,13 +322,6 @@ function unsupportedSampling(request: GenerateRequest, route: ProviderRoute) {
     const present = field === "stop" ? sampling.stop.length > 0 : sampling[field] !== undefined;
     return present && !supported.includes(name);
   });
-}
-
-/** Accepted fields whose feature is not built yet: said, never silently dropped. */
-function notServedYet(request: GenerateRequest): Warning[] {
-  const warnings: Warning[] = [];
-  if (request.cache) warnings.push(warning("unavailable_feature", "cache", "the semantic cache is not available yet; the request was not cached"));
-  return warnings;
 }
 
 function describeUnavailable(model: CatalogueModel, request: GenerateRequest): string {

@@ -11,6 +11,7 @@ import type { InferenceDeps } from "./inference-deps.ts";
 import { planAttempts, type Plan } from "./plan.ts";
 import { preferCachedProvider, type StickyContext } from "./prefer-cached-provider.ts";
 import { asksAutoRouter } from "./auto-router.ts";
+import type { CacheRequest } from "../cache/semantic-cache.ts";
 
 /**
  * A request admitted and ready to answer: its history prepended, its attempts
@@ -27,6 +28,8 @@ export interface PreparedInference {
   started: number;
   /** For remembering the provider if its answer shows prompt-cache activity; absent when stickiness is off. */
   sticky?: StickyContext;
+  /** The semantic cache's work for this request; absent when the request does not use it (no `cache_key`). */
+  cache?: CacheRequest;
 }
 
 export async function prepareInference(request: GenerateRequest, deps: InferenceDeps, record?: RecordOptions): Promise<PreparedInference> {
@@ -36,6 +39,9 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   // A stored conversation's history goes first, so planning and the hold count it (docs/architecture.md, "Conversations").
   const received = request;
   if (request.conversation?.previousId) request = await withHistory(request, keyDigest, deps);
+  // The cache's work starts now: a remote embedding runs while the account store is asked.
+  const cacheStart = deps.semanticCache?.begin(request);
+  if (cacheStart?.warnings.length) request = { ...request, warnings: [...request.warnings, ...cacheStart.warnings] };
   let plan: Plan;
   // router/auto selects among the models the key allows, with its organisation's preference: the key is needed first.
   const caller = asksAutoRouter(request) ? await checkKey(deps.accounts, keyDigest) : undefined;
@@ -56,7 +62,8 @@ export async function prepareInference(request: GenerateRequest, deps: Inference
   // This turn's input is the request's own; it continues the stored turn the reference named (by either of its ids).
   const continued = request.conversation === received.conversation ? received : { ...received, conversation: request.conversation };
   const recorder = deps.conversations?.recorder(continued, organizationId, record);
-  return { id, request, plan, admitted, recorder, started, sticky: preferred.sticky };
+  const cache = cacheStart?.pending?.scoped(organizationId, admitted.attempts.map((attempt) => attempt.route.provider.id));
+  return { id, request, plan, admitted, recorder, started, sticky: preferred.sticky, cache };
 }
 
 /** The request with its stored conversation's history first; the key is told before anything about the conversation. */

@@ -16,6 +16,7 @@ import { Relay } from "./relay.ts";
 import { finishRequest } from "./settle.ts";
 import { measureAnswer } from "./measure-answer.ts";
 import { rememberCachedProvider } from "./prefer-cached-provider.ts";
+import { answerFromCache, markMiss } from "./cache-answer.ts";
 
 // The services' entry points, from the steps that define them.
 export type { InferenceDeps } from "./inference-deps.ts";
@@ -42,7 +43,11 @@ export async function* runInference(
   options: RunOptions = {},
 ): AsyncGenerator<GenerateResponse> {
   prepared ??= await prepareInference(request, deps);
-  const { id, recorder, started, sticky } = prepared;
+  const { id, recorder, started, sticky, cache } = prepared;
+  const found = cache && (await cache.lookup());
+  if (found) return yield* answerFromCache(prepared, found, deps);
+  // A miss's answer is gathered as relayed, and kept once it has finished well.
+  const recording = cache?.recording();
   const { admission } = prepared.admitted;
   const { requestTags, stream } = prepared.request;
   const unansweredModelId = prepared.admitted.attempts[0].model.config.id;
@@ -59,26 +64,39 @@ export async function* runInference(
     answering = opened.answering;
     timing = opened.timing;
     try {
+      if (cache) markMiss(opened.start);
       recorder?.observe(opened.start);
+      const start = opened.start.event.value as ResponseStart;
       yield opened.start;
       // The relay loop is here rather than in a generator of its own: one async step fewer per event.
       const relay = new Relay(id, answering, recorder, opened.excludeReasoning);
       // The routing trace (a few entries), for an answer that breaks off below.
-      const trace = (opened.start.event.value as ResponseStart).attempts;
+      const trace = start.attempts;
       let step = opened.first;
       // Nor the start event once sent.
       opened = undefined!;
       try {
         for (; !step.done; step = await iterator.next()) {
           const response = relay.pass(step.value);
-          if (response) yield response;
+          if (!response) continue;
+          recording?.observe(response);
+          yield response;
         }
       } catch (error) {
         if (signal.aborted) throw callerWentAway();
         throw brokeOff(error, trace);
       }
-      yield relay.usage();
-      yield relay.finish();
+      const usage = relay.usage();
+      recording?.observe(usage);
+      yield usage;
+      const finish = relay.finish();
+      if (recording) {
+        // Complete now: kept before the finish goes out, so a caller that saw it can already hit.
+        recording.observe(finish);
+        const kept = recording.finished(start);
+        if (kept) cache!.keep(kept);
+      }
+      yield finish;
     } finally {
       // Ends the upstream request too when our caller stops reading early.
       await iterator.return?.();

@@ -1,5 +1,6 @@
 // The operators' account service: API keys, credits and the usage log, over
 // the account stores. Every call is guarded by the admin token.
+import { GATEWAY_EXPENSES } from "../cache/open-semantic-cache.ts";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -121,7 +122,8 @@ export function createAccountService(deps: AccountServiceDeps): ServiceImpl<type
 
     async getUsage(request, context) {
       authorize(context);
-      const organizationId = await knownOrganization(request.organizationId);
+      // The gateway's own expenses (a configured embedding provider's calls) are no organisation's, and always readable.
+      const organizationId = request.organizationId === GATEWAY_EXPENSES ? GATEWAY_EXPENSES : await knownOrganization(request.organizationId);
       const limit = request.limit === 0 ? USAGE_LIMIT_DEFAULT : request.limit;
       if (limit < 1 || limit > USAGE_LIMIT_MAX) throw invalidParameter("limit", `limit must be between 1 and ${USAGE_LIMIT_MAX}.`);
       const records = await fromStore(stores.usage.list(organizationId, limit));

@@ -21,15 +21,10 @@ import {
 import { warning } from "../../../core/warnings.ts";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
-import { requestHead, type RequestFormat } from "../../router-fields.ts";
+import { requestHead, type RequestContext, type RequestFormat } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 
-export interface DecodeContext {
-  apiKey: string;
-  requestId: string;
-  /** Value of the `cache_key` header, which turns the semantic cache on. */
-  cacheKey?: string;
-}
+export type DecodeContext = RequestContext;
 
 export interface DecodedChatRequest {
   request: GenerateRequest;
@@ -52,8 +47,7 @@ export function decodeChatRequest(body: unknown, context: DecodeContext): Decode
       parallelToolCalls: parsed.parallel_tool_calls,
       responseFormat: responseFormatInit(parsed.response_format?.type === "json_schema" ? { type: "json_schema", ...parsed.response_format.json_schema } : parsed.response_format),
       reasoning: toReasoning(parsed),
-      warnings: reasoningWarnings(parsed),
-      cache: toCache(parsed.cache, context.cacheKey),
+      warnings: [...reasoningWarnings(parsed), ...topLevelCacheControlWarnings(parsed)],
       media: toMedia(parsed),
       // `user` is OpenAI's end-user id; only OpenAI-protocol upstreams know it.
       passthrough: parsed.user === undefined ? undefined : { user: parsed.user },
@@ -198,18 +192,10 @@ function reasoningWarnings({ reasoning, reasoning_effort: topLevelEffort }: Chat
   return beyondHigh(effort) ? [warning("adjusted_parameter", param, `${param} ${effort} was served as high, the router's highest level`)] : [];
 }
 
-/** The cache is off without the `cache_key` header; the core decides what to say about that. */
-function toCache(cache: ChatRequestBody["cache"], cacheKey: string | undefined) {
-  if (cache === undefined && cacheKey === undefined) return undefined;
-  return {
-    cacheKey: cacheKey ?? "",
-    expirationTimeSeconds: cache?.expiration_time,
-    conversationMode: cache?.conversation_mode ?? "",
-    lastNTurns: cache?.last_n_turns,
-    filterOnProvider: cache?.filter_on_provider,
-    filterOnModel: cache?.filter_on_model,
-    similarityThreshold: cache?.similarity_threshold,
-  };
+/** The spec accepts a top-level `cache_control` and gives it no effect: the caller is told so, with where it does work. */
+function topLevelCacheControlWarnings(body: ChatRequestBody) {
+  if (body.cache_control === undefined) return [];
+  return [warning("unsupported_parameter", "cache_control", "a top-level cache_control has no effect; set cache_control on the content blocks to cache a prompt's prefix")];
 }
 
 function toMedia(body: ChatRequestBody) {

@@ -2,6 +2,7 @@
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { FoldedBlock, FoldedResponse } from "../../fold.ts";
 import { encodeAnnotation, encodeCitations } from "../../formats/shared/encode-annotations.ts";
+import { cacheFields } from "../shared/cache-fields.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 
@@ -40,6 +41,7 @@ export function encodeChatCompletion(folded: FoldedResponse) {
     citations: encodeCitations(folded.annotations),
     choices: [{ index: 0, message, logprobs: null, finish_reason: encodeFinishReason(folded.finishReason) ?? "stop" }],
     usage: encodeUsage(folded.usage, start),
+    ...cacheFields(start),
   };
 }
 

@@ -7,6 +7,7 @@ import { createBlockTracker } from "../../block-tracker.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { encodeStreamedAnnotation } from "../../formats/shared/encode-annotations.ts";
+import { cacheFields, type CacheFields } from "../shared/cache-fields.ts";
 import { encodeChatStreamError } from "./encode-error.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeReasoningDetail } from "./encode-response.ts";
@@ -35,8 +36,11 @@ class ChunkEncoder implements StreamEncoder {
   // goes out delta by delta, so the tracker gathers only the media bytes.
   private readonly blocks = createBlockTracker({ gather: "media" });
   private usage: Usage | undefined;
+  /** The cache's fields (`cached`, `similarity`), on the first chunk and the usage chunk. */
+  private readonly cache: CacheFields;
 
   constructor(start: ResponseStart) {
+    this.cache = cacheFields(start);
     this.id = start.id;
     this.model = start.model;
     this.provider = start.provider;
@@ -45,7 +49,7 @@ class ChunkEncoder implements StreamEncoder {
     this.contentHead = flat(`${JSON.stringify({ id: start.id, object: "chat.completion.chunk", created: this.created, model: start.model, provider: start.provider }).slice(0, -1)},"choices":[{"index":0,"delta":{"content":`);
   }
 
-  private chunk(choices: unknown[], extra: Record<string, unknown> = {}): SseEvent {
+  private chunk(choices: unknown[], extra: object = {}): SseEvent {
     const { id, created, model, provider } = this;
     return { data: JSON.stringify({ id, object: "chat.completion.chunk", created, model, provider, choices, ...extra }) };
   }
@@ -58,7 +62,7 @@ class ChunkEncoder implements StreamEncoder {
     const { event } = response;
     switch (event.case) {
       case "start":
-        return [this.delta({ role: "assistant", content: "" })];
+        return [this.chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }], this.cache)];
       case "blockStart": {
         const block = this.blocks.track(response)!;
         if (block.type !== BlockType.TOOL_CALL) return [];
@@ -115,7 +119,7 @@ class ChunkEncoder implements StreamEncoder {
       case "finish":
         return [
           this.chunk([{ index: 0, delta: {}, finish_reason: encodeFinishReason(event.value.reason) ?? "stop" }]),
-          this.chunk([], { usage: encodeUsage(this.usage, { id: this.id, provider: this.provider }) }),
+          this.chunk([], { usage: encodeUsage(this.usage, { id: this.id, provider: this.provider }), ...this.cache }),
         ];
       default:
         return [];

@@ -1,5 +1,6 @@
 // POST /api/v1/chat/completions: decode, run on the core, encode as JSON or SSE.
 import { bearerKey } from "../../credentials.ts";
+import { cacheKeyOf } from "../../router-fields.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import type { Context } from "koa";
@@ -28,8 +29,7 @@ function registerChatCompletionRoutes(router: FormatRoutes, { core }: FormatDeps
     const apiKey = bearerKey(ctx.req.headers);
     // A video model with the video request body makes a video task (videos/chat-video.ts).
     if (await otherBody(ctx, core, apiKey)) return;
-    const cacheKey = ctx.get("cache_key") || undefined;
-    const { request, stream } = decodeChatRequest(takeBody(ctx), { apiKey, requestId: ctx.state.requestId, cacheKey });
+    const { request, stream } = decodeChatRequest(takeBody(ctx), { apiKey, requestId: ctx.state.requestId, cacheKey: cacheKeyOf(ctx.req.headers) });
     ctx.state.requestTags = request.requestTags;
     // Until the first event, a failure throws from here and becomes an HTTP error.
     const call = await startCall(ctx, core, request);

@@ -6,7 +6,7 @@
 // parameter's path in front of them.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
+import { cacheSchema, modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
 
@@ -181,7 +181,7 @@ const responseFormatSchema = nullMeansAbsent(
   ]),
 );
 
-// ---- reasoning, cache (routing: router-fields.ts) ----
+// ---- reasoning (routing and cache: router-fields.ts) ----
 
 // The OpenAI SDK's ReasoningEffort: `minimal` and `none` are the values OpenAI's reasoning models
 // add; `xhigh` and `max` are its newest, served as the router's highest, `high` (decode-request.ts).
@@ -195,26 +195,6 @@ const reasoningSchema = nullMeansAbsent(z
     enabled: z.boolean().optional(),
   })
   .refine((reasoning) => reasoning.effort === undefined || reasoning.max_tokens === undefined, "must use effort or max_tokens, not both"));
-
-const cacheSchema = nullMeansAbsent(z
-  .strictObject({
-    expiration_time: int32().min(1),
-    conversation_mode: z.enum(["full_conversation", "last_message_only", "last_n_turns"]),
-    last_n_turns: int32().min(1),
-    filter_on_provider: z.boolean(),
-    filter_on_model: z.boolean(),
-    similarity_threshold: between(0, 1),
-  })
-  .partial()
-  .superRefine((cache, ctx) => {
-    const usesTurns = cache.conversation_mode === "last_n_turns";
-    if (usesTurns && cache.last_n_turns === undefined) {
-      ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is required when conversation_mode is last_n_turns" });
-    }
-    if (!usesTurns && cache.last_n_turns !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["last_n_turns"], message: "is only used when conversation_mode is last_n_turns" });
-    }
-  }));
 
 // ---- the body ----
 

@@ -22,14 +22,12 @@ import {
   type ToolSchema,
 } from "../../../gen/router/v1/inference_pb.js";
 import { warning } from "../../../core/warnings.ts";
-import { requestHead, type RequestFormat } from "../../router-fields.ts";
+import { requestHead, type RequestContext, type RequestFormat } from "../../router-fields.ts";
 import { signerOfSignature } from "../../formats/shared/reasoning-signature.ts";
 import { validateBody } from "../../validation.ts";
 import { CARRIED_BLOCK_FIELDS, countTokensRequestSchema, MODELLED_FIELDS, messagesRequestSchema, type ContentBlockParam, type MessageParam, type MessagesRequestBody, type ToolParam } from "./schema.ts";
 
-export interface DecodeContext {
-  apiKey: string;
-  requestId: string;
+export interface DecodeContext extends RequestContext {
   /** The `anthropic-beta` header's values. */
   betas: string[];
 }

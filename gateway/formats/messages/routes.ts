@@ -4,6 +4,7 @@
 // GET /v1/models answers the catalogue in Anthropic's shape (models.ts).
 // Errors come in this format's envelope (encode-error.ts).
 import { messagesKey } from "../../credentials.ts";
+import { cacheKeyOf } from "../../router-fields.ts";
 import { foldAnswer, startCall } from "../../start-call.ts";
 import { writeEventStream } from "../../write-event-stream.ts";
 import { takeBody, type FormatDeps, type FormatRoutes, type GatewayFormat } from "../format.ts";
@@ -44,7 +45,7 @@ function registerMessagesRoutes(router: FormatRoutes, deps: FormatDeps) {
 }
 
 function decodeContext(ctx: Context): DecodeContext {
-  return { apiKey: messagesKey(ctx.req.headers), requestId: ctx.state.requestId, betas: betasOf(ctx.req.headers["anthropic-beta"]) };
+  return { apiKey: messagesKey(ctx.req.headers), requestId: ctx.state.requestId, cacheKey: cacheKeyOf(ctx.req.headers), betas: betasOf(ctx.req.headers["anthropic-beta"]) };
 }
 
 /** `anthropic-beta: a,b` (one header or several) as its values. */

@@ -8,7 +8,7 @@
 // client's request is never refused for a field it may send.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
+import { cacheSchema, modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
 
@@ -148,6 +148,8 @@ const bodyFields = {
   request_tags: requestTagsSchema.optional(),
   provider: providerSchema.optional(),
   selection: selectionSchema.optional(),
+  // The router's semantic cache (docs/cache.md), with the `cache_key` header.
+  cache: cacheSchema.optional(),
 
   max_tokens: int32().min(1),
   messages: list(messageSchema, MAX_ITEMS.messages).min(1, "must have at least one message"),

@@ -16,7 +16,7 @@ import {
 } from "../../../gen/router/v1/inference_pb.js";
 import { mediaTypeOfDataUri } from "../../data-uri.ts";
 import { responseFormatInit, toolChoiceInit } from "../../generate-request-parts.ts";
-import { requestHead, type RequestFormat } from "../../router-fields.ts";
+import { requestHead, type RequestContext, type RequestFormat } from "../../router-fields.ts";
 import { validateBody } from "../../validation.ts";
 import { fieldWarnings } from "./field-warnings.ts";
 import { decodeEncryptedReasoning, echoOf, type ResponseEcho } from "./encode-response.ts";
@@ -24,10 +24,7 @@ import { storedEcho } from "./stored-response.ts";
 import { flatName } from "./namespaces.ts";
 import { responsesRequestSchema, type FunctionTool, type InputItem, type InputPart, type NamespaceTools, type ResponsesRequestBody } from "./schema.ts";
 
-export interface DecodeContext {
-  apiKey: string;
-  requestId: string;
-}
+export type DecodeContext = RequestContext;
 
 export interface DecodedResponsesRequest {
   request: GenerateRequest;

@@ -6,6 +6,7 @@
 // id is the block's stable id (BlockStart.id). Media and server tool blocks
 // have no item here yet. Where OpenAI's schema is stricter than its own wire,
 // the schema wins: a field is left out rather than sent as null (docs/responses.md).
+import { cacheFields } from "../shared/cache-fields.ts";
 import { type Annotation, BlockType, FinishReason, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
 import type { TrackedBlock } from "../../block-tracker.ts";
 import type { FoldedResponse } from "../../fold.ts";
@@ -138,6 +139,7 @@ export function encodeResponseObject(state: ResponseState) {
     top_logprobs: body.top_logprobs ?? 0,
     metadata: body.metadata ?? {},
     provider: start.provider,
+    ...cacheFields(start),
   };
   if (body.user !== undefined) response.user = body.user;
   if (body.prompt_cache_key !== undefined) response.prompt_cache_key = body.prompt_cache_key;

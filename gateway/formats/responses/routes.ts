@@ -4,6 +4,7 @@
 // answers are read, listed, deleted and cancelled through the core's
 // ConversationService.
 import { invalidParameter } from "../../../core/errors.ts";
+import { cacheKeyOf } from "../../router-fields.ts";
 import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from "../../../wire/limits.ts";
 import { ListOrder } from "../../../gen/router/v1/conversations_pb.js";
 import { bearerKey } from "../../credentials.ts";
@@ -23,7 +24,7 @@ export const responses: GatewayFormat = { encodeError: encodeResponsesError, reg
 function registerResponsesRoutes(router: FormatRoutes, { core }: FormatDeps) {
   router.post("/api/v1/responses", async (ctx) => {
     const apiKey = bearerKey(ctx.req.headers);
-    const { request, stream, background, echo } = decodeResponsesRequest(takeBody(ctx), { apiKey, requestId: ctx.state.requestId });
+    const { request, stream, background, echo } = decodeResponsesRequest(takeBody(ctx), { apiKey, requestId: ctx.state.requestId, cacheKey: cacheKeyOf(ctx.req.headers) });
     ctx.state.requestTags = request.requestTags;
     if (background) {
       const { turn } = await core.conversations.generateInBackground({ request });

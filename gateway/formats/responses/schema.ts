@@ -5,7 +5,7 @@
 // with the parameter's path.
 import { z } from "zod";
 import { MAX_ITEMS } from "../../limits.ts";
-import { modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
+import { cacheSchema, modelsSchema, providerSchema, selectionSchema, requestTagsSchema } from "../../router-fields.ts";
 import { between, int32, list, nonEmptyString } from "../../schema-parts.ts";
 import { nullMeansAbsent } from "../../validation.ts";
 
@@ -237,6 +237,8 @@ export const responsesRequestSchema = nullMeansAbsent(
       request_tags: requestTagsSchema.optional(),
       provider: providerSchema.optional(),
       selection: selectionSchema.optional(),
+      // The router's semantic cache (docs/cache.md), with the `cache_key` header.
+      cache: cacheSchema.optional(),
 
       input: z.union([z.string(), list(inputItemSchema, MAX_ITEMS.messages)], { error: (issue) => (issue.input === undefined ? "is required" : "must be a string or an array of input items") }),
       instructions: z.string().optional(),

@@ -1740,6 +1740,14 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
    * @generated from field: bool native_format = 13;
    */
   nativeFormat: boolean;
+
+  /**
+   * Set when the request used the semantic cache (CacheOptions.cache_key):
+   * whether this answer is a stored one, and how close (docs/cache.md).
+   *
+   * @generated from field: router.v1.CacheResult cache = 14;
+   */
+  cache?: CacheResult | undefined;
 };
 
 /**
@@ -1747,6 +1755,92 @@ export declare type ResponseStart = Message$1<"router.v1.ResponseStart"> & {
  * Use `create(ResponseStartSchema)` to create a new message.
  */
 export declare const ResponseStartSchema: GenMessage<ResponseStart>;
+
+/**
+ * CacheResult says what the semantic cache did for one request.
+ *
+ * @generated from message router.v1.CacheResult
+ */
+export declare type CacheResult = Message$1<"router.v1.CacheResult"> & {
+  /**
+   * True: this answer is a stored answer replayed, charged a tenth of its price.
+   *
+   * @generated from field: bool hit = 1;
+   */
+  hit: boolean;
+
+  /**
+   * The similarity of this request's prompt to the stored one's, 0 to 1:
+   * 1 for an exact match; 0 on a miss.
+   *
+   * @generated from field: double similarity = 2;
+   */
+  similarity: number;
+
+  /**
+   * On a hit: the service id of the request whose answer this is.
+   *
+   * @generated from field: string original_id = 3;
+   */
+  originalId: string;
+};
+
+/**
+ * Describes the message router.v1.CacheResult.
+ * Use `create(CacheResultSchema)` to create a new message.
+ */
+export declare const CacheResultSchema: GenMessage<CacheResult>;
+
+/**
+ * CachedAnswer is one answer as the semantic cache keeps it: the hub's events
+ * after the start (blocks, usage with its cost, finish), so a hit is replayed
+ * in whatever public format and streaming mode asks for it.
+ *
+ * @generated from message router.v1.CachedAnswer
+ */
+export declare type CachedAnswer = Message$1<"router.v1.CachedAnswer"> & {
+  /**
+   * The service id of the request that made it.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * ResponseStart's fields of the original answer.
+   *
+   * @generated from field: string model_id = 2;
+   */
+  modelId: string;
+
+  /**
+   * @generated from field: string provider = 3;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string protocol = 4;
+   */
+  protocol: string;
+
+  /**
+   * @generated from field: bool native_format = 5;
+   */
+  nativeFormat: boolean;
+
+  /**
+   * Every event after the start, in order, as relayed.
+   *
+   * @generated from field: repeated router.v1.GenerateResponse events = 6;
+   */
+  events: GenerateResponse[];
+};
+
+/**
+ * Describes the message router.v1.CachedAnswer.
+ * Use `create(CachedAnswerSchema)` to create a new message.
+ */
+export declare const CachedAnswerSchema: GenMessage<CachedAnswer>;
 
 /**
  * Warning says that a request parameter was dropped or adjusted.

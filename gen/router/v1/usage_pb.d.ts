@@ -108,6 +108,21 @@ export declare type UsageRecord = Message<"router.v1.UsageRecord"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 17;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Served from the semantic cache (a replayed answer, or a media task
+   * reused), charged a tenth of the original's price.
+   *
+   * @generated from field: bool cache_hit = 18;
+   */
+  cacheHit: boolean;
+
+  /**
+   * How close the prompt was to the cached one (1 exact); 0 when not a hit.
+   *
+   * @generated from field: double cache_similarity = 19;
+   */
+  cacheSimilarity: number;
 };
 
 /**

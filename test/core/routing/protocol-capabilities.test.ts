@@ -118,7 +118,6 @@ describe("routing's warnings", () => {
       sampling: { temperature: 0.5 },
       passthrough: { user: "u-1" },
       media: { aspectRatio: "1:1" },
-      cache: {},
     });
     const { warnings } = planAttempts(request, catalogueWith(NOTHING)).attempts[0];
     expect(warnings.map((w) => [w.code, w.param])).toEqual([
@@ -126,7 +125,6 @@ describe("routing's warnings", () => {
       ["unsupported_parameter", "aspectRatio"],
       ["unsupported_parameter", "cache_control"],
       ["unsupported_parameter", "user"],
-      ["unavailable_feature", "cache"],
     ]);
   });
 });
