@@ -233,6 +233,10 @@ export interface UsageRecord {
   streamed: boolean;
   /** Unix milliseconds. */
   createdAt: number;
+  /** Answered from the cache (issue 23), charged a tenth; absent on any other record. */
+  cacheHit?: boolean;
+  /** How close the cached entry was, 0 to 1 (1: exact); with cacheHit. */
+  cacheSimilarity?: number;
 }
 
 export interface UsageStore {
