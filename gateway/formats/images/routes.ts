@@ -13,7 +13,7 @@ import { editOfForm } from "./edit-form.ts";
 import { encodeSyncImages, taskTrace } from "./encode-response.ts";
 import { traceHeader } from "../../headers.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
-import { cacheFields } from "../shared/cache-fields.ts";
+import { cacheFields } from "../../formats/shared/cache-fields.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
 import { signedLinkOf } from "./signed-link.ts";

@@ -5,7 +5,7 @@ import type { CoreClient } from "../../core-client.ts";
 import { originOf } from "../origin.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-response.ts";
-import { cacheFields } from "../shared/cache-fields.ts";
+import { cacheFields } from "../../formats/shared/cache-fields.ts";
 
 export async function answerVideoCreate(ctx: Context, core: CoreClient, apiKey: string, body: unknown): Promise<void> {
   const origin = originOf(ctx);
