@@ -78,8 +78,8 @@ export interface UsageDetails {
   streamed: boolean;
   /** Unix milliseconds. */
   now: number;
-  /** Served from the semantic cache: how close the prompt was to the stored one's (1 exact). */
-  cacheHit?: { similarity: number };
+  /** Answered from the cache (issue 23): how close the entry was, 1 for an exact match; absent otherwise. */
+  cacheSimilarity?: number;
 }
 
 export interface Admission {
@@ -209,7 +209,8 @@ class MeteredAdmission implements Admission {
       free: this.free !== undefined,
       streamed: details.streamed,
       createdAt: details.now,
-      ...(details.cacheHit && { cacheHit: true, cacheSimilarity: details.cacheHit.similarity }),
+      // Only a hit carries the marker, so every other record keeps its shape.
+      ...(details.cacheSimilarity !== undefined && { cacheHit: true, cacheSimilarity: details.cacheSimilarity }),
     });
   }
 }

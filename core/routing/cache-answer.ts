@@ -57,7 +57,7 @@ export async function* answerFromCache(prepared: PreparedInference, found: Found
       latencyMs: performance.now() - started,
       streamed: request.stream,
       now: deps.now().getTime(),
-      cacheHit: { similarity },
+      cacheSimilarity: similarity,
     };
     if (served) admitted.admission.settle(served, details);
     else admitted.admission.release(details);

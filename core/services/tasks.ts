@@ -15,10 +15,12 @@ export const TASKS_LIMIT_MAX = 100;
 export function createTaskService(tasks: Tasks, links: AssetLinks): ServiceImpl<typeof TaskService> {
   return {
     async createImage(request) {
-      return { task: await links.present(await tasks.createImage(request)) };
+      const created = await tasks.createImage(request);
+      return { ...created, task: await links.present(created.task) };
     },
     async createVideo(request) {
-      return { task: await links.present(await tasks.createVideo(request)) };
+      const created = await tasks.createVideo(request);
+      return { ...created, task: await links.present(created.task) };
     },
     async getTask(request) {
       return { task: await links.present(await tasks.get(request.caller, request.id)) };

@@ -12,6 +12,7 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
   const unfinished = new Map<string, TaskRef>();
   const leases = new Map<string, { owner: string; until: number }>();
   const upstream = new Map<string, { id: string; expiresAt: number }>();
+  const cached = new Map<string, { id: string; expiresAt: number }>();
   const upstreamKey = (organizationId: string, provider: string, upstreamId: string) => [organizationId, provider, upstreamId].join("\u0000");
   const keyOf = (organizationId: string, id: string) => `${organizationId}\u0000${id}`;
   const expired = (task: Task) => task.expiresAt !== undefined && timestampMs(task.expiresAt) <= now();
@@ -66,6 +67,15 @@ export function createMemoryTaskStore(options: { now?: () => number } = {}): Tas
       const key = upstreamKey(organizationId, provider, upstreamId);
       const entry = upstream.get(key);
       if (entry && entry.expiresAt <= now()) upstream.delete(key);
+      return entry && entry.expiresAt > now() ? entry.id : undefined;
+    },
+    async rememberCached(organizationId, digest, taskId, expiresAtMs) {
+      if (expiresAtMs > now()) cached.set(keyOf(organizationId, digest), { id: taskId, expiresAt: expiresAtMs });
+    },
+    async findCached(organizationId, digest) {
+      const key = keyOf(organizationId, digest);
+      const entry = cached.get(key);
+      if (entry && entry.expiresAt <= now()) cached.delete(key);
       return entry && entry.expiresAt > now() ? entry.id : undefined;
     },
     async unfinished() {

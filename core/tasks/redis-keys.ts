@@ -15,6 +15,8 @@ export interface TaskRedisKeys {
   upstream(organizationId: string, provider: string, upstreamId: string): string;
   /** String: the organisation of the task with this id (a signed link names no organisation), expiring with the task. */
   owner(id: string): string;
+  /** String: the id of the succeeded task an exact cache key (its SHA-256 hex) names, expiring with the task's assets. */
+  cached(organizationId: string, digest: string): string;
   /** Sorted set of the organisation's task ids, scored by creation time (ms). */
   list(organizationId: string): string;
   /** Set of `<organisation>:<id>` of the unfinished tasks of every instance. */
@@ -31,6 +33,7 @@ export function taskRedisKeys(prefix: string = DEFAULT_REDIS_PREFIX): TaskRedisK
     taskBase,
     idempotency: (organizationId, key) => `${prefix}task-idem:${org(organizationId)}:${encodeURIComponent(key)}`,
     upstream: (organizationId, provider, upstreamId) => `${prefix}task-upstream:${org(organizationId)}:${provider}:${encodeURIComponent(upstreamId)}`,
+    cached: (organizationId, digest) => `${prefix}task-cache:${org(organizationId)}:${digest}`,
     owner: (id) => `${prefix}task-owner:${id}`,
     list: (organizationId) => `${prefix}task-list:${org(organizationId)}`,
     unfinished: () => `${prefix}task-unfinished`,

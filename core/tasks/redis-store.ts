@@ -136,6 +136,13 @@ export async function createRedisTaskStore(options: RedisTaskStoreOptions): Prom
       }),
     findByUpstream: (organizationId, provider, upstreamId) =>
       guarded("findByUpstream", async () => (await client.get(keys.upstream(organizationId, provider, upstreamId))) ?? undefined),
+    rememberCached: (organizationId, digest, taskId, expiresAtMs) =>
+      guarded("rememberCached", async () => {
+        const ttlMs = Math.ceil(expiresAtMs - now());
+        if (ttlMs <= 0) return;
+        await client.set(keys.cached(organizationId, digest), taskId, { expiration: { type: "PX", value: ttlMs } });
+      }),
+    findCached: (organizationId, digest) => guarded("findCached", async () => (await client.get(keys.cached(organizationId, digest))) ?? undefined),
     unfinished: () => guarded("unfinished", async () => (await client.sMembers(keys.unfinished())).map(parseUnfinishedMember)),
     finish: (ref) => guarded("finish", async () => void (await client.sRem(keys.unfinished(), unfinishedMember(ref.organizationId, ref.id)))),
     lease: (id, owner, leaseMs) => guarded("lease", async () => (await client.lease(keys.lease(id), owner, leaseMs)) === 1),

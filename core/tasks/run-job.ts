@@ -31,6 +31,7 @@ import { imageTokenPricesOf, isPricedPerToken, measuredImageCost, taskTokenUsage
 import type { TaskStore } from "./store.ts";
 import { loadEditFiles } from "./edit-inputs.ts";
 import { storeOutput } from "./store-output.ts";
+import { rememberSucceeded } from "./task-cache.ts";
 import { fallsBack, nextProvider } from "./fallback.ts";
 import { deliveredOutputs, firstSlotOf, jobEnded, jobImage, partialFailure, plannedJobs, progressOf } from "./task-jobs.ts";
 import { indexUpstreamIds } from "./upstream-ids.ts";
@@ -278,7 +279,7 @@ async function endJobs(task: Task, deps: JobDeps, save: (fields: Partial<Task>) 
   const nowMs = deps.now().getTime();
   const pixels = stored.map((output) => (output.width && output.height ? output.width * output.height : undefined));
   const { usage, cost } = task.kind === TaskKind.VIDEO ? videoCharge(deps.catalogue, task, stored) : imageCharge(deps.catalogue, task, pixels, jobsTokens(jobs), jobs.reduce((sum, job) => sum + job.made, 0));
-  const finished = await save({
+  const succeeded: Partial<Task> = {
     jobs,
     status: TaskStatus.SUCCEEDED,
     progress: 1,
@@ -292,7 +293,11 @@ async function endJobs(task: Task, deps: JobDeps, save: (fields: Partial<Task>) 
       cachedAt: timestampFromMs(nowMs),
       expiresAt: task.expiresAt,
     }),
-  });
+  };
+  // Its cache key (if any) is remembered before the task reads as succeeded, so whoever saw it succeed finds it by
+  // the key; until the save, the entry names a task not yet succeeded, which no create reuses (task-cache.ts).
+  await rememberSucceeded(deps.store, { ...task, ...succeeded }, deps.logger);
+  const finished = await save(succeeded);
   await deps.store.finish(task);
   admissionOf(task, deps).settle(
     { tokens: { inputTokens: finished.usage?.inputTokens ?? 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: finished.usage?.outputTokens ?? 0, reasoningTokens: 0 }, cost },

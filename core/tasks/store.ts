@@ -45,6 +45,14 @@ export interface TaskStore {
   indexUpstream(task: Task, upstreamId?: string): Promise<void>;
   /** The id of the organisation's task whose provider job this is; undefined when none. */
   findByUpstream(organizationId: string, provider: string, upstreamId: string): Promise<string | undefined>;
+  /**
+   * Remembers that the organisation's exact cache key `digest` (tasks.ts,
+   * cacheDigest) names the succeeded task `taskId`, until `expiresAtMs`
+   * (Unix ms): a later create with the same key answers that task.
+   */
+  rememberCached(organizationId: string, digest: string, taskId: string, expiresAtMs: number): Promise<void>;
+  /** The id of the task the organisation's cache key `digest` names; undefined when none, or once it expired. */
+  findCached(organizationId: string, digest: string): Promise<string | undefined>;
   /** Every task created and not yet finished, whichever instance created it. */
   unfinished(): Promise<TaskRef[]>;
   /** The task has ended (or is gone): no poller looks at it again. */

@@ -36,6 +36,7 @@ import { createTaskPoller, type TaskPoller } from "./poller.ts";
 import { runJob, type JobDeps } from "./run-job.ts";
 import { awaitAnswer } from "./await-answer.ts";
 import { planVideo } from "./video-request.ts";
+import { CACHE_KEY_MAX_LENGTH, hitCharge, imageCacheDigest, reusableTask, videoCacheDigest } from "./task-cache.ts";
 
 /** A create's caller, its key checked: the digest the meter admits and the organisation it belongs to. */
 interface CheckedCaller {
@@ -44,7 +45,16 @@ interface CheckedCaller {
 }
 
 /** The fields every create request shares (CreateImageRequest, and the other kinds'). */
-type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "webhookUrl" | "publicOrigin">;
+type TaskCreateRequest = Pick<CreateImageRequest, "model" | "idempotencyKey" | "webhookUrl" | "publicOrigin" | "cacheKey">;
+
+/** A create's answer (CreateImageResponse, CreateVideoResponse): the task, and whether its cache_key found it. */
+export interface CreatedTask {
+  task: Task;
+  /** An earlier task of the organisation, found by the request's cache_key: nothing new was run. */
+  cached: boolean;
+  /** On a hit, the id of the hit's own usage record (charged a tenth of the task's cost); else empty. */
+  usageId: string;
+}
 
 /** What a kind's planning decided: the route's provider, the hold, the digest of what was asked, and the kind's own fields. */
 interface PlannedTask {
@@ -55,7 +65,7 @@ interface PlannedTask {
   /** What the request may lower to cost less, said in a 402 (the kind's own parameters, not chat's max_tokens). */
   lowerHint: string;
   digest: string;
-  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous" | "storedEcho" | "fallbackProviders">;
+  fields: Pick<MessageInitShape<typeof TaskSchema>, "kind" | "image" | "video" | "resultStyle" | "synchronous" | "storedEcho" | "fallbackProviders" | "cacheDigest">;
 }
 
 export interface TasksDeps extends Omit<JobDeps, "accounts"> {
@@ -71,8 +81,8 @@ export interface Tasks {
   readonly poller: TaskPoller;
   /** The deliveries of finished tasks; undefined where webhooks are not configured. */
   readonly webhooks: JobDeps["webhooks"];
-  createImage(request: CreateImageRequest): Promise<Task>;
-  createVideo(request: CreateVideoRequest): Promise<Task>;
+  createImage(request: CreateImageRequest): Promise<CreatedTask>;
+  createVideo(request: CreateVideoRequest): Promise<CreatedTask>;
   get(caller: Caller | undefined, id: string): Promise<Task>;
   list(caller: Caller | undefined, limit: number): Promise<Task[]>;
   /** A read of one hosted asset (or a range of it), to a key of the task's organisation; destroy its body to stop early. */
@@ -84,6 +94,10 @@ export interface Tasks {
 
 /** The longest Idempotency-Key kept: it is stored with the task and indexed, and clients send a UUID or the like (IETF's draft suggests one). */
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+/** What an image or video create may lower to cost less, said in a 402. */
+const IMAGE_LOWER_HINT = "lower n or the size";
+const VIDEO_LOWER_HINT = "ask for fewer seconds (seconds or length)";
 
 /** How often each instance removes the assets of tasks past their retention. */
 const ASSET_SWEEP_MS = 10 * 60_000;
@@ -138,6 +152,7 @@ export function createTasks(deps: TasksDeps): Tasks {
     if (request.idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       throw invalidParameter("Idempotency-Key", `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (a UUID is 36).`);
     }
+    if (request.cacheKey.length > CACHE_KEY_MAX_LENGTH) throw invalidParameter("cache_key", `The cache_key header must be at most ${CACHE_KEY_MAX_LENGTH} characters.`);
     checkWebhookUrl(request.webhookUrl, deps);
     return { keyDigest, organizationId };
   };
@@ -202,6 +217,24 @@ export function createTasks(deps: TasksDeps): Tasks {
     return task;
   };
 
+  /**
+   * A cache hit (docs/tasks.md, "Cache"): the organisation's task that succeeded for the
+   * same exact key, answered as it stands. The request is admitted as any create (the
+   * key's limits and allow-list, credits for the charge) and settled at once for a tenth
+   * of the task's cost, under a usage record of its own marked as a hit. Undefined: a miss.
+   */
+  const answerHit = async (request: TaskCreateRequest, caller: CheckedCaller, digest: string, lowerHint: string): Promise<CreatedTask | undefined> => {
+    const nowMs = deps.now().getTime();
+    const task = await fromStore(reusableTask(store, assets, caller.organizationId, digest, nowMs));
+    if (!task) return undefined;
+    const usageId = newServiceId(deps.idPrefix);
+    const cost = hitCharge(task);
+    const admission = await admit(deps.accounts, { requestId: usageId, keyDigest: caller.keyDigest, modelIds: [request.model], charge: { kind: "credits", holdNanos: nanosFromMoney(cost), lowerHint }, now: nowMs });
+    const tokens = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+    admission.settle({ tokens, cost }, { model: request.model, provider: task.provider, outcome: "ok", requestTags: [], latencyMs: 0, streamed: false, now: nowMs, cacheSimilarity: 1 });
+    return { task, cached: true, usageId };
+  };
+
   /** A replay's kept task, as store.create answers one (`created: false`); undefined once it expired. */
   const keptTask = async (organizationId: string, idempotencyKey: string) => {
     const kept = await fromStore(store.findByIdempotencyKey(organizationId, idempotencyKey));
@@ -215,6 +248,16 @@ export function createTasks(deps: TasksDeps): Tasks {
     webhooks: deps.webhooks,
     async createImage(request) {
       const caller = await checkCaller(request);
+      const replay = await isReplay(caller, request.idempotencyKey);
+      let cacheDigest = "";
+      // An Idempotency-Key's replay answers its own task; else a cache_key may answer an earlier one.
+      if (request.cacheKey && !replay) {
+        // Checked as a new create is (its 400s first), without fetching input images: a hit fetches nothing.
+        await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits, imagesChecked: true, editUploads: request.editUploads });
+        cacheDigest = imageCacheDigest({ organizationId: caller.organizationId, cacheKey: request.cacheKey, model: request.model, image: request.image!, editUploads: request.editUploads });
+        const hit = await answerHit(request, caller, cacheDigest, IMAGE_LOWER_HINT);
+        if (hit) return hit;
+      }
       // As for videos: a replay's input images were checked when its task was made.
       const make = async (replayed: boolean) => {
         const plan = await planImage(deps.catalogue, deps.adapters, request.model, request.image, request, { imageLimits, imagesChecked: replayed, editUploads: request.editUploads });
@@ -226,24 +269,32 @@ export function createTasks(deps: TasksDeps): Tasks {
           id,
           provider: plan.route.provider.id,
           holdNanos: nanosFromMoney(plan.pricePerImage * BigInt(plan.image.n)),
-          lowerHint: "lower n or the size",
+          lowerHint: IMAGE_LOWER_HINT,
           // The input images' pixels are measured, not asked: not part of what a key's replay must repeat; nor where the uploads are stored.
           digest: requestDigest(request.model, ImageParametersSchema, { ...image, inputPixels: 0n, editInputs: editDigestForm(editInputs) }),
-          fields: { kind: TaskKind.IMAGE, image, synchronous: plan.adapter.synchronousImages === true, fallbackProviders: plan.fallbacks.map((route) => route.provider.id) },
+          fields: { kind: TaskKind.IMAGE, image, synchronous: plan.adapter.synchronousImages === true, fallbackProviders: plan.fallbacks.map((route) => route.provider.id), cacheDigest },
         }, replayed);
         // A synchronous answer may take each synchronous route's whole request time (a fallback's included).
         const syncWaitMs = [plan.route, ...plan.fallbacks].filter((route) => deps.adapters[route.provider.protocol]?.synchronousImages).reduce((sum, route) => sum + route.provider.request_timeout_ms, 0);
         return task && { task, waitMs: plan.waitsForAsync ? deps.config.sync_wait_ms : syncWaitMs, waits: plan.waitsForAsync };
       };
       // The key's task expired since it was looked up: a new task, its input images checked.
-      const made = (await make(await isReplay(caller, request.idempotencyKey))) ?? (await make(false));
+      const made = (await make(replay)) ?? (await make(false));
       const task = made!.task;
-      if (!task.synchronous && !made!.waits) return task;
+      if (!task.synchronous && !made!.waits) return { task, cached: false, usageId: "" };
       // A synchronous provider's answer is the create's: wait for its run (here or on another instance), as long as the provider may take.
-      return awaitAnswer(task, made!.waitMs, { poller, store, watchMs: deps.config.poll_interval_ms }, !made!.waits);
+      return { task: await awaitAnswer(task, made!.waitMs, { poller, store, watchMs: deps.config.poll_interval_ms }, !made!.waits), cached: false, usageId: "" };
     },
     async createVideo(request) {
       const caller = await checkCaller(request);
+      const replay = await isReplay(caller, request.idempotencyKey);
+      let cacheDigest = "";
+      if (request.cacheKey && !replay) {
+        await planVideo(deps.catalogue, deps.adapters, request.model, request.video, { imageLimits, imageChecked: true });
+        cacheDigest = videoCacheDigest({ organizationId: caller.organizationId, cacheKey: request.cacheKey, model: request.model, video: request.video!, storedEcho: request.storedEcho });
+        const hit = await answerHit(request, caller, cacheDigest, VIDEO_LOWER_HINT);
+        if (hit) return hit;
+      }
       // A replay of an Idempotency-Key answers the task the key made (start() below), whose image was
       // checked then: it is not fetched again, as its URL may have died since.
       const make = async (replayed: boolean) => {
@@ -252,14 +303,14 @@ export function createTasks(deps: TasksDeps): Tasks {
           provider: plan.route.provider.id,
           holdNanos: nanosFromMoney(plan.pricePerSecond * BigInt(plan.heldSeconds)),
           // Without seconds or length the hold is for the model's longest video: asking a shorter one costs less.
-          lowerHint: "ask for fewer seconds (seconds or length)",
+          lowerHint: VIDEO_LOWER_HINT,
           digest: requestDigest(request.model, VideoParametersSchema, request.video!),
           // The creating format's echo rides with the task (opaque here), outside the digest.
-          fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle, storedEcho: request.storedEcho },
+          fields: { kind: TaskKind.VIDEO, video: request.video, resultStyle: plan.resultStyle, storedEcho: request.storedEcho, cacheDigest },
         }, replayed);
       };
       // The key's task expired since it was looked up: a new task, its image checked.
-      return ((await make(await isReplay(caller, request.idempotencyKey))) ?? (await make(false)))!;
+      return { task: ((await make(replay)) ?? (await make(false)))!, cached: false, usageId: "" };
     },
     async get(caller, id) {
       const key = await organizationOf(caller);

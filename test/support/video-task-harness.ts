@@ -20,6 +20,8 @@ export type JsonAnswer = { status: number; json: Record<string, any> };
 export interface CreateOptions {
   key?: string;
   idempotencyKey?: string;
+  /** The `cache_key` header (docs/tasks.md, "Cache"). */
+  cacheKey?: string;
 }
 
 /** The status words a task's result ends with, in every style (`succeed` is the per-generation style's). */
@@ -28,10 +30,11 @@ const ENDED = ["completed", "failed", "succeed"];
 /** Ended, in whichever style: `status` at the top (progress, base64, per-generation) or in `data` (data style). */
 export const hasEnded = (result: Record<string, any>) => ENDED.includes(result.status) || ENDED.includes(result.data?.status);
 
-const headersOf = (key: string, idempotencyKey?: string): Record<string, string> => ({
+const headersOf = (key: string, idempotencyKey?: string, cacheKey?: string): Record<string, string> => ({
   authorization: `Bearer ${key}`,
   "content-type": "application/json",
   ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
+  ...(cacheKey ? { cache_key: cacheKey } : {}),
 });
 
 /**
@@ -44,7 +47,7 @@ export function taskClient(gateway: Gateway, options: { kind: "videos" | "images
   const createPath = options.kind === "videos" ? "/videos" : "/images/generations";
 
   const post = async (path: string, body: unknown, given: CreateOptions = {}): Promise<JsonAnswer> => {
-    const response = await fetch(`${gateway.apiUrl}${path}`, { method: "POST", headers: headersOf(given.key ?? ownKey, given.idempotencyKey), body: JSON.stringify(body) });
+    const response = await fetch(`${gateway.apiUrl}${path}`, { method: "POST", headers: headersOf(given.key ?? ownKey, given.idempotencyKey, given.cacheKey), body: JSON.stringify(body) });
     return { status: response.status, json: (await response.json()) as Record<string, any> };
   };
   const create = (body: Record<string, unknown>, given: CreateOptions = {}) => post(createPath, { model: options.model, ...body }, given);

@@ -13,6 +13,7 @@ import { editOfForm } from "./edit-form.ts";
 import { encodeSyncImages, taskTrace } from "./encode-response.ts";
 import { traceHeader } from "../../headers.ts";
 import { encodeImageTask } from "../../../wire/image-task.ts";
+import { mediaCacheFields } from "../../formats/shared/cache-fields.ts";
 import { originOf } from "../origin.ts";
 import { serveAsset } from "./serve-asset.ts";
 import { signedLinkOf } from "./signed-link.ts";
@@ -31,13 +32,16 @@ function registerImageRoutes(router: FormatRoutes, { core }: FormatDeps) {
     const apiKey = bearerKey(ctx.headers);
     const { request, body } = decodeImageRequest(fields, apiKey, ctx.get("idempotency-key"), originOf(ctx));
     if (uploads) request.editUploads = uploads;
-    const { task } = await core.tasks.createImage(request);
+    request.cacheKey = ctx.get("cache_key");
+    const created = await core.tasks.createImage(request);
+    const task = created.task!;
     // A synchronous provider's task has ended by now, and so may have one `response_type: sync` waited
-    // for on an asynchronous provider: its images are the answer; else the task as it stands is.
-    const answersImages = task!.synchronous || (body.response_type === "sync" && ENDED.has(task!.status));
-    const answer = answersImages ? await encodeSyncImages(task!, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task!, originOf(ctx));
-    ctx.set("x-router-trace", traceHeader(taskTrace(task!)));
-    ctx.body = answer;
+    // for on an asynchronous provider (or a cache hit's, ended before): its images are the answer; else the task as it stands is.
+    const wantsImages = body.response_type === "sync" || body.response_format === "b64_json";
+    const answersImages = task.synchronous || (wantsImages && ENDED.has(task.status));
+    const answer = answersImages ? await encodeSyncImages(task, body.response_format ?? "url", originOf(ctx), core, apiKey) : encodeImageTask(task, originOf(ctx));
+    ctx.set("x-router-trace", traceHeader(taskTrace(task)));
+    ctx.body = { ...answer, ...mediaCacheFields(request.cacheKey, created) };
   };
 
   router.post("/api/v1/images/generations", (ctx) => answerCreate(ctx, ctx.request.body));

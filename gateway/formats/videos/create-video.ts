@@ -5,9 +5,12 @@ import type { CoreClient } from "../../core-client.ts";
 import { originOf } from "../origin.ts";
 import { decodeVideoRequest } from "./decode-request.ts";
 import { encodeTask } from "./encode-response.ts";
+import { mediaCacheFields } from "../../formats/shared/cache-fields.ts";
 
 export async function answerVideoCreate(ctx: Context, core: CoreClient, apiKey: string, body: unknown): Promise<void> {
   const origin = originOf(ctx);
-  const { task } = await core.tasks.createVideo(decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), origin));
-  ctx.body = await encodeTask(task!, origin, core, apiKey);
+  const request = decodeVideoRequest(body, apiKey, ctx.get("idempotency-key"), origin);
+  request.cacheKey = ctx.get("cache_key");
+  const created = await core.tasks.createVideo(request);
+  ctx.body = { ...(await encodeTask(created.task!, origin, core, apiKey)), ...mediaCacheFields(request.cacheKey, created) };
 }

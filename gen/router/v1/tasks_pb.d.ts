@@ -232,6 +232,16 @@ export declare type Task = Message<"router.v1.Task"> & {
    * @generated from field: repeated router.v1.RoutingAttempt attempts = 31;
    */
   attempts: RoutingAttempt[];
+
+  /**
+   * Created by a create with a cache_key that found no finished task to
+   * reuse: SHA-256 hex of the exact cache key (docs/tasks.md, "Cache"). Once
+   * the task succeeds the store maps this digest to it, so that the same
+   * request with the same cache_key from the organisation answers it.
+   *
+   * @generated from field: string cache_digest = 32;
+   */
+  cacheDigest: string;
 };
 
 /**
@@ -855,6 +865,17 @@ export declare type CreateImageRequest = Message<"router.v1.CreateImageRequest">
    * @generated from field: repeated router.v1.ImageUpload edit_uploads = 9;
    */
   editUploads: ImageUpload[];
+
+  /**
+   * The `cache_key` header: when set, an earlier task of the organisation
+   * that succeeded for exactly the same request (model, endpoint and every
+   * parameter that changes the result) with the same cache_key is answered
+   * instead of a new task, and charged a tenth of its cost (docs/tasks.md,
+   * "Cache"). Empty: no cache. At most 255 characters.
+   *
+   * @generated from field: string cache_key = 10;
+   */
+  cacheKey: string;
 };
 
 /**
@@ -871,6 +892,22 @@ export declare type CreateImageResponse = Message<"router.v1.CreateImageResponse
    * @generated from field: router.v1.Task task = 1;
    */
   task?: Task | undefined;
+
+  /**
+   * The task is an earlier one the request's cache_key found (a cache hit):
+   * nothing new was run, and the request was charged a tenth of its cost.
+   *
+   * @generated from field: bool cached = 2;
+   */
+  cached: boolean;
+
+  /**
+   * On a cache hit, the id of this request's own usage record (its charge,
+   * marked cache_hit); the task's id names the original's.
+   *
+   * @generated from field: string usage_id = 3;
+   */
+  usageId: string;
 };
 
 /**
@@ -926,6 +963,14 @@ export declare type CreateVideoRequest = Message<"router.v1.CreateVideoRequest">
    * @generated from field: string stored_echo = 7;
    */
   storedEcho: string;
+
+  /**
+   * As CreateImageRequest's; the stored_echo is part of the exact key (a hit
+   * answers the task with the echo it was created with).
+   *
+   * @generated from field: string cache_key = 8;
+   */
+  cacheKey: string;
 };
 
 /**
@@ -942,6 +987,18 @@ export declare type CreateVideoResponse = Message<"router.v1.CreateVideoResponse
    * @generated from field: router.v1.Task task = 1;
    */
   task?: Task | undefined;
+
+  /**
+   * As CreateImageResponse's.
+   *
+   * @generated from field: bool cached = 2;
+   */
+  cached: boolean;
+
+  /**
+   * @generated from field: string usage_id = 3;
+   */
+  usageId: string;
 };
 
 /**

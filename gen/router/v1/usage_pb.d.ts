@@ -110,15 +110,17 @@ export declare type UsageRecord = Message<"router.v1.UsageRecord"> & {
   createdAt?: Timestamp | undefined;
 
   /**
-   * Served from the semantic cache (a replayed answer, or a media task
-   * reused), charged a tenth of the original's price.
+   * The answer came from the cache (issue 23): an earlier answer reused,
+   * charged a tenth of its price. For a media task, the reused task is the
+   * one the create answered; this record is the hit's own.
    *
    * @generated from field: bool cache_hit = 18;
    */
   cacheHit: boolean;
 
   /**
-   * How close the prompt was to the cached one (1 exact); 0 when not a hit.
+   * How close the cached entry was to the request, 0 to 1: 1 for an exact
+   * match (every media hit); 0 when not a cache hit.
    *
    * @generated from field: double cache_similarity = 19;
    */

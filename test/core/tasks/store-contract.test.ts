@@ -2,7 +2,7 @@
 // Redis on a private server. Time is injected, so retention and leases are
 // crossed without waiting (the Redis store sets relative TTLs from the same
 // clock; a lease's TTL is Redis's own, so lease expiry is checked with a short
-// lease on Redis and the injected clock in memory).
+// lease on Redis and the injected clock in memory; a cache key's expiry alike).
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -159,6 +159,34 @@ describe.each(backends)("task store: %s", (_name, open) => {
       // Redis expires by its own clock, the TTL relative to ours: 1 s from now.
       await vi.waitFor(async () => expect(await store.get("org a:1", "e1")).toBeUndefined(), { timeout: 5000, interval: 100 });
       expect(await store.ownerOf("e1")).toBeUndefined();
+    }
+  });
+
+  it("maps an organisation's cache key to a task until the expiry given, and to no other organisation", async () => {
+    await store.rememberCached("org a:1", "digest-1", "c1", clock + HOUR);
+    expect(await store.findCached("org a:1", "digest-1")).toBe("c1");
+    expect(await store.findCached("org b", "digest-1")).toBeUndefined();
+    expect(await store.findCached("org a:1", "digest-2")).toBeUndefined();
+    // A later success of the same key names the newer task.
+    await store.rememberCached("org a:1", "digest-1", "c2", clock + HOUR);
+    expect(await store.findCached("org a:1", "digest-1")).toBe("c2");
+    // An expiry already passed remembers nothing.
+    await store.rememberCached("org a:1", "digest-past", "c3", clock);
+    expect(await store.findCached("org a:1", "digest-past")).toBeUndefined();
+  });
+
+  it("forgets a cache key at its expiry", async () => {
+    await store.rememberCached("org a:1", "digest-e", "c4", clock + 1000);
+    expect(await store.findCached("org a:1", "digest-e")).toBe("c4");
+    if (_name === "memory") {
+      clock += 999;
+      expect(await store.findCached("org a:1", "digest-e")).toBe("c4");
+      clock += 1;
+      expect(await store.findCached("org a:1", "digest-e")).toBeUndefined();
+      clock = T0;
+    } else {
+      // Redis expires by its own clock, the TTL relative to ours: 1 s from now.
+      await vi.waitFor(async () => expect(await store.findCached("org a:1", "digest-e")).toBeUndefined(), { timeout: 5000, interval: 100 });
     }
   });
 

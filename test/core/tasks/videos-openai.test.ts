@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 const caller = { apiKey: TEST_KEY };
-const createVideo = (video: MessageInitShape<typeof VideoParametersSchema>) => gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller, model: MODEL, video }));
+const createVideo = (video: MessageInitShape<typeof VideoParametersSchema>) => gateway.core.tasks.createVideo(create(CreateVideoRequestSchema, { caller, model: MODEL, video })).then(({ task }) => task);
 const ended = (id: string) =>
   vi.waitFor(async () => {
     const task = await gateway.core.tasks.get(caller as never, id);
