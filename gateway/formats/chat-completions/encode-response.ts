@@ -2,7 +2,7 @@
 import { BlockType } from "../../../gen/router/v1/inference_pb.js";
 import type { FoldedBlock, FoldedResponse } from "../../fold.ts";
 import { encodeAnnotation, encodeCitations } from "../../formats/shared/encode-annotations.ts";
-import { cacheFields } from "../shared/cache-fields.ts";
+import { cacheFields } from "../../formats/shared/cache-fields.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeFinishReason, encodeUsage } from "./encode-usage.ts";
 

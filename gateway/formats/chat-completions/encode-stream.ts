@@ -7,7 +7,7 @@ import { createBlockTracker } from "../../block-tracker.ts";
 import type { SseEvent } from "../../sse.ts";
 import type { StreamEncoder } from "../../write-event-stream.ts";
 import { encodeStreamedAnnotation } from "../../formats/shared/encode-annotations.ts";
-import { cacheFields, type CacheFields } from "../shared/cache-fields.ts";
+import { cacheFields, type CacheFields } from "../../formats/shared/cache-fields.ts";
 import { encodeChatStreamError } from "./encode-error.ts";
 import { audioOf, imageOf } from "./encode-media.ts";
 import { encodeReasoningDetail } from "./encode-response.ts";

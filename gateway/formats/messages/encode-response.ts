@@ -6,7 +6,7 @@
 //   tool call -> tool_use with its parsed input,
 //   server tool call and result -> server_tool_use and web_search_tool_result.
 // Media blocks have no content block in this format and are left out.
-import { cacheFields } from "../shared/cache-fields.ts";
+import { cacheFields } from "../../formats/shared/cache-fields.ts";
 import { type Annotation, BlockType, FinishReason, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
 import { signatureOf, type Signer } from "../../formats/shared/reasoning-signature.ts";
 import type { TrackedBlock } from "../../block-tracker.ts";

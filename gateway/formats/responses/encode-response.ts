@@ -6,7 +6,7 @@
 // id is the block's stable id (BlockStart.id). Media and server tool blocks
 // have no item here yet. Where OpenAI's schema is stricter than its own wire,
 // the schema wins: a field is left out rather than sent as null (docs/responses.md).
-import { cacheFields } from "../shared/cache-fields.ts";
+import { cacheFields } from "../../formats/shared/cache-fields.ts";
 import { type Annotation, BlockType, FinishReason, type ResponseStart, type Usage } from "../../../gen/router/v1/inference_pb.js";
 import type { TrackedBlock } from "../../block-tracker.ts";
 import type { FoldedResponse } from "../../fold.ts";
