@@ -56,7 +56,8 @@ export interface CacheStart {
 }
 
 export interface SemanticCache {
-  begin(request: GenerateRequest): CacheStart;
+  /** Undefined when the request does not ask for the cache (nothing is made per request then). */
+  begin(request: GenerateRequest): CacheStart | undefined;
   /** Waits for the answers being kept (tests, shutdown). */
   flush(): Promise<void>;
 }
@@ -73,7 +74,7 @@ export function createSemanticCache(deps: SemanticCacheDeps): SemanticCache {
     },
     begin(request) {
       const options = request.cache;
-      if (!options) return { warnings: [] };
+      if (!options) return undefined;
       if (!options.cacheKey) {
         return { warnings: [warning("unavailable_feature", "cache", "the semantic cache needs the cache_key header; the request was not cached")] };
       }

@@ -98,6 +98,7 @@ describe.each([{ split: false }, { split: true }])("the semantic cache through t
       expect(original.completion).not.toHaveProperty("similarity");
       expect(hit.completion).toMatchObject({ cached: true, similarity: 1, model: original.completion.model });
       expect(hit.completion.id).not.toBe(original.completion.id);
+      expect(hit.headers.get("x-router-trace")).toBe("test/ok@cheap;cache_hit;exact");
       expect(hit.completion.choices).toEqual(original.completion.choices);
       expect(hit.completion.usage.prompt_tokens).toBe(original.completion.usage.prompt_tokens);
       // A tenth, rounded up to the smallest unit (1e-15 USD): exact in decimal here.
