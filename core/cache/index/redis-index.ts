@@ -194,11 +194,20 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
     localBytes = 0;
   }
   const partitionKeys = (partition: string) => [keys.sequence(partition), keys.order(partition), keys.records(partition), keys.digests(partition)];
+  // Whole partitions go (the least recently used first): one that is asked again syncs from its start.
+  const bound = () => {
+    while (local.size > maxLocalPartitions || (localBytes > maxLocalBytes && local.size > 1)) {
+      const [name, oldest] = local.entries().next().value!;
+      local.delete(name);
+      localBytes -= oldest.bytes;
+    }
+  };
   const use = (name: string): LocalPartition => {
     let partition = local.get(name);
     if (partition) local.delete(name);
     else partition = emptyPartition(options.maxEntriesPerPartition);
     local.set(name, partition);
+    bound();
     return partition;
   };
   const forget = (partition: LocalPartition, entries: VectorEntry[]) => {
@@ -211,12 +220,7 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
     forget(partition, partition.index.add(entry, signature));
     partition.bytes += localBytesOf(entry);
     localBytes += localBytesOf(entry);
-    // Whole partitions go (the least recently used first): one that is asked again syncs from its start.
-    while (local.size > maxLocalPartitions || (localBytes > maxLocalBytes && local.size > 1)) {
-      const [name, oldest] = local.entries().next().value!;
-      local.delete(name);
-      localBytes -= oldest.bytes;
-    }
+    bound();
   };
 
   return {
