@@ -242,7 +242,9 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
       }
       const [sequence, exact, candidatePayload, fresh, through] = reply;
       const arrived: VectorEntry[] = [];
-      if (sequence < partition.cursor) {
+      if (local.get(query.partition) !== partition) {
+        // Let go while Redis answered (other partitions were used): nothing to keep in step.
+      } else if (sequence < partition.cursor) {
         // Redis lost the partition (a restart, or it expired): start again from its beginning.
         localBytes -= partition.bytes;
         Object.assign(partition, emptyPartition(options.maxEntriesPerPartition));
