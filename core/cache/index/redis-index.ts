@@ -242,13 +242,13 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
       }
       const [sequence, exact, candidatePayload, fresh, through] = reply;
       const arrived: VectorEntry[] = [];
-      if (local.get(query.partition) !== partition) {
-        // Let go while Redis answered (other partitions were used): nothing to keep in step.
-      } else if (sequence < partition.cursor) {
+      // Let go while Redis answered (other partitions were used): nothing to keep in step, nothing to count.
+      const attached = local.get(query.partition) === partition;
+      if (attached && sequence < partition.cursor) {
         // Redis lost the partition (a restart, or it expired): start again from its beginning.
         localBytes -= partition.bytes;
         Object.assign(partition, emptyPartition(options.maxEntriesPerPartition));
-      } else {
+      } else if (attached) {
         for (let i = 0; i < fresh.length; i += 2) {
           const { entry, signature } = decodeRecord(fresh[i].toString("latin1"), fresh[i + 1]);
           addLocally(partition, entry, signature);
@@ -262,7 +262,7 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
         if (passes(entry, query)) return hitOf(entry, bytesOf(exact[2]), 1, true);
       }
       if (!similar) return undefined;
-      if (candidate && candidatePayload.length === 0) {
+      if (attached && candidate && candidatePayload.length === 0) {
         // Gone from Redis (evicted, replaced or expired there): gone here too.
         const gone = partition.index.remove(candidate.entry.id);
         if (gone) forget(partition, [gone]);
