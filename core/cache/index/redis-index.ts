@@ -194,11 +194,20 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
     localBytes = 0;
   }
   const partitionKeys = (partition: string) => [keys.sequence(partition), keys.order(partition), keys.records(partition), keys.digests(partition)];
+  // Whole partitions go (the least recently used first): one that is asked again syncs from its start.
+  const bound = () => {
+    while (local.size > maxLocalPartitions || (localBytes > maxLocalBytes && local.size > 1)) {
+      const [name, oldest] = local.entries().next().value!;
+      local.delete(name);
+      localBytes -= oldest.bytes;
+    }
+  };
   const use = (name: string): LocalPartition => {
     let partition = local.get(name);
     if (partition) local.delete(name);
     else partition = emptyPartition(options.maxEntriesPerPartition);
     local.set(name, partition);
+    bound();
     return partition;
   };
   const forget = (partition: LocalPartition, entries: VectorEntry[]) => {
@@ -211,12 +220,7 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
     forget(partition, partition.index.add(entry, signature));
     partition.bytes += localBytesOf(entry);
     localBytes += localBytesOf(entry);
-    // Whole partitions go (the least recently used first): one that is asked again syncs from its start.
-    while (local.size > maxLocalPartitions || (localBytes > maxLocalBytes && local.size > 1)) {
-      const [name, oldest] = local.entries().next().value!;
-      local.delete(name);
-      localBytes -= oldest.bytes;
-    }
+    bound();
   };
 
   return {
@@ -238,11 +242,13 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
       }
       const [sequence, exact, candidatePayload, fresh, through] = reply;
       const arrived: VectorEntry[] = [];
-      if (sequence < partition.cursor) {
+      // Let go while Redis answered (other partitions were used): nothing to keep in step, nothing to count.
+      const attached = local.get(query.partition) === partition;
+      if (attached && sequence < partition.cursor) {
         // Redis lost the partition (a restart, or it expired): start again from its beginning.
         localBytes -= partition.bytes;
         Object.assign(partition, emptyPartition(options.maxEntriesPerPartition));
-      } else {
+      } else if (attached) {
         for (let i = 0; i < fresh.length; i += 2) {
           const { entry, signature } = decodeRecord(fresh[i].toString("latin1"), fresh[i + 1]);
           addLocally(partition, entry, signature);
@@ -256,7 +262,7 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
         if (passes(entry, query)) return hitOf(entry, bytesOf(exact[2]), 1, true);
       }
       if (!similar) return undefined;
-      if (candidate && candidatePayload.length === 0) {
+      if (attached && candidate && candidatePayload.length === 0) {
         // Gone from Redis (evicted, replaced or expired there): gone here too.
         const gone = partition.index.remove(candidate.entry.id);
         if (gone) forget(partition, [gone]);

@@ -132,6 +132,19 @@ describe("the Redis cache index", () => {
     expect(payloadOf(await b.lookup(lookup({ vector: vectors[2] })))).toBe("d2");
   });
 
+  it("keeps its local copy bounded: a partition it let go syncs again from the start when asked", async () => {
+    prefixes++;
+    const writer = await open();
+    const reader = await open({ maxLocalPartitions: 1 });
+    const [x, y] = [source.random(), source.random()];
+    await writer.put("p", newEntry("x", x), T0);
+    await writer.put("q", newEntry("y", y), T0);
+    for (let round = 0; round < 2; round++) {
+      expect(payloadOf(await reader.lookup(lookup({ partition: "p", vector: x })))).toBe("x");
+      expect(payloadOf(await reader.lookup(lookup({ partition: "q", vector: y })))).toBe("y");
+    }
+  });
+
   it("misses and drops puts while Redis is away, says so once, and works again when it is back", async () => {
     const own = await startRedisServer();
     try {
