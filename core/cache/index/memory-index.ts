@@ -4,9 +4,8 @@
 // entries per partition (the oldest go first), partitions (the least recently
 // used go whole) and bytes of payloads and vectors overall (the least recently
 // used partition loses its oldest entries first).
-import { randomBytes } from "node:crypto";
 import type { CacheHit, CacheIndex } from "./cache-index.ts";
-import { createPartitionIndex, passes, type PartitionIndex, type VectorEntry } from "./vector-index.ts";
+import { createPartitionIndex, passes, vectorEntryOf, type PartitionIndex, type VectorEntry } from "./vector-index.ts";
 
 export interface MemoryCacheIndexOptions {
   maxEntriesPerPartition: number;
@@ -32,8 +31,6 @@ interface Partition {
   bytes: number;
 }
 
-/** An entry's id: random, so ids never repeat across restarts or instances. */
-export const newEntryId = () => randomBytes(8).toString("hex");
 
 /** The hit an entry gives. */
 export function hitOf(entry: VectorEntry, payload: Uint8Array, similarity: number, exact: boolean): CacheHit {
@@ -89,15 +86,8 @@ export function createMemoryCacheIndex(options: MemoryCacheIndexOptions): CacheI
         partitions.set(name, partition);
       }
       const stored: MemoryEntry = {
-        id: newEntryId(),
-        exactDigest: entry.exactDigest,
-        vector: Float32Array.from(entry.vector),
-        guard: entry.guard,
-        provider: entry.provider,
-        model: entry.model,
-        createdAt: now,
-        expiresAt: now + entry.ttlMs,
-        // Copies: the caller may reuse its buffers.
+        ...vectorEntryOf(entry, now),
+        // A copy: the caller may reuse its buffer.
         payload: Uint8Array.from(entry.payload),
       };
       forget(partition, partition.index.add(stored));

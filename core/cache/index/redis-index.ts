@@ -24,9 +24,9 @@ import { defineScript, RESP_TYPES, type CommandParser } from "redis";
 import { connectRedisStore } from "../../accounts/redis-connect.ts";
 import { createRedisGuard } from "../../accounts/redis-guard.ts";
 import type { CacheIndex } from "./cache-index.ts";
-import { DEFAULT_MAX_ENTRY_BYTES, hitOf, newEntryId } from "./memory-index.ts";
+import { DEFAULT_MAX_ENTRY_BYTES, hitOf } from "./memory-index.ts";
 import { cacheIndexRedisKeys } from "./redis-keys.ts";
-import { createPartitionIndex, passes, signatureOf, SIGNATURE_WORDS, type PartitionIndex, type VectorEntry } from "./vector-index.ts";
+import { createPartitionIndex, passes, signatureOf, SIGNATURE_WORDS, vectorEntryOf, type PartitionIndex, type VectorEntry } from "./vector-index.ts";
 
 export interface RedisCacheIndexOptions {
   url: string;
@@ -283,16 +283,7 @@ export async function createRedisCacheIndex(options: RedisCacheIndexOptions): Pr
 
     async put(name, entry, now) {
       if (entry.payload.byteLength > maxEntryBytes || entry.ttlMs <= 0) return;
-      const stored: VectorEntry = {
-        id: newEntryId(),
-        exactDigest: entry.exactDigest,
-        vector: Float32Array.from(entry.vector),
-        guard: entry.guard,
-        provider: entry.provider,
-        model: entry.model,
-        createdAt: now,
-        expiresAt: now + entry.ttlMs,
-      };
+      const stored = vectorEntryOf(entry, now);
       const signature = signatureOf(stored.vector);
       const keep = String(entry.ttlMs + TTL_MARGIN_MS);
       const args = [keys.payloadBase(name), stored.id, stored.exactDigest, encodeRecord(stored, signature), Buffer.from(entry.payload.buffer, entry.payload.byteOffset, entry.payload.byteLength), keep, String(options.maxEntriesPerPartition), keep];

@@ -10,8 +10,27 @@
 // threshold (the expected distance at the threshold's angle plus four standard
 // deviations) and computes the exact dot product for those alone. The
 // hyperplanes come from a seeded generator, so every instance has the same.
+import { randomBytes } from "node:crypto";
+import type { NewCacheEntry } from "./cache-index.ts";
 
 /** What the index keeps of an entry; a store adds its own fields (the memory store, the payload). */
+/** A random entry id: a stale local record can never name another entry. */
+const newEntryId = () => randomBytes(8).toString("hex");
+
+/** A new entry's record in the index, its vector copied (the caller may reuse its buffer). */
+export function vectorEntryOf(entry: NewCacheEntry, now: number): VectorEntry {
+  return {
+    id: newEntryId(),
+    exactDigest: entry.exactDigest,
+    vector: Float32Array.from(entry.vector),
+    guard: entry.guard,
+    provider: entry.provider,
+    model: entry.model,
+    createdAt: now,
+    expiresAt: now + entry.ttlMs,
+  };
+}
+
 export interface VectorEntry {
   id: string;
   exactDigest: string;
