@@ -5,7 +5,7 @@
 
 export interface Embedder {
   /**
-   * Names the embedding space (`lexical-v1`, `openai:text-embedding-3-small@256`):
+   * Names the embedding space (`lexical-v1`, `openai-embeddings:text-embedding-3-small@256@api.openai.com`):
    * vectors of two spaces are never compared, so it is part of every cache partition.
    */
   readonly id: string;

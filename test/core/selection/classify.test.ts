@@ -74,13 +74,4 @@ describe("classifyPrompt", () => {
     const text = "Refactor this TypeScript function and explain why it is faster: ```ts\nfunction f() {}\n```";
     expect(classifyPrompt(text)).toEqual(classifyPrompt(text));
   });
-
-  it("takes well under a millisecond for a 2,000-token prompt", () => {
-    const prompt = "Please review this code and explain the bug.\n```ts\n" + "function double(x: number) { return x * 2; }\n".repeat(180) + "```";
-    for (let i = 0; i < 50; i++) classifyPrompt(prompt + i);
-    const started = performance.now();
-    for (let i = 0; i < 200; i++) classifyPrompt(prompt + i);
-    // A loose bound for a shared machine; bench/ measures it properly.
-    expect((performance.now() - started) / 200).toBeLessThan(1);
-  });
 });

@@ -286,11 +286,12 @@ describe("request edges", () => {
     });
   });
 
-  it("says in a header that the semantic cache and media options are not served yet", async () => {
-    const response = await chat({ model: "test/ok", messages: hello, cache: { expiration_time: 60 }, aspectRatio: "16:9" }, { cache_key: "k1" });
+  it("serves the semantic cache with its header, and says in a header which media options the route ignored", async () => {
+    const response = await chat({ model: "test/ok", messages: hello, cache: { expiration_time: 60 }, aspectRatio: "16:9" }, { cache_key: "request-edges" });
     expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ cached: false });
     const warnings = response.headers.get("x-router-warnings");
-    expect(warnings).toMatch(/semantic cache is not available yet/);
+    expect(warnings).not.toMatch(/cache/);
     expect(warnings).toMatch(/aspectRatio is not supported by test\/ok on cheap and was ignored/);
   });
 });
