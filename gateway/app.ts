@@ -16,6 +16,8 @@ import { BODY_LIMIT_BYTES } from "./limits.ts";
 import { logFailure } from "./log-failure.ts";
 import { readJsonBody } from "./read-body.ts";
 import { readFormOr } from "./read-form.ts";
+import { RESPONSES_WEBSOCKET_DEFAULTS, type ResponsesWebsocketSettings } from "../wire/responses-websocket.ts";
+import { createResponsesSockets, type ResponsesSockets } from "./formats/responses/socket.ts";
 
 export interface AppDeps {
   core: CoreClient;
@@ -26,9 +28,14 @@ export interface AppDeps {
   bodyLimit?: number;
   /** The public formats served (formats/index.ts); tests add their own. */
   formats?: readonly GatewayFormat[];
+  /** The Responses WebSocket mode (the configuration's `responses_websocket`); default: on, with its defaults. */
+  websocket?: ResponsesWebsocketSettings;
 }
 
-export function createApp(deps: AppDeps): Koa {
+/** The gateway's Koa app, with the WebSocket upgrades its HTTP server hands over (http-server.ts). */
+export type GatewayApp = Koa & { sockets: ResponsesSockets };
+
+export function createApp(deps: AppDeps): GatewayApp {
   const logger = deps.logger ?? pino({ level: "silent" });
   const idPrefix = deps.idPrefix ?? "rtr";
   const app = new Koa();
@@ -82,7 +89,8 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router();
   for (const format of deps.formats ?? FORMATS) format.register(formatRoutes(router, format, readBodies), { core: deps.core });
   app.use(router.routes());
-  return app;
+  const sockets = createResponsesSockets({ core: deps.core, settings: deps.websocket ?? RESPONSES_WEBSOCKET_DEFAULTS, logger, idPrefix });
+  return Object.assign(app, { sockets });
 }
 
 /** The access-log line of a finished request, after the failure line of a stream that broke off. */

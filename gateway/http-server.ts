@@ -5,16 +5,18 @@
 // test harness) is made here.
 import http, { type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import type Koa from "koa";
+import type { GatewayApp } from "./app.ts";
 
 const BAD_REQUEST_BODY = JSON.stringify({
   error: { message: "The request could not be parsed as HTTP.", type: "invalid_request_error", param: null, code: "bad_request" },
 });
 
-/** `app.listen(port, host)` with parse failures answered as JSON. */
-export function listenGateway(app: Koa, port: number, host: string): Server {
+/** `app.listen(port, host)` with parse failures answered as JSON, and WebSocket upgrades handed to the app. */
+export function listenGateway(app: GatewayApp, port: number, host: string): Server {
   const server = http.createServer(app.callback());
   server.on("clientError", answerClientError);
+  // The Responses WebSocket mode, on the same server and port as every route.
+  server.on("upgrade", app.sockets.handleUpgrade);
   return server.listen(port, host);
 }
 

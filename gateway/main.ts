@@ -34,11 +34,12 @@ if (split) {
   core = createInProcessCoreClient(local);
 }
 
-const app = createApp({ core, logger, idPrefix: config.id_prefix });
+const app = createApp({ core, logger, idPrefix: config.id_prefix, websocket: config.responses_websocket });
 const server: Server = await listenOrExit({ host, port, variable: "PORT" }, () => listening(listenGateway(app, port, host)));
 server.keepAliveTimeout = 65_000;
 logger.info({ url: httpUrl(host, (server.address() as AddressInfo).port) }, split ? "gateway listening (core at CORE_URL)" : "gateway listening");
 closeOnSignals(async () => {
+  app.sockets.close();
   await new Promise((resolve) => server.close(resolve));
   for (const close of closers) await close();
 });

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { CACHE_DEFAULTS, cacheSchema } from "./cache-schema.ts";
 import { ROUTING_DEFAULTS, routingSchema } from "./routing-schema.ts";
+import { WEBSOCKET_DEFAULTS, websocketSchema } from "./websocket-schema.ts";
 import { environmentVariable, httpUrl } from "../config-fields.ts";
 import { providerProtocolSchema, providerSchema } from "../providers/provider-config.ts";
 import { REASONING_EFFORTS } from "../providers/types.ts";
@@ -269,6 +270,8 @@ export const routerConfigSchema = z
     tasks: tasksSchema.default(TASK_DEFAULTS),
     /** Route measurements and prompt-cache stickiness (docs/routing.md). */
     routing: routingSchema.default(ROUTING_DEFAULTS),
+    /** The Responses API over WebSocket, the transport Codex prefers (docs/responses.md). */
+    responses_websocket: websocketSchema.default(WEBSOCKET_DEFAULTS),
     /** router/auto and the model selection endpoints (docs/selection.md). */
     selection: selectionSchema.default({ models: [], preference: 0.5 }),
     /** The semantic cache: expiry, sizes, threshold and embedding provider (docs/configuration.md). */

@@ -126,7 +126,8 @@ export async function startGateway(config: RouterConfig, options: GatewayOptions
   const core = await createCore({ config, env: { ...TEST_ENV, ...options.env }, ...options.core });
   const coreServer = options.split ? await createCoreServer(core, { host: "127.0.0.1", port: 0 }) : undefined;
   const client = coreServer ? createRemoteCoreClient(coreServer.url) : createInProcessCoreClient(core);
-  const server: Server = listenGateway(createApp({ core: client }), 0, "127.0.0.1");
+  const app = createApp({ core: client, websocket: config.responses_websocket });
+  const server: Server = listenGateway(app, 0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
@@ -136,6 +137,7 @@ export async function startGateway(config: RouterConfig, options: GatewayOptions
     core,
     coreServer,
     async close() {
+      app.sockets.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await coreServer?.close();
