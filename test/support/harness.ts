@@ -1,5 +1,6 @@
 // Starts a gateway for tests on ephemeral ports: in-process (the default
 // deployment) or split (core server + gateway reaching it over Connect/HTTP2).
+import type { ResponsesSockets } from "../../gateway/formats/responses/socket.ts";
 import type { Server } from "node:http";
 import { afterAll, beforeAll } from "vitest";
 import type { AddressInfo } from "node:net";
@@ -21,6 +22,8 @@ export interface Gateway {
   apiUrl: string;
   core: Core;
   coreServer: CoreServer | undefined;
+  /** The Responses WebSocket mode's sockets (their counts). */
+  sockets: ResponsesSockets;
   close(): Promise<void>;
 }
 
@@ -136,6 +139,7 @@ export async function startGateway(config: RouterConfig, options: GatewayOptions
     apiUrl: `${url}/api/v1`,
     core,
     coreServer,
+    sockets: app.sockets,
     async close() {
       app.sockets.close();
       server.closeAllConnections();

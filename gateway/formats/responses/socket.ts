@@ -39,13 +39,17 @@ export interface ResponsesSockets {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every open socket (shutdown): a turn in flight is stopped. */
   close(): void;
+  /** Sockets accepted and turns begun since the start (for operators and tests). */
+  readonly counts: { sockets: number; turns: number };
 }
 
 export function createResponsesSockets(deps: ResponsesSocketDeps): ResponsesSockets {
   const { settings } = deps;
   // permessage-deflate: Codex offers it, and a turn's frames are repetitive JSON.
   const server = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: true });
+  const counts = { sockets: 0, turns: 0 };
   return {
+    counts,
     handleUpgrade(request, socket, head) {
       void upgrade(request, socket, head).catch((error: unknown) => {
         deps.logger.error({ err: error }, "websocket upgrade failed");
@@ -72,7 +76,10 @@ export function createResponsesSockets(deps: ResponsesSocketDeps): ResponsesSock
       return refuse(socket, error);
     }
     const cacheKey = cacheKeyOf(request.headers);
-    server.handleUpgrade(request, socket, head, (ws) => new ResponsesSocket(ws, deps, apiKey, cacheKey).start());
+    server.handleUpgrade(request, socket, head, (ws) => {
+      counts.sockets++;
+      new ResponsesSocket(ws, deps, apiKey, cacheKey, counts).start();
+    });
   }
 }
 
@@ -97,8 +104,10 @@ class ResponsesSocket {
   private lastHeard = performance.now();
   private awaitingPong = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly counts: ResponsesSockets["counts"];
 
-  constructor(ws: WebSocket, deps: ResponsesSocketDeps, apiKey: string, cacheKey: string | undefined) {
+  constructor(ws: WebSocket, deps: ResponsesSocketDeps, apiKey: string, cacheKey: string | undefined, counts: ResponsesSockets["counts"]) {
+    this.counts = counts;
     this.ws = ws;
     this.deps = deps;
     this.apiKey = apiKey;
@@ -145,6 +154,7 @@ class ResponsesSocket {
     if (this.running) return this.sendError(invalidFrame("A response is already in progress on this socket: wait for it to finish."));
     if (this.turns >= this.deps.settings.max_turns) return this.ws.close(1008, `turn limit reached (${this.deps.settings.max_turns}): open a new socket`);
     this.turns++;
+    this.counts.turns++;
     const controller = new AbortController();
     this.running = controller;
     void this.turn(body, controller).finally(() => {

@@ -133,7 +133,8 @@ describe("real agents through the Responses API", () => {
     { protocol: "gemini" as const, model: "agents/gemini", effort: undefined, label: "its defaults" },
     { protocol: "anthropic" as const, model: "agents/anthropic", effort: "high", label: "model_reasoning_effort high" },
     { protocol: "anthropic" as const, model: KNOWN_TO_CODEX, effort: undefined, label: `a model it knows (${KNOWN_TO_CODEX})` },
-  ])(`Codex CLI on $protocol with $label${codexMissing ? ` (${codexMissing})` : ""}`, ({ protocol, model, effort }) => {
+    { protocol: "anthropic" as const, model: "agents/anthropic", effort: undefined, label: "supports_websockets (the Responses WebSocket mode)", websocket: true },
+  ])(`Codex CLI on $protocol with $label${codexMissing ? ` (${codexMissing})` : ""}`, ({ protocol, model, effort, websocket = false }) => {
     let home: string;
 
     beforeAll(async () => {
@@ -166,10 +167,12 @@ describe("real agents through the Responses API", () => {
           `base_url = "${gateway.apiUrl}"`,
           `wire_api = "responses"`,
           `env_key = "GATEWAY_KEY"`,
+          ...(websocket ? [`supports_websockets = true`] : []),
           ``,
         ].join("\n"),
       );
       const before = upstreams[protocol].requests.length;
+      const socketTurnsBefore = gateway.sockets.counts.turns;
       const run = await runCodex(["exec", "--strict-config", "--ephemeral", "--skip-git-repo-check", "--color", "never", "--sandbox", "read-only", "What is the weather in Paris?"], {
         cwd: workdir,
         env: { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: codexHome, GATEWAY_KEY: TEST_KEY },
@@ -181,6 +184,9 @@ describe("real agents through the Responses API", () => {
       const sent = upstreams[protocol].requests.slice(before).map((request) => request.body as Json);
       expect(sent).toHaveLength(2);
       expect(toolResultCount(protocol, sent[1])).toBe(2);
+      // Over the socket, both turns (and any warm-up) went by WebSocket: no fallback to HTTP, so none of its retries' delay.
+      if (websocket) expect(gateway.sockets.counts.turns - socketTurnsBefore).toBeGreaterThanOrEqual(2);
+      else expect(gateway.sockets.counts.turns).toBe(socketTurnsBefore);
       if (model === KNOWN_TO_CODEX) {
         // Its custom apply_patch, tool_search and web_search were left out; its function tools went upstream.
         const names = (sent[0].tools as Json[]).map((tool) => tool.name);
