@@ -15,7 +15,7 @@
 // printed as PASS/FAIL; the exit code is 0 either way (a benchmark, not a test).
 // The markdown report goes to stdout and bench/results/latest.md; progress to stderr.
 //
-// Options: --suite gateway|accounts|streams|selection|cache (accounts-overhead.ts, streams.ts, selection-time.ts or cache-index.ts instead, see there)
+// Options: --suite gateway|accounts|streams|selection|cache|websocket (accounts-overhead.ts, streams.ts, selection-time.ts, cache-index.ts or responses-socket.ts instead, see there)
 //   --rounds N  --requests N (sequential, per path and round)
 //   --concurrency N  --rps-seconds S  --rps-max N  --warmup S
 //   --no-stream (skip the streaming variant; same as --mode json)  --mode both|json|stream
@@ -39,18 +39,19 @@ requireNode24("npm run bench", "bench/gateway-overhead.ts");
 
 // Suites: `--suite gateway` (the default: this file), `--suite accounts`
 // (accounts-overhead.ts), `--suite streams` (streams.ts), `--suite selection`
-// (selection-time.ts, in process: no gateway) or `--suite cache` (cache-index.ts,
-// in process with a private redis-server); each gets the other
+// (selection-time.ts, in process: no gateway), `--suite cache` (cache-index.ts,
+// in process with a private redis-server) or `--suite websocket`
+// (responses-socket.ts, in process); each gets the other
 // options. The flag is taken out of process.argv before any suite reads its options.
 const suiteAt = process.argv.findIndex((arg) => arg === "--suite" || arg.startsWith("--suite="));
 const suite = suiteAt < 0 ? "gateway" : process.argv[suiteAt].includes("=") ? process.argv[suiteAt].split("=")[1] : process.argv[suiteAt + 1];
 if (suiteAt >= 0) process.argv.splice(suiteAt, process.argv[suiteAt].includes("=") ? 1 : 2);
-const SUITES: Record<string, string> = { accounts: "./accounts-overhead.ts", streams: "./streams.ts", selection: "./selection-time.ts", cache: "./cache-index.ts" };
+const SUITES: Record<string, string> = { accounts: "./accounts-overhead.ts", streams: "./streams.ts", selection: "./selection-time.ts", cache: "./cache-index.ts", websocket: "./responses-socket.ts" };
 if (Object.hasOwn(SUITES, suite)) {
   await import(SUITES[suite]);
   process.exit(process.exitCode ?? 0);
 } else if (suite !== "gateway") {
-  process.stderr.write(`--suite is gateway (default), accounts, streams, selection or cache, got ${suite}\n`);
+  process.stderr.write(`--suite is gateway (default), accounts, streams, selection, cache or websocket, got ${suite}\n`);
   process.exit(1);
 }
 

@@ -45,8 +45,9 @@ export interface ResponsesSockets {
 
 export function createResponsesSockets(deps: ResponsesSocketDeps): ResponsesSockets {
   const { settings } = deps;
-  // permessage-deflate: Codex offers it, and a turn's frames are repetitive JSON.
-  const server = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: true });
+  // No permessage-deflate, though Codex offers it: zlib runs each frame through the thread pool, which
+  // measured 2 ms more to a turn's last event on loopback (bench/results/websocket.md); frames are small.
+  const server = new WebSocketServer({ noServer: true, maxPayload: settings.max_frame_bytes, perMessageDeflate: false });
   const counts = { sockets: 0, turns: 0 };
   return {
     counts,
