@@ -6,7 +6,7 @@
 // carries many turns, one after another. A turn may continue the socket's last
 // answer by `previous_response_id` even when it was not stored: the socket
 // keeps that answer's input and output (Codex sends only the new items).
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Logger } from "pino";
@@ -89,7 +89,7 @@ function refuse(socket: Duplex, error: unknown, status?: number) {
   const publicError = toPublicError(error);
   const body = JSON.stringify(encodeResponsesError(publicError));
   const code = status ?? publicError.status;
-  socket.end(`HTTP/1.1 ${code} ${code === 426 ? "Upgrade Required" : "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** One client's socket: its turns, one at a time, and its keep-alive. */
