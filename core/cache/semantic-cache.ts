@@ -11,6 +11,7 @@
 // miss (an exact one may still hit), logged once per outage.
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { CachedAnswerSchema, type CachedAnswer, type GenerateRequest, type Warning } from "../../gen/router/v1/inference_pb.js";
+import { invalidParameter } from "../errors.ts";
 import { warning } from "../warnings.ts";
 import { AnswerRecording } from "./answer-recording.ts";
 import type { Embedder } from "./embedding/embedder.ts";
@@ -63,6 +64,7 @@ export interface SemanticCache {
 }
 
 const DEFAULT_MODE: ConversationMode = "full_conversation";
+const MODES: ReadonlySet<string> = new Set<ConversationMode>(["full_conversation", "last_message_only", "last_n_turns"]);
 
 export function createSemanticCache(deps: SemanticCacheDeps): SemanticCache {
   const health = new OutageLog(deps.logger);
@@ -88,6 +90,12 @@ export function createSemanticCache(deps: SemanticCacheDeps): SemanticCache {
       const mode = (options.conversationMode || DEFAULT_MODE) as ConversationMode;
       const lastNTurns = options.lastNTurns ?? 1;
       const threshold = options.similarityThreshold ?? deps.settings.similarityThreshold ?? deps.embedder.defaultThreshold;
+      // The public formats check these; a gRPC caller's request is checked here.
+      if (!MODES.has(mode)) throw invalidParameter("cache.conversation_mode", `cache.conversation_mode must be one of ${[...MODES].join(", ")}.`);
+      if (!(threshold >= 0 && threshold <= 1)) throw invalidParameter("cache.similarity_threshold", "cache.similarity_threshold must be between 0 and 1.");
+      for (const [param, value] of [["cache.last_n_turns", lastNTurns], ["cache.expiration_time", ttlSeconds]] as const) {
+        if (value < 1) throw invalidParameter(param, `${param} must be at least 1.`);
+      }
       const prompt = selectPrompt(request.messages, mode, lastNTurns);
       const filterOnModel = options.filterOnModel ?? true;
       const pending = new PendingCacheRequest(deps, health, {
