@@ -18,7 +18,7 @@ import { createSemanticCache, type SemanticCache } from "./semantic-cache.ts";
 /** The usage log's organisation for the gateway's own expenses (a configured embedding provider's calls). */
 export const GATEWAY_EXPENSES = "router:gateway";
 
-export interface SemanticCacheDeps {
+export interface OpenSemanticCacheDeps {
   config: RouterConfig["cache"];
   env: Environment;
   now: () => Date;
@@ -28,7 +28,7 @@ export interface SemanticCacheDeps {
   logger?: { warn(details: object, message: string): void };
 }
 
-export async function openSemanticCache(deps: SemanticCacheDeps): Promise<{ cache: SemanticCache; close(): Promise<void> }> {
+export async function openSemanticCache(deps: OpenSemanticCacheDeps): Promise<{ cache: SemanticCache; close(): Promise<void> }> {
   const { config } = deps;
   const index = await openCacheIndex(deps.env, { maxEntriesPerPartition: config.max_entries_per_partition, maxEntryBytes: config.max_entry_bytes, logger: deps.logger });
   const cache = createSemanticCache({
@@ -53,7 +53,7 @@ export async function openSemanticCache(deps: SemanticCacheDeps): Promise<{ cach
   };
 }
 
-function embedderOf({ config, env, now, usage, http }: SemanticCacheDeps): Embedder {
+function embedderOf({ config, env, now, usage, http }: OpenSemanticCacheDeps): Embedder {
   const embedding = config.embedding;
   if (!embedding) return createLexicalEmbedder();
   const apiKey = embedding.api_key_env ? env[embedding.api_key_env] : undefined;

@@ -29,7 +29,7 @@ export interface SelectedPrompt {
 export const isInstruction = (message: Message) => message.role === Role.SYSTEM || message.role === Role.DEVELOPER;
 
 /** The messages the mode selects among the conversation's (instructions left out). */
-export function selectMessages(messages: readonly Message[], mode: ConversationMode, lastNTurns: number): Message[] {
+function selectMessages(messages: readonly Message[], mode: ConversationMode, lastNTurns: number): Message[] {
   const conversation = messages.filter((message) => !isInstruction(message));
   switch (mode) {
     case "last_message_only":
